@@ -1,0 +1,33 @@
+# Itachi: `make run` starts the whole local system; `make test` runs every test.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: run test lint typecheck unit package deploy clean
+
+# torch comes first, pinned, from the CPU wheel (otherwise sentence-transformers pulls a CUDA build).
+$(STAMP): requirements.txt requirements-local.txt requirements-dev.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q 'pip<26.3'
+	$(BIN)/python -m pip install -q torch==2.13.0
+	$(BIN)/python -m pip install -q -r requirements-dev.txt
+	$(BIN)/python -m pip install -q --no-deps -e .
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/itachi migrate
+	$(BIN)/itachi up
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy .
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest -m "unit or functional"
+
+clean:
+	rm -rf $(VENV) dist build .mypy_cache .ruff_cache .pytest_cache

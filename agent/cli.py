@@ -1,0 +1,40 @@
+"""The `itachi` command line. Each verb lives in its own module and registers itself here."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from agent.commands import local_stack_commands
+
+# One line per command module: each exposes add_parser(subparsers) and sets `func`.
+REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: ignore[type-arg]
+    local_stack_commands.add_up_parser,
+    local_stack_commands.add_migrate_parser,
+    local_stack_commands.add_status_parser,
+    local_stack_commands.add_doctor_parser,
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="itachi", description="Itachi: memory and tasks for "
+                                     "AI coding agents.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for register in REGISTRARS:
+        register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        parser.print_help()
+        return 2
+    return int(func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

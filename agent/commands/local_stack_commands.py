@@ -1,0 +1,101 @@
+"""`itachi up`, `migrate`, `status`, `doctor`: run and inspect the local system."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from chalicelib.settings import DEFAULT_PORT, default_home
+
+
+def _home(args: argparse.Namespace) -> Path:
+    home = Path(args.home).expanduser() if getattr(args, "home", None) else default_home()
+    os.environ["ITACHI_HOME"] = str(home)
+    return home
+
+
+def add_up_parser(sub: Any) -> None:
+    p = sub.add_parser("up", help="run the whole local system in the foreground")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT)
+    p.add_argument("--home", help="state directory (default $ITACHI_HOME or ~/.local/share/itachi)")
+    p.add_argument("--no-agent", action="store_true", help="do not start the local task agent")
+    p.set_defaults(func=cmd_up)
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from infra.local.home import AlreadyRunning
+    from infra.local.stack import StackOptions, run_forever
+
+    home = _home(args)
+    try:
+        return run_forever(StackOptions(home=home, port=args.port,
+                                        database_url=os.environ.get("DATABASE_URL") or None,
+                                        with_agent=not args.no_agent))
+    except AlreadyRunning as exc:
+        print(f"Itachi is already running for {home} (pid {exc}). Use `itachi status`.")
+        return 1
+
+
+def add_migrate_parser(sub: Any) -> None:
+    p = sub.add_parser("migrate", help="apply database migrations")
+    p.add_argument("--home")
+    p.set_defaults(func=cmd_migrate)
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from chalicelib.adapters.migrations import apply_migrations
+    from chalicelib.settings import Settings
+
+    home = _home(args)
+    settings = Settings.from_env()
+    url, server = settings.database_url, None
+    if not url:
+        from infra.local.postgres import start_postgres
+
+        home.mkdir(parents=True, exist_ok=True)
+        server, url = start_postgres(home)
+    try:
+        applied = apply_migrations(url, embedding_dim=settings.embedding_dim,
+                                   embedding_model=settings.embedding_model)
+    finally:
+        if server is not None:
+            server.cleanup()
+    print(f"applied {len(applied)} migration(s): {', '.join(applied)}" if applied
+          else "database is up to date")
+    return 0
+
+
+def add_status_parser(sub: Any) -> None:
+    p = sub.add_parser("status", help="show whether each part of the system is up")
+    p.add_argument("--home")
+    p.set_defaults(func=cmd_status)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    from agent.status_report import collect_status
+
+    report = collect_status(_home(args))
+    for part, (state, reason) in report.items():
+        print(f"{part:<10} {state:<5} {reason}")
+    return 0 if all(state == "up" for state, _ in report.values()) else 1
+
+
+def add_doctor_parser(sub: Any) -> None:
+    p = sub.add_parser("doctor", help="check this machine and print what to fix")
+    p.add_argument("--home")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT)
+    p.set_defaults(func=cmd_doctor)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from agent.doctor import run_checks
+
+    problems = 0
+    for check in run_checks(_home(args), args.port):
+        mark = "ok " if check.ok else "FIX"
+        print(f"[{mark}] {check.name}: {check.detail}")
+        problems += 0 if check.ok else 1
+    print("all checks passed" if not problems else f"{problems} problem(s) to fix")
+    return 0 if not problems else 1

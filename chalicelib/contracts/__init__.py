@@ -1,0 +1,1 @@
+"""Wire formats and identities shared by the server, the agent and the hooks (stdlib only)."""

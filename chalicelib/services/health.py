@@ -1,0 +1,24 @@
+"""Health: is the database reachable, are the queues there."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.bootstrap import Container
+from infra.queues import QUEUES
+
+
+def check_health(container: Container) -> dict[str, Any]:
+    """Return {status, database, queues}; status is "ok" only when every part is up."""
+    database = _check(lambda: container.db.ping())
+    queues = _check(lambda: [container.queues.url(spec.key) for spec in QUEUES])
+    healthy = database["status"] == "up" and queues["status"] == "up"
+    return {"status": "ok" if healthy else "degraded", "database": database, "queues": queues}
+
+
+def _check(probe: Any) -> dict[str, str]:
+    try:
+        probe()
+    except Exception as exc:  # a health probe reports every failure rather than raising
+        return {"status": "down", "reason": type(exc).__name__}
+    return {"status": "up"}

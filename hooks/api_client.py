@@ -1,0 +1,149 @@
+"""Talk to the Itachi API from a hook: parallel calls under one deadline, spool what fails.
+
+Every POST carries an ``Idempotency-Key`` header that survives spooling, so a request that
+reached the server just before the deadline and is replayed later is recognisable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hooks.outbox import Outbox
+
+if TYPE_CHECKING:
+    from hooks.runtime import Deadline, HookConfig
+
+PERMANENT_STATUSES = frozenset({400, 413, 422})  # the body itself is wrong: retrying won't help
+REPLAY_MIN_REMAINING_S = 0.1
+
+
+@dataclass
+class Call:
+    """One HTTP request and, once sent, how it went."""
+
+    method: str
+    path: str
+    body: dict[str, Any] | None = None
+    key: str = ""
+    result: dict[str, Any] | None = None
+    outcome: str = "timeout"  # ok | retry | reject | timeout
+
+
+class ApiClient:
+    """A deadline-bound client; failed POSTs land in the outbox instead of being lost."""
+
+    def __init__(
+        self, config: HookConfig, deadline: Deadline, outbox: Outbox, notes: list[str], hook: str
+    ) -> None:
+        self.config = config
+        self.deadline = deadline
+        self.outbox = outbox
+        self.notes = notes
+        self.hook = hook
+        self.reachable = False
+
+    def get_many(self, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any] | None]:
+        """GET every (path, params) in parallel; None for each one that failed or ran late."""
+        calls = [Call("GET", f"{path}?{urllib.parse.urlencode(params)}") for path, params in requests]
+        self.run(calls)
+        return [call.result for call in calls]
+
+    def post_many(self, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any] | None]:
+        """POST every (path, body) in parallel; the ones not delivered are spooled."""
+        calls = [Call("POST", path, body, os.urandom(16).hex()) for path, body in requests]
+        self.run(calls)
+        for call in calls:
+            if call.outcome in ("retry", "timeout"):
+                self.spool(call)
+            elif call.outcome == "reject":
+                self.notes.append(f"rejected={call.path}")
+        return [call.result for call in calls]
+
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
+        return self.post_many([(path, body)])[0]
+
+    def spool(self, call: Call) -> Path:
+        entry = {"method": call.method, "path": call.path, "body": call.body, "key": call.key}
+        self.notes.append(f"spooled={call.path}:{call.outcome}")
+        return self.outbox.put(entry, self.hook)
+
+    def run(self, calls: list[Call]) -> None:
+        """Send calls on daemon threads and wait for them no longer than the deadline."""
+        threads = [threading.Thread(target=self._send, args=(c,), daemon=True) for c in calls]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(self.deadline.remaining())
+
+    def deliver(self, claimed: Path) -> str:
+        """Send one claimed outbox entry and settle it: delivered, rejected or put back."""
+        entry = self.outbox.load(claimed)
+        if entry is None:
+            return "reject"
+        call = Call(entry["method"], entry["path"], entry.get("body"), entry.get("key", ""))
+        self.run([call])
+        if call.outcome == "ok":
+            self.outbox.done(claimed)
+        elif call.outcome == "reject":
+            self.outbox.reject(claimed)
+        else:
+            self.outbox.release(claimed)
+        return call.outcome
+
+    def replay(self, limit: int) -> int:
+        """Deliver up to limit spooled POSTs, oldest first, while the deadline allows."""
+        delivered = 0
+        for path in self.outbox.pending(limit):
+            if self.deadline.remaining() < REPLAY_MIN_REMAINING_S:
+                break
+            claimed = self.outbox.claim(path)
+            if claimed is None:
+                continue
+            outcome = self.deliver(claimed)
+            if outcome in ("retry", "timeout"):
+                break
+            delivered += outcome == "ok"
+        if delivered:
+            self.notes.append(f"replayed={delivered}")
+        return delivered
+
+    def _send(self, call: Call) -> None:
+        timeout = self.deadline.remaining()
+        if timeout <= 0:
+            return
+        data = json.dumps(call.body).encode("utf-8") if call.body is not None else None
+        request = urllib.request.Request(
+            self.config.api_url.rstrip("/") + call.path, data=data, method=call.method
+        )
+        request.add_header("Accept", "application/json")
+        request.add_header("User-Agent", f"itachi-hooks/{self.config.client}")
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        if self.config.api_key:
+            request.add_header("Authorization", f"Bearer {self.config.api_key}")
+        if call.key:
+            request.add_header("Idempotency-Key", call.key)
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+                raw = response.read()
+        except urllib.error.HTTPError as exc:
+            call.outcome = "reject" if exc.code in PERMANENT_STATUSES else "retry"
+            return
+        except (OSError, ValueError):
+            call.outcome = "retry"
+            return
+        self.reachable = True
+        try:
+            parsed = json.loads(raw or b"{}")
+        except ValueError:
+            parsed = {}
+        call.result = parsed if isinstance(parsed, dict) else {"data": parsed}
+        call.outcome = "ok"

@@ -1,0 +1,168 @@
+"""`itachi up`: the whole system on one machine, in the foreground.
+
+Embedded Postgres (or $DATABASE_URL), migrations, moto's SQS, the API on a threaded server,
+the scheduler, the SQS-to-handler dispatcher and the local agent. SIGINT/SIGTERM stop every
+part in reverse order, so no Postgres server is left behind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chalicelib.adapters.migrations import apply_migrations
+from chalicelib.bootstrap import Container, build, set_container
+from chalicelib.settings import Settings
+from infra.local.api_server import ApiServer
+from infra.local.home import RunLock, ensure_config, write_private_json
+from infra.local.moto_server import start_moto
+from infra.local.postgres import start_postgres
+from infra.local.processes import http_ok, stop, wait_until
+from infra.local.scheduler import Scheduler
+from infra.local.sqs_dispatcher import SqsDispatcher
+from infra.queues import QUEUES
+
+READY_LINE = "Itachi API ready on {url}"
+
+
+@dataclass
+class StackOptions:
+    home: Path
+    port: int = 8787
+    database_url: str | None = None
+    with_agent: bool = True
+    env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
+
+
+@dataclass
+class LocalStack:
+    options: StackOptions
+    say: Callable[[str], None] = print
+    container: Container | None = None
+    api: ApiServer | None = None
+    _lock: RunLock | None = None
+    _pg: Any = None
+    _moto: subprocess.Popen[bytes] | None = None
+    _agent: subprocess.Popen[bytes] | None = None
+    _scheduler: Scheduler | None = None
+    _dispatcher: SqsDispatcher | None = None
+
+    def start(self) -> str:
+        """Bring every part up; return the API URL once /health answers."""
+        home = self.options.home
+        self._lock = RunLock(home)
+        self._lock.acquire()
+        try:
+            return self._start(home)
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self, home: Path) -> str:
+        url = self.options.database_url
+        if not url:
+            self._pg, url = start_postgres(home)
+        self._moto, endpoint = start_moto()
+        base = Settings.from_env({**self.options.env, "ITACHI_HOME": str(home)})
+        # Bind first so that port 0 (tests) resolves before the config is written.
+        from app import app
+
+        self.api = ApiServer(app, port=self.options.port, max_body_bytes=base.max_body_bytes)
+        config = ensure_config(home, self.api.url)
+        settings = dataclasses.replace(
+            base, home=home, database_url=url, sqs_endpoint_url=endpoint,
+            api_keys=(config["api_key"], *base.api_keys),
+        )
+        apply_migrations(url, embedding_dim=settings.embedding_dim,
+                         embedding_model=settings.embedding_model)
+        self.container = build(settings)
+        set_container(self.container)
+        for spec in QUEUES:
+            self.container.queues.ensure(spec)
+        self.api.start()
+        wait_until(lambda: http_ok(f"{self.api.url}/health"), timeout_s=30, what="API")  # type: ignore[union-attr]
+        self.container.warm_up()
+        self._scheduler = Scheduler(region=settings.aws_region)
+        self._scheduler.start()
+        self._dispatcher = SqsDispatcher(self.container.queues)
+        self._dispatcher.start()
+        if self.options.with_agent and importlib.util.find_spec("agent.daemon") is not None:
+            self._agent = self._start_agent(home)
+        self._write_state(home, endpoint)
+        return self.api.url
+
+    def _start_agent(self, home: Path) -> subprocess.Popen[bytes] | None:
+        from infra.local.processes import spawn
+
+        log = open(home / "logs" / "agent.log", "ab")  # noqa: SIM115 (owned by the child)
+        env = {**self.options.env, "ITACHI_HOME": str(home)}
+        return spawn([sys.executable, "-m", "agent.cli", "agent", "--local"], env=env,
+                     stdout=log, stderr=subprocess.STDOUT)
+
+    def _write_state(self, home: Path, endpoint: str) -> None:
+        assert self.api is not None
+        write_private_json(home / "run" / "state.json", {
+            "pid": os.getpid(),
+            "api_url": self.api.url,
+            "sqs_endpoint": endpoint,
+            "database": "external" if self.options.database_url else "embedded",
+            "agent_pid": self._agent.pid if self._agent else None,
+            "started_at": time.time(),
+        })
+
+    def stop(self) -> None:
+        """Stop every part in reverse order; safe to call more than once."""
+        stop(self._agent)
+        self._agent = None
+        for part in (self._dispatcher, self._scheduler):
+            if part is not None:
+                part.stop()
+        self._dispatcher = self._scheduler = None
+        if self.api is not None:
+            self.api.stop()
+            self.api = None
+        if self.container is not None:
+            self.container.close()
+            set_container(None)
+            self.container = None
+        stop(self._moto)
+        self._moto = None
+        if self._pg is not None:
+            self._pg.cleanup()
+            self._pg = None
+        if self._lock is not None:
+            (self.options.home / "run" / "state.json").unlink(missing_ok=True)
+            self._lock.release()
+            self._lock = None
+
+
+def run_forever(options: StackOptions) -> int:
+    """Run the stack in the foreground until SIGINT or SIGTERM."""
+    (options.home / "logs").mkdir(parents=True, exist_ok=True)
+    stopping = threading.Event()
+
+    def on_signal(signum: int, frame: object) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    stack = LocalStack(options)
+    try:
+        url = stack.start()
+        print(READY_LINE.format(url=url), flush=True)
+        while not stopping.wait(1.0):
+            pass
+    finally:
+        print("Stopping Itachi...", flush=True)
+        stack.stop()
+    return 0

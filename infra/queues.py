@@ -1,0 +1,44 @@
+"""The queue table: every SQS queue the system uses, with its DLQ policy.
+
+`infra/` renders it into CloudFormation and `itachi up` creates the same queues in moto.
+A queue's visibility timeout is six times its consumer's timeout (AWS's guidance for
+Lambda event sources), and a message that fails `max_receive_count` times moves to the DLQ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    key: str  # logical name used in code: settings.queue_prefix + "-" + key
+    consumer: str | None  # "module:function" of the SQS consumer Lambda, None if polled by agents
+    consumer_timeout_s: int = 60
+    max_receive_count: int = 5
+    batch_size: int = 10
+
+    @property
+    def visibility_timeout_s(self) -> int:
+        return self.consumer_timeout_s * 6
+
+    @property
+    def dlq_key(self) -> str:
+        return f"{self.key}-dlq"
+
+
+QUEUES: tuple[QueueSpec, ...] = (
+    QueueSpec("dispatch", consumer="functions.dispatch_consumer:handler", consumer_timeout_s=30),
+    QueueSpec("telegram-updates", consumer="functions.telegram_consumer:handler",
+              consumer_timeout_s=60, batch_size=5),
+    QueueSpec("ingest", consumer="functions.ingest_consumer:handler", consumer_timeout_s=120,
+              batch_size=5),
+)
+
+# Per-machine agent queues are created at registration (name: "<prefix>-machine-<id>"),
+# with the same DLQ policy as this template spec.
+MACHINE_QUEUE = QueueSpec("machine", consumer=None, consumer_timeout_s=300, max_receive_count=3)
+
+
+def queue_name(prefix: str, key: str) -> str:
+    return f"{prefix}-{key}"

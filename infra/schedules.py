@@ -1,0 +1,33 @@
+"""The schedule table: every scheduled worker, read by both `infra/` and the local scheduler.
+
+EventBridge's floor is one minute, so nothing here runs faster.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ScheduleSpec:
+    name: str
+    handler: str  # "module:function" in functions/
+    every_s: int  # period; rendered as an EventBridge rate() expression
+    description: str
+
+    @property
+    def rate_expression(self) -> str:
+        minutes = max(1, self.every_s // 60)
+        if minutes % 1440 == 0:
+            days = minutes // 1440
+            return f"rate({days} day{'s' if days > 1 else ''})"
+        if minutes % 60 == 0:
+            hours = minutes // 60
+            return f"rate({hours} hour{'s' if hours > 1 else ''})"
+        return f"rate({minutes} minute{'s' if minutes > 1 else ''})"
+
+
+SCHEDULES: tuple[ScheduleSpec, ...] = (
+    ScheduleSpec("cleanup", "functions.cleanup:handler", 86400,
+                 "Forget idempotency records older than their retention window."),
+)

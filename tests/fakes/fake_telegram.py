@@ -1,0 +1,361 @@
+"""A local fake of the Telegram Bot API, driven by the real python-telegram-bot client.
+
+Itachi's integration tests point ``telegram.Bot(token, base_url=fake.base_url)`` at it. It
+records every call, answers with real Bot API shapes, serves pushed updates to getUpdates
+(with long polling), and plays back scripted failures such as flood-control 429s.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from email.message import Message
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.local_http_server import LocalHttpServer, Reply
+from tests.fakes.telegram_wire import (
+    ApiError,
+    Call,
+    Params,
+    chat_key,
+    chat_shape,
+    check_text,
+    parse_params,
+)
+
+FIXTURES_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "telegram"
+DEFAULT_TOPIC_ICON_COLOR = 7322096
+
+
+def load_update_fixture(name: str) -> Params:
+    """Load a Telegram update from ``tests/fixtures/telegram/<name>.json``."""
+    path = FIXTURES_DIR / (name if name.endswith(".json") else f"{name}.json")
+    loaded: Params = json.loads(path.read_text(encoding="utf-8"))
+    return loaded
+
+
+class FakeTelegram(LocalHttpServer):
+    """Serve the Bot API at ``/bot<token>/<method>`` on an ephemeral 127.0.0.1 port.
+
+    Use it as a context manager. Every chat id below -1000000000000 is treated as a forum
+    supergroup, other negative ids as groups, positive ids as private chats.
+    """
+
+    def __init__(self, token: str = "123:ABC", *, bot_username: str = "itachi_test_bot") -> None:
+        super().__init__()
+        self.token = token
+        self.bot_username = bot_username
+        self.calls: list[Call] = []
+        self.messages: dict[tuple[int, int], Params] = {}
+        self.topics: dict[tuple[int, int], Params] = {}
+        self.commands: list[Params] = []
+        self.webhook_url = ""
+        self._sent: list[Params] = []
+        self._updates: list[Params] = []
+        self._failures: dict[str, list[ApiError]] = {}
+        self._next_message_id = 1
+        self._next_update_id = 1
+        self._lock = threading.Lock()
+        self._updates_ready = threading.Condition(self._lock)
+        self._methods: dict[str, Callable[[Params], Any]] = {
+            name.lower(): handler
+            for name, handler in {
+                "getMe": lambda _: self._bot_user(with_capabilities=True),
+                "sendMessage": self._send_message,
+                "sendDocument": self._send_document,
+                "editMessageText": self._edit_message_text,
+                "editMessageReplyMarkup": self._edit_message_reply_markup,
+                "deleteMessage": self._delete_message,
+                "sendChatAction": lambda _: True,
+                "createForumTopic": self._create_forum_topic,
+                "editForumTopic": self._edit_forum_topic,
+                "closeForumTopic": lambda p: self._set_topic_closed(p, closed=True),
+                "reopenForumTopic": lambda p: self._set_topic_closed(p, closed=False),
+                "answerCallbackQuery": lambda _: True,
+                "setWebhook": self._set_webhook,
+                "deleteWebhook": self._delete_webhook,
+                "getWebhookInfo": self._get_webhook_info,
+                "setMyCommands": self._set_my_commands,
+                "getMyCommands": lambda _: list(self.commands),
+                "getUpdates": self._get_updates,
+            }.items()
+        }
+
+    def on_close(self) -> None:
+        with self._lock:
+            self._updates_ready.notify_all()
+
+    @property
+    def base_url(self) -> str:
+        """The value for PTB's ``base_url``; PTB appends the token and the method."""
+        return f"{self.url}/bot"
+
+    # -- test controls and inspection ----------------------------------------------------
+
+    def push_update(self, update: Params) -> int:
+        """Queue an update for getUpdates and return its update_id.
+
+        Update ids must grow for offsets to work, so an id not above the last one is
+        replaced by the next free id (on a copy; the caller's dict is left alone).
+        """
+        with self._lock:
+            queued = json.loads(json.dumps(update))
+            if queued.get("update_id", 0) < self._next_update_id:
+                queued["update_id"] = self._next_update_id
+            self._next_update_id = queued["update_id"] + 1
+            self._updates.append(queued)
+            self._updates_ready.notify_all()
+            return int(queued["update_id"])
+
+    def fail_next(
+        self, method: str, times: int = 1, status: int = 429, retry_after: int = 1,
+        description: str | None = None,
+    ) -> None:  # fmt: skip
+        """Answer the next ``times`` calls of ``method`` with an error instead of a result.
+
+        A 429 carries ``parameters.retry_after`` like Telegram's flood control; other
+        statuses carry ``description`` (default: the HTTP reason phrase).
+        """
+        if status == HTTPStatus.TOO_MANY_REQUESTS:
+            error = ApiError(
+                status,
+                description or f"Too Many Requests: retry after {retry_after}",
+                {"retry_after": retry_after},
+            )
+        else:
+            error = ApiError(status, description or HTTPStatus(status).phrase)
+        with self._lock:
+            self._failures.setdefault(method.lower(), []).extend([error] * times)
+
+    def calls_to(self, method: str) -> list[Params]:
+        """Parameters of every call to ``method``, oldest first."""
+        with self._lock:
+            return [call.params for call in self.calls if call.method.lower() == method.lower()]
+
+    def sent_messages(
+        self, chat_id: int | None = None, thread_id: int | None = None
+    ) -> list[Params]:
+        """Messages the bot sent successfully, optionally only to one chat or topic."""
+        with self._lock:
+            return [
+                message
+                for message in self._sent
+                if (chat_id is None or message["chat"]["id"] == chat_id)
+                and (thread_id is None or message.get("message_thread_id") == thread_id)
+            ]
+
+    def sent_texts(self, chat_id: int | None = None, thread_id: int | None = None) -> list[str]:
+        """Texts of sendMessage calls that succeeded, optionally only to one chat or topic."""
+        return [m["text"] for m in self.sent_messages(chat_id, thread_id) if "text" in m]
+
+    # -- request handling ----------------------------------------------------------------
+
+    def respond(self, method: str, path: str, headers: Message, body: bytes) -> Reply:
+        route, _, query = path.partition("?")
+        prefix = f"/bot{self.token}/"
+        if not route.startswith(prefix):
+            status = HTTPStatus.UNAUTHORIZED if route.startswith("/bot") else HTTPStatus.NOT_FOUND
+            return ApiError(status, status.phrase).reply()
+        api_method = route[len(prefix) :]
+        try:
+            params = parse_params(headers.get("Content-Type", ""), body, query)
+        except ValueError:
+            return ApiError(400, "Bad Request: can't parse request body").reply()
+        with self._lock:
+            self.calls.append(Call(api_method, params))
+            failures = self._failures.get(api_method.lower())
+            handler = self._methods.get(api_method.lower())
+            try:
+                if failures:
+                    raise failures.pop(0)
+                if handler is None:
+                    raise ApiError(404, "Not Found")
+                return Reply(HTTPStatus.OK, {"ok": True, "result": handler(params)})
+            except ApiError as error:
+                return error.reply()
+
+    # -- Bot API methods (called with the lock held) -------------------------------------
+
+    def _bot_user(self, *, with_capabilities: bool = False) -> Params:
+        bot_id = self.token.split(":", 1)[0]
+        user: Params = {
+            "id": int(bot_id) if bot_id.isdigit() else 123,
+            "is_bot": True,
+            "first_name": "Itachi",
+            "username": self.bot_username,
+        }
+        if with_capabilities:
+            user.update(
+                can_join_groups=True,
+                can_read_all_group_messages=False,
+                supports_inline_queries=False,
+            )
+        return user
+
+    def _new_message(self, params: Params, **content: Any) -> Params:
+        chat = chat_shape(params)
+        thread_id = params.get("message_thread_id")
+        topic = self.topics.get((chat["id"], thread_id)) if thread_id is not None else None
+        if topic is not None and topic["closed"]:
+            raise ApiError(400, "Bad Request: TOPIC_CLOSED")
+        message: Params = {
+            "message_id": self._next_message_id,
+            "from": self._bot_user(),
+            "chat": chat,
+            "date": int(time.time()),
+            **content,
+        }
+        self._next_message_id += 1
+        if thread_id is not None:
+            message.update(message_thread_id=thread_id, is_topic_message=True)
+        markup = params.get("reply_markup")
+        if isinstance(markup, dict) and "inline_keyboard" in markup:
+            message["reply_markup"] = markup
+        self.messages[(chat["id"], message["message_id"])] = message
+        self._sent.append(dict(message))
+        return message
+
+    def _send_message(self, params: Params) -> Params:
+        text = check_text(params.get("text"))
+        content: Params = {"text": text}
+        if params.get("entities"):
+            content["entities"] = params["entities"]
+        return self._new_message(params, **content)
+
+    def _send_document(self, params: Params) -> Params:
+        document = params.get("document")
+        if document is None:
+            raise ApiError(400, "Bad Request: there is no document in the request")
+        size = len(document) if isinstance(document, bytes) else 0
+        file_id = f"BQACAgIAAxk-fake-{self._next_message_id}"
+        content: Params = {
+            "document": {
+                "file_id": file_id,
+                "file_unique_id": f"AgAD-{self._next_message_id}",
+                "file_name": params.get("document_file_name", "document"),
+                "file_size": size,
+            }
+        }
+        if params.get("caption"):
+            content["caption"] = params["caption"]
+        return self._new_message(params, **content)
+
+    def _stored_message(self, params: Params) -> Params:
+        message = self.messages.get(chat_key(params, "message_id"))
+        if message is None:
+            raise ApiError(400, "Bad Request: message to edit not found")
+        return message
+
+    def _edit_message_text(self, params: Params) -> Params | bool:
+        text = check_text(params.get("text"))
+        if params.get("inline_message_id"):
+            return True
+        message = self._stored_message(params)
+        markup = params.get("reply_markup")
+        if message.get("text") == text and message.get("reply_markup") == markup:
+            raise ApiError(
+                400,
+                "Bad Request: message is not modified: specified new message content and "
+                "reply markup are exactly the same as a current content and reply markup "
+                "of the message",
+            )
+        message.update(text=text, edit_date=int(time.time()))
+        message.pop("reply_markup", None)
+        if isinstance(markup, dict) and "inline_keyboard" in markup:
+            message["reply_markup"] = markup
+        return dict(message)
+
+    def _edit_message_reply_markup(self, params: Params) -> Params | bool:
+        if params.get("inline_message_id"):
+            return True
+        message = self._stored_message(params)
+        message.pop("reply_markup", None)
+        markup = params.get("reply_markup")
+        if isinstance(markup, dict) and markup.get("inline_keyboard"):
+            message["reply_markup"] = markup
+        message["edit_date"] = int(time.time())
+        return dict(message)
+
+    def _delete_message(self, params: Params) -> bool:
+        self.messages.pop(chat_key(params, "message_id"), None)
+        return True
+
+    def _create_forum_topic(self, params: Params) -> Params:
+        chat = chat_shape(params)
+        if not chat.get("is_forum"):
+            raise ApiError(400, "Bad Request: the chat is not a forum")
+        name = str(params.get("name") or "")
+        if not 1 <= len(name) <= 128:
+            raise ApiError(400, "Bad Request: TOPIC_NAME_INVALID")
+        # Telegram numbers a topic after the service message that opened it.
+        thread_id = self._next_message_id
+        self._next_message_id += 1
+        topic: Params = {
+            "message_thread_id": thread_id,
+            "name": name,
+            "icon_color": params.get("icon_color", DEFAULT_TOPIC_ICON_COLOR),
+        }
+        if params.get("icon_custom_emoji_id"):
+            topic["icon_custom_emoji_id"] = params["icon_custom_emoji_id"]
+        self.topics[(chat["id"], thread_id)] = {**topic, "closed": False}
+        return topic
+
+    def _edit_forum_topic(self, params: Params) -> bool:
+        topic = self.topics.get(chat_key(params, "message_thread_id"))
+        if topic is not None:
+            for key in ("name", "icon_custom_emoji_id"):
+                if key in params:
+                    topic[key] = params[key]
+        return True
+
+    def _set_topic_closed(self, params: Params, *, closed: bool) -> bool:
+        topic = self.topics.get(chat_key(params, "message_thread_id"))
+        if topic is not None:
+            topic["closed"] = closed
+        return True
+
+    def _set_webhook(self, params: Params) -> bool:
+        self.webhook_url = str(params.get("url") or "")
+        return True
+
+    def _delete_webhook(self, params: Params) -> bool:
+        self.webhook_url = ""
+        if params.get("drop_pending_updates"):
+            self._updates.clear()
+        return True
+
+    def _get_webhook_info(self, _: Params) -> Params:
+        return {
+            "url": self.webhook_url,
+            "has_custom_certificate": False,
+            "pending_update_count": len(self._updates),
+        }
+
+    def _set_my_commands(self, params: Params) -> bool:
+        self.commands = list(params.get("commands") or [])
+        return True
+
+    def _get_updates(self, params: Params) -> list[Params]:
+        if self.webhook_url:
+            raise ApiError(
+                409,
+                "Conflict: can't use getUpdates method while webhook is active; "
+                "use deleteWebhook to delete the webhook first",
+            )
+        offset = int(params.get("offset") or 0)
+        limit = int(params.get("limit") or 100)
+        deadline = time.monotonic() + float(params.get("timeout") or 0)
+        if offset > 0:  # confirms, and forgets, every update below the offset
+            self._updates = [u for u in self._updates if u["update_id"] >= offset]
+        elif offset < 0:  # -n: only the last n updates are kept
+            self._updates = self._updates[offset:]
+        while not self._updates and not self.closing.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            self._updates_ready.wait(remaining)
+        return [json.loads(json.dumps(u)) for u in self._updates[:limit]]

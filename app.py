@@ -11,10 +11,11 @@ from chalice.app import Request
 from chalicelib.bootstrap import get_container
 from chalicelib.http import error_response
 from chalicelib.logging import get_logger
-from chalicelib.routes import health_routes
+from chalicelib.routes import health_routes, status_routes
 
 app = Chalice(app_name="itachi", configure_logs=False)
 app.register_blueprint(health_routes.bp)
+app.register_blueprint(status_routes.bp)
 
 
 def _authorized(request: Request, keys: tuple[str, ...]) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -20,10 +21,8 @@ class ClientConfig:
 def load_client_config(home: Path | None = None) -> ClientConfig:
     home = home or default_home()
     data: dict[str, str] = {}
-    try:
+    with contextlib.suppress(OSError, ValueError):
         data = json.loads((home / "config.json").read_text())
-    except (OSError, ValueError):
-        pass
     return ClientConfig(
         home=home,
         api_url=(os.environ.get("ITACHI_API_URL") or data.get("api_url")

@@ -45,7 +45,7 @@ class SqsQueues:
                     if self._endpoint:
                         # Local moto server: any credentials are accepted.
                         kwargs.update(endpoint_url=self._endpoint, aws_access_key_id="local",
-                                      aws_secret_access_key="local")  # noqa: S106
+                                      aws_secret_access_key="local")
                     self._client = boto3.client("sqs", **kwargs)
         return self._client
 

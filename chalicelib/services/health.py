@@ -22,3 +22,15 @@ def _check(probe: Any) -> dict[str, str]:
     except Exception as exc:  # a health probe reports every failure rather than raising
         return {"status": "down", "reason": type(exc).__name__}
     return {"status": "up"}
+
+
+def describe_deployment(container: Container) -> dict[str, Any]:
+    """Stage, embedding model and dimension, LLM on/off, and the health report."""
+    s = container.settings
+    return {
+        "stage": s.stage,
+        "embedding": {"provider": s.embedding_provider, "model": s.embedding_model,
+                      "dimension": s.embedding_dim},
+        "llm": {"enabled": s.llm_enabled, "model": s.llm_model if s.llm_enabled else None},
+        "health": check_health(container),
+    }

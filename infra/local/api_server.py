@@ -13,7 +13,12 @@ from http.server import ThreadingHTTPServer
 from typing import Any
 
 from chalice.config import Config
-from chalice.local import ChaliceRequestHandler, ForbiddenError, LocalChalice
+from chalice.local import (
+    ChaliceRequestHandler,
+    ForbiddenError,
+    LocalChalice,
+    LocalGatewayException,
+)
 
 
 class _Handler(ChaliceRequestHandler):
@@ -27,10 +32,19 @@ class _Handler(ChaliceRequestHandler):
             self._send_json(413, {"error": "payload_too_large",
                                   "message": f"request body exceeds {self.max_body_bytes} bytes"})
             return
+        headers, body = self._parse_payload()
         try:
-            super()._generic_handle()
-        except ForbiddenError:
+            response = self.local_gateway.handle_request(
+                method=self.command, path=self.path, headers=headers, body=body)
+        except ForbiddenError:  # API Gateway's "Missing Authentication Token": no such route
             self._send_json(404, {"error": "not_found", "message": f"no route for {self.path}"})
+            return
+        except LocalGatewayException as exc:
+            self._send_error_response(exc)
+            return
+        out_headers = {**response["headers"], **response["multiValueHeaders"]}
+        response = self._handle_binary(response)
+        self._send_http_response(response["statusCode"], out_headers, response["body"])
 
     def _send_json(self, status: int, body: dict[str, Any]) -> None:
         payload = json.dumps(body).encode()
@@ -42,7 +56,7 @@ class _Handler(ChaliceRequestHandler):
 
     do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = do_PATCH = do_OPTIONS = _generic_handle
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (stdlib signature)
+    def log_message(self, format: str, *args: Any) -> None:
         """Access logs go through the app's structured logger instead."""
 
 

@@ -36,7 +36,7 @@ def spawn(argv: Sequence[str], **kwargs: object) -> subprocess.Popen[bytes]:
     """Start a child in its own session (a terminal Ctrl-C reaches only us, and we stop it in
     order) that is still terminated if this process dies."""
     return subprocess.Popen(list(argv), preexec_fn=_die_with_parent, start_new_session=True,
-                            **kwargs)  # type: ignore[call-overload]  # noqa: PLW1509
+                            **kwargs)  # type: ignore[call-overload]
 
 
 def wait_until(probe: Callable[[], bool], *, timeout_s: float, what: str) -> None:

@@ -1,0 +1,79 @@
+"""Shared fixtures. Tiers by folder: unit (no sockets), functional (Chalice test client),
+integration (real Postgres + pgvector via pgserver, moto server, fake HTTP servers), e2e."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chalicelib.bootstrap import Container, set_container
+from tests.support.local_stack import TestPostgres, make_container, settings_for_test
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED = REPO_ROOT.parent / "shared"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        tier = Path(str(item.fspath)).relative_to(REPO_ROOT / "tests").parts[0]
+        if tier in {"unit", "functional", "integration", "e2e"}:
+            item.add_marker(getattr(pytest.mark, tier))
+
+
+@pytest.fixture(scope="session")
+def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestPostgres]:
+    pg = TestPostgres(tmp_path_factory.mktemp("pg"))
+    yield pg
+    pg.close()
+
+
+@pytest.fixture(scope="session")
+def moto_endpoint() -> Iterator[str]:
+    from infra.local.moto_server import start_moto
+
+    proc, endpoint = start_moto()
+    yield endpoint
+    proc.terminate()
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+@pytest.fixture
+def database_url(postgres: TestPostgres) -> str:
+    """A fresh, migrated database for this test."""
+    return postgres.new_database()
+
+
+@pytest.fixture
+def container(tmp_path: Path, database_url: str, moto_endpoint: str) -> Iterator[Container]:
+    """Real adapters (Postgres, SQS on moto) installed as the process container."""
+    c = make_container(settings_for_test(tmp_path / "home", database_url, moto_endpoint))
+    set_container(c)
+    yield c
+    set_container(None)
+    c.close()
+
+
+class RunningApi:
+    def __init__(self, url: str, key: str, container: Container) -> None:
+        self.url = url
+        self.key = key
+        self.container = container
+        self.headers = {"Authorization": f"Bearer {key}"}
+
+
+@pytest.fixture
+def api(container: Container) -> Iterator[RunningApi]:
+    """The Chalice app served over real HTTP (threaded), backed by `container`."""
+    from app import app as chalice_app
+    from infra.local.api_server import ApiServer
+
+    server = ApiServer(chalice_app, port=0, max_body_bytes=container.settings.max_body_bytes)
+    server.start()
+    yield RunningApi(server.url, container.settings.api_keys[0], container)
+    server.stop()

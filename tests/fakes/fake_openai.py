@@ -122,9 +122,7 @@ class FakeOpenAI(LocalHttpServer):
         except ValueError:
             payload = None
         with self._lock:
-            self.requests.append(
-                RecordedRequest(route, {k.lower(): v for k, v in headers.items()}, payload)
-            )
+            self.requests.append(RecordedRequest(route, {k.lower(): v for k, v in headers.items()}, payload))
         if not _BEARER.fullmatch(headers.get("Authorization", "").strip()):
             return Reply(
                 HTTPStatus.UNAUTHORIZED,
@@ -133,9 +131,7 @@ class FakeOpenAI(LocalHttpServer):
         if method != "POST" or route not in (CHAT_PATH, EMBEDDINGS_PATH):
             return Reply(HTTPStatus.NOT_FOUND, error_body(404, f"Invalid URL ({method} {route})"))
         if not isinstance(payload, dict):
-            return Reply(
-                HTTPStatus.BAD_REQUEST, error_body(400, "We could not parse the JSON body.")
-            )
+            return Reply(HTTPStatus.BAD_REQUEST, error_body(400, "We could not parse the JSON body."))
         if route == CHAT_PATH:
             return self._chat_completion(payload)
         return self._embeddings(payload)
@@ -147,9 +143,7 @@ class FakeOpenAI(LocalHttpServer):
     def _chat_completion(self, request: dict[str, Any]) -> Reply:
         messages = request.get("messages")
         if not request.get("model") or not isinstance(messages, list) or not messages:
-            return Reply(
-                HTTPStatus.BAD_REQUEST, error_body(400, "'model' and 'messages' are required.")
-            )
+            return Reply(HTTPStatus.BAD_REQUEST, error_body(400, "'model' and 'messages' are required."))
         scripted = self._next_scripted(self._chat_script) or _Scripted()
         if scripted.delay:
             self.closing.wait(scripted.delay)

@@ -136,9 +136,7 @@ class FakeTelegram(LocalHttpServer):
         with self._lock:
             return [call.params for call in self.calls if call.method.lower() == method.lower()]
 
-    def sent_messages(
-        self, chat_id: int | None = None, thread_id: int | None = None
-    ) -> list[Params]:
+    def sent_messages(self, chat_id: int | None = None, thread_id: int | None = None) -> list[Params]:
         """Messages the bot sent successfully, optionally only to one chat or topic."""
         with self._lock:
             return [

@@ -39,7 +39,10 @@ class LocalHttpServer:
     def start(self) -> Self:
         """Bind an ephemeral port on 127.0.0.1 and start serving."""
         self._server = _Server(self)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll interval keeps close() (which waits for the loop to notice) quick.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
         return self
 

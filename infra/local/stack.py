@@ -60,8 +60,9 @@ class LocalStack:
     def start(self) -> str:
         """Bring every part up; return the API URL once /health answers."""
         home = self.options.home
-        self._lock = RunLock(home)
-        self._lock.acquire()
+        lock = RunLock(home)
+        lock.acquire()  # raises AlreadyRunning: then nothing of ours exists to stop
+        self._lock = lock
         try:
             return self._start(home)
         except BaseException:

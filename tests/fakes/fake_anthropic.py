@@ -20,15 +20,19 @@ Requests the CLI makes for its own purposes never consume the script:
 
 Every request is recorded in `fake.requests`, with its `kind`.
 
-`Reply.error(429, ...)` answers with an Anthropic-style error body. The CLI retries a 429
-(or 5xx) with backoff, up to `CLAUDE_CODE_MAX_RETRIES` times (10 by default, each retry a
-new request) and an error reply answers `times` consecutive requests (1 by default), so
-set `CLAUDE_CODE_MAX_RETRIES=0` or `times` above the retry count to make the CLI give up.
-When it gives up in `--output-format stream-json` mode it prints an `assistant` line whose
-text is `API Error: 429 {...error body...}` (with `"error": "rate_limit"` and
-`"isApiErrorMessage": true`), then a `result` line with `"subtype": "success"`,
-`"is_error": true`, `"api_error_status": 429` and the same text in `result`; the process
-exits 1.
+`Reply.error(429, "...")` answers with an Anthropic-style error body and the header
+`x-should-retry: false`, so the CLI gives up at once. Pass `retry=True` to let it retry:
+it then ignores `retry-after`, prints a `system`/`api_retry` line per attempt and backs off
+about 0.5 s, 1 s, 2.5 s, ... up to CLAUDE_CODE_MAX_RETRIES times (10 by default, 0 in
+`claude_env`); an error reply answers `times` consecutive requests.
+
+Giving up on a 429 in `--output-format stream-json` mode, Claude Code 2.1.330 prints an
+`assistant` line with `"error": "rate_limit"`, `"api_error_status": 429` and the text
+`API Error: Request rejected (429) · <message>`, then a `result` line with
+`"subtype": "success"`, `"is_error": true`, `"terminal_reason": "api_error"`,
+`"api_error_status": 429`, `"api_error_type": "rate_limit_error"` and the same text in
+`result`, and exits 1. In text mode it prints only that text. Claude.ai-style
+`anthropic-ratelimit-unified-*` headers change nothing when the CLI uses an API key.
 """
 
 from __future__ import annotations
@@ -46,11 +50,11 @@ from urllib.parse import urlsplit
 DEFAULT_TEXT = "Done."
 SIDE_TEXT = "Itachi fake side reply."
 COMPACT_TEXT = (
-    "<analysis>Fake analysis.</analysis>\n"
-    "<summary>Fake summary of the conversation so far.</summary>"
+    "<analysis>Fake analysis.</analysis>\n<summary>Fake summary of the conversation so far.</summary>"
 )
 COMPACT_MARKER = "detailed summary of the conversation so far"
 
+_NO_RETRY = {"x-should-retry": "false"}
 _ERROR_TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
@@ -92,15 +96,21 @@ class Reply:
         message: str = "",
         *,
         error_type: str = "",
+        retry: bool = False,
         headers: dict[str, str] | None = None,
         times: int = 1,
     ) -> Reply:
-        """Fail the next `times` conversation requests with HTTP `status`."""
+        """Fail the next `times` conversation requests with HTTP `status`.
+
+        Unless `retry`, the reply tells the CLI not to retry, so it gives up at once.
+        """
+        all_headers = {} if retry else dict(_NO_RETRY)
+        all_headers.update(headers or {})
         return cls(
             content=message or f"Fake error {status}",
             status=status,
             error_type=error_type or _ERROR_TYPES.get(status, "api_error"),
-            headers=dict(headers or {}),
+            headers=all_headers,
             times=times,
         )
 
@@ -129,16 +139,16 @@ class RecordedRequest:
         return str(self.body.get("model", "")) if isinstance(self.body, dict) else ""
 
 
-def request_kind(method: str, path: str, body: Any) -> str:
+def _request_kind(method: str, path: str, body: Any) -> str:
     """Tell which requests may consume the script (only `conversation` ones may)."""
     if method != "POST" or path != "/v1/messages" or not isinstance(body, dict):
         return "other"
     if not body.get("tools"):
         return "side"
     messages = body.get("messages") or []
-    if messages and messages[-1].get("role") == "user":
-        if COMPACT_MARKER in "\n".join(_texts(messages[-1].get("content"))):
-            return "compact"
+    last = messages[-1] if messages else {}
+    if last.get("role") == "user" and COMPACT_MARKER in "\n".join(_texts(last.get("content"))):
+        return "compact"
     return "conversation"
 
 
@@ -157,7 +167,10 @@ class FakeAnthropic:
     def __enter__(self) -> FakeAnthropic:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="fake-anthropic", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},  # keeps __exit__ quick
+            name="fake-anthropic",
+            daemon=True,
         )
         self._thread.start()
         return self
@@ -206,7 +219,7 @@ class FakeAnthropic:
     def _answer(
         self, method: str, path: str, query: str, headers: dict[str, str], body: Any
     ) -> tuple[int, str, bytes, dict[str, str]]:
-        kind = request_kind(method, path, body)
+        kind = _request_kind(method, path, body)
         with self._lock:
             self.requests.append(RecordedRequest(method, path, query, headers, body, kind))
             reply = self._next_reply() if kind == "conversation" else None
@@ -286,18 +299,26 @@ def _handler_for(fake: FakeAnthropic) -> type[BaseHTTPRequestHandler]:
                 body: Any = json.loads(raw) if raw else None
             except ValueError:
                 body = raw.decode("utf-8", "replace")
-            status, content_type, payload, extra = fake._answer(
-                self.command, url.path, url.query, dict(self.headers.items()), body
-            )
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(payload)))
-            self.send_header("request-id", "req_fake")
-            for name, value in extra.items():
-                self.send_header(name, value)
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(payload)
+            try:
+                status, content_type, payload, extra = fake._answer(
+                    self.command, url.path, url.query, dict(self.headers.items()), body
+                )
+            except Exception as exc:  # a bug in the fake must surface in the CLI's output
+                error = {"type": "api_error", "message": f"FakeAnthropic failed: {exc!r}"}
+                status, content_type = 500, "application/json"
+                payload, extra = _json({"type": "error", "error": error}), _NO_RETRY
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(payload)))
+                self.send_header("request-id", "req_fake")
+                for name, value in extra.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(payload)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the CLI was killed mid-request; there is no one to answer
 
     return Handler
 
@@ -330,9 +351,7 @@ def _sse_events(message: dict[str, Any]) -> Iterator[bytes]:
             "content_block_start",
             {"type": "content_block_start", "index": index, "content_block": opening},
         )
-        yield _event(
-            "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
-        )
+        yield _event("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
         yield _event("content_block_stop", {"type": "content_block_stop", "index": index})
     yield _event(
         "message_delta",

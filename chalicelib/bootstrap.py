@@ -22,7 +22,8 @@ class Container:
 
     @cached_property
     def db(self) -> Database:
-        return Database(self.settings.database_url)
+        s = self.settings
+        return Database(s.database_url, min_size=s.db_pool_min, max_size=s.db_pool_max)
 
     @cached_property
     def queues(self) -> SqsQueues:

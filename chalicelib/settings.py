@@ -45,6 +45,9 @@ class Settings:
     sqs_endpoint_url: str | None = None
     queue_prefix: str = "itachi-local"
     max_body_bytes: int = 1_000_000
+    # Database pool: a Lambda container serves one request at a time (min 0, max 2 there).
+    db_pool_min: int = 1
+    db_pool_max: int = 8
     # Embeddings
     embedding_provider: str = "local"  # local | openai
     embedding_model: str = "all-MiniLM-L6-v2"
@@ -80,6 +83,11 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Build settings from environment variables (and $ITACHI_HOME/config.json keys)."""
         env = os.environ if env is None else env
+        if any(key.endswith("_SECRET_ID") for key in env):
+            # Production: values live in Secrets Manager, named by VAR_SECRET_ID.
+            from chalicelib.adapters.secrets import resolve_secret_env
+
+            env = resolve_secret_env(env)
         home = Path(env["ITACHI_HOME"]).expanduser() if env.get("ITACHI_HOME") else default_home()
         keys = list(_csv(env.get("ITACHI_API_KEYS")) or _csv(env.get("ITACHI_API_KEY")))
         if not keys:
@@ -101,6 +109,8 @@ class Settings:
             sqs_endpoint_url=env.get("ITACHI_SQS_ENDPOINT") or None,
             queue_prefix=env.get("ITACHI_QUEUE_PREFIX", "itachi-local"),
             max_body_bytes=_int(env, "ITACHI_MAX_BODY_BYTES", 1_000_000),
+            db_pool_min=_int(env, "ITACHI_DB_POOL_MIN", 1),
+            db_pool_max=_int(env, "ITACHI_DB_POOL_MAX", 8),
             embedding_provider=provider,
             embedding_model=env.get("ITACHI_EMBEDDING_MODEL", default_model),
             embedding_dim=_int(env, "ITACHI_EMBEDDING_DIM", default_dim),

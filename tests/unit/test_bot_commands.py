@@ -1,0 +1,85 @@
+"""Parsing the bot's commands and the session picker's callback data."""
+
+from __future__ import annotations
+
+import pytest
+
+from chalicelib.domain.bot_commands import (
+    COMMANDS,
+    help_text,
+    parse_engines,
+    parse_feedback,
+    parse_learn,
+    parse_picker_data,
+    parse_session,
+    parse_task,
+    parse_task_ref,
+    picker_data,
+)
+from chalicelib.domain.errors import InvalidInput
+
+
+def test_help_lists_every_command_with_its_usage() -> None:
+    text = help_text()
+
+    assert all(spec.usage in text for spec in COMMANDS)
+
+
+def test_task_takes_a_project_then_a_description() -> None:
+    request = parse_task(["myproject", "fix", "the", "login", "bug"])
+
+    assert (request.project, request.description) == ("myproject", "fix the login bug")
+
+
+def test_task_without_a_description_answers_with_the_usage() -> None:
+    with pytest.raises(InvalidInput, match="/task <project> <description>"):
+        parse_task(["myproject"])
+
+
+def test_session_takes_a_machine_then_a_prompt() -> None:
+    assert parse_session(["laptop", "show", "git", "status"]).prompt == "show git status"
+
+
+def test_feedback_needs_a_task_and_good_or_bad() -> None:
+    assert parse_feedback(["7f3c9a12", "GOOD"]).good is True
+    with pytest.raises(InvalidInput):
+        parse_feedback(["7f3c9a12", "meh"])
+    with pytest.raises(InvalidInput):
+        parse_feedback(["not-an-id!", "bad"])
+
+
+def test_task_ref_may_be_optional() -> None:
+    assert parse_task_ref([], "cancel", optional=True) is None
+    assert parse_task_ref(["7F3C9A12"], "cancel") == "7f3c9a12"
+
+
+def test_engines_reads_an_order_with_commas_or_spaces_and_rejects_unknown_engines() -> None:
+    assert parse_engines([]).machine is None
+    assert parse_engines(["laptop"]).order is None
+    assert parse_engines(["laptop", "codex,claude"]).order == ("codex", "claude")
+    assert parse_engines(["laptop", "gemini", "claude"]).order == ("gemini", "claude")
+    with pytest.raises(InvalidInput):
+        parse_engines(["laptop", "claude,cursor"])
+    with pytest.raises(InvalidInput):
+        parse_engines(["laptop", "claude,claude"])
+
+
+def test_learn_takes_an_optional_project_prefix() -> None:
+    assert parse_learn(["always", "run", "ruff"]).project is None
+    scoped = parse_learn(["myproject:", "always", "run", "ruff"])
+    assert (scoped.project, scoped.rule) == ("myproject", "always run ruff")
+
+
+def test_picker_data_round_trips_and_fits_telegrams_limit() -> None:
+    data = picker_data("a1b2c3d4", "itachic", "cds")
+
+    choice = parse_picker_data(data)
+
+    assert len(data.encode()) <= 64
+    assert choice is not None
+    assert (choice.engine, choice.resume) == ("codex", True)
+
+
+def test_foreign_callback_data_is_not_a_picker_choice() -> None:
+    assert parse_picker_data("task:run:7f3c9a") is None
+    assert parse_picker_data("sp:x:cursor:ds") is None

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from agent.commands import local_stack_commands
+from agent.commands import local_stack_commands, usage_commands
 
 # One line per command module: each exposes add_parser(subparsers) and sets `func`.
 REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: ignore[type-arg]
@@ -14,6 +14,7 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     local_stack_commands.add_migrate_parser,
     local_stack_commands.add_status_parser,
     local_stack_commands.add_doctor_parser,
+    usage_commands.add_usage_parser,
 ]
 
 

@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from chalicelib.adapters.database import Database
+from chalicelib.adapters.llm_usage_repository import LlmUsageRepository
+from chalicelib.adapters.openai_chat import OpenAIChat
+from chalicelib.adapters.session_repository import SessionRepository
 from chalicelib.adapters.sqs_queues import SqsQueues
+from chalicelib.domain.llm_budget import DailyBudget
+from chalicelib.services.budgeted_llm import BudgetedLlm, DisabledLlm
+from chalicelib.services.llm_port import LanguageModel
+from chalicelib.services.sessions import SessionService
 from chalicelib.settings import Settings
 
 
@@ -29,6 +36,26 @@ class Container:
     def queues(self) -> SqsQueues:
         s = self.settings
         return SqsQueues(prefix=s.queue_prefix, region=s.aws_region, endpoint_url=s.sqs_endpoint_url)
+
+    @cached_property
+    def llm_usage(self) -> LlmUsageRepository:
+        return LlmUsageRepository(self.db)
+
+    @cached_property
+    def llm(self) -> LanguageModel:
+        """The budgeted LLM port (a disabled one without an API key)."""
+        s = self.settings
+        if not s.llm_enabled:
+            return DisabledLlm()
+        chat = OpenAIChat(api_key=s.openai_api_key, base_url=s.openai_base_url, model=s.llm_model)
+        return BudgetedLlm(chat, self.llm_usage,
+                           DailyBudget(usd=s.llm_daily_budget_usd, tokens=s.llm_daily_budget_tokens))
+
+    @cached_property
+    def sessions(self) -> SessionService:
+        from chalicelib.domain.redaction import redact
+
+        return SessionService(SessionRepository(self.db), redact)
 
     def warm_up(self) -> None:
         """Pay one-time costs (pool, models) before the first request; used by long-lived servers."""

@@ -1,0 +1,65 @@
+"""The LLM ports.
+
+`LanguageModel` is what services use (insight extraction, reflection, the Telegram bot): every
+call names its purpose, is checked against the daily budget before it is made, is recorded in
+`llm_usage`, and answers None instead of raising when the model is off, over budget, slow,
+failing or returns unusable output. Callers always have a fallback for None.
+
+`ChatModel` is the narrow provider port the budgeted model drives; `OpenAIChat` implements it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+FailureKind = Literal["error", "timeout", "rate_limited"]
+
+
+class LanguageModel(Protocol):
+    @property
+    def enabled(self) -> bool:
+        """True when a model is configured (calls may still be skipped by the budget)."""
+        ...
+
+    @property
+    def model(self) -> str: ...
+
+    def complete_json(self, purpose: str, system: str, user: str, schema: dict[str, Any], *,
+                      max_tokens: int = 1000, temperature: float = 0.2) -> dict[str, Any] | None:
+        """Answer with a JSON object shaped by `schema` (a JSON Schema), or None."""
+        ...
+
+    def complete_text(self, purpose: str, system: str, user: str, *,
+                      max_tokens: int = 1000, temperature: float = 0.5) -> str | None:
+        """Answer with free text, or None."""
+        ...
+
+
+@dataclass(frozen=True)
+class ChatReply:
+    """One completed chat call: the assistant text and the tokens the provider billed."""
+
+    content: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    attempts: int = 1
+
+
+class ChatFailed(Exception):
+    """The provider gave no answer after retries; `kind` says why, `attempts` how many were made."""
+
+    def __init__(self, kind: FailureKind, message: str, attempts: int) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.attempts = attempts
+
+
+class ChatModel(Protocol):
+    @property
+    def model(self) -> str: ...
+
+    def chat(self, system: str, user: str, *, schema: dict[str, Any] | None, schema_name: str,
+             max_tokens: int, temperature: float) -> ChatReply:
+        """Make one logical call (retrying rate limits inside); raise ChatFailed if none succeeded."""
+        ...

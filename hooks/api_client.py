@@ -12,7 +12,6 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,16 +24,18 @@ PERMANENT_STATUSES = frozenset({400, 413, 422})  # the body itself is wrong: ret
 REPLAY_MIN_REMAINING_S = 0.1
 
 
-@dataclass
 class Call:
     """One HTTP request and, once sent, how it went."""
 
-    method: str
-    path: str
-    body: dict[str, Any] | None = None
-    key: str = ""
-    result: dict[str, Any] | None = None
-    outcome: str = "timeout"  # ok | retry | reject | timeout
+    def __init__(
+        self, method: str, path: str, body: dict[str, Any] | None = None, key: str = ""
+    ) -> None:
+        self.method = method
+        self.path = path
+        self.body = body
+        self.key = key
+        self.result: dict[str, Any] | None = None
+        self.outcome = "timeout"  # ok | retry | reject | timeout
 
 
 class ApiClient:
@@ -50,22 +51,28 @@ class ApiClient:
         self.hook = hook
         self.reachable = False
 
-    def get_many(self, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any] | None]:
-        """GET every (path, params) in parallel; None for each one that failed or ran late."""
-        calls = [Call("GET", f"{path}?{urllib.parse.urlencode(params)}") for path, params in requests]
-        self.run(calls)
-        return [call.result for call in calls]
+    def exchange(
+        self, gets: list[tuple[str, dict[str, Any]]], posts: list[tuple[str, dict[str, Any]]]
+    ) -> tuple[list[dict[str, Any] | None], list[dict[str, Any] | None]]:
+        """Send all GETs and POSTs in parallel; None marks each one that failed or ran late.
 
-    def post_many(self, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any] | None]:
-        """POST every (path, body) in parallel; the ones not delivered are spooled."""
-        calls = [Call("POST", path, body, os.urandom(16).hex()) for path, body in requests]
-        self.run(calls)
-        for call in calls:
+        POSTs that were not delivered are spooled to the outbox.
+        """
+        get_calls = [Call("GET", f"{path}?{urllib.parse.urlencode(q)}") for path, q in gets]
+        post_calls = [Call("POST", path, body, os.urandom(16).hex()) for path, body in posts]
+        self.run(get_calls + post_calls)
+        for call in post_calls:
             if call.outcome in ("retry", "timeout"):
                 self.spool(call)
             elif call.outcome == "reject":
                 self.notes.append(f"rejected={call.path}")
-        return [call.result for call in calls]
+        return [c.result for c in get_calls], [c.result for c in post_calls]
+
+    def get_many(self, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any] | None]:
+        return self.exchange(requests, [])[0]
+
+    def post_many(self, requests: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any] | None]:
+        return self.exchange([], requests)[1]
 
     def post(self, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
         return self.post_many([(path, body)])[0]
@@ -119,10 +126,12 @@ class ApiClient:
         timeout = self.deadline.remaining()
         if timeout <= 0:
             return
+        url = self.config.api_url.rstrip("/") + call.path
+        if not url.startswith(("http://", "https://")):
+            call.outcome = "retry"  # a misconfigured URL: keep the data until it is fixed
+            return
         data = json.dumps(call.body).encode("utf-8") if call.body is not None else None
-        request = urllib.request.Request(
-            self.config.api_url.rstrip("/") + call.path, data=data, method=call.method
-        )
+        request = urllib.request.Request(url, data=data, method=call.method)  # noqa: S310
         request.add_header("Accept", "application/json")
         request.add_header("User-Agent", f"itachi-hooks/{self.config.client}")
         if data is not None:

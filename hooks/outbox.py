@@ -9,6 +9,7 @@ released again after ``STALE_CLAIM_S``. Entries the server rejects as malformed 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -75,16 +76,12 @@ class Outbox:
         return None
 
     def done(self, claimed: Path) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.remove(claimed)
-        except OSError:
-            pass
 
     def release(self, claimed: Path) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.rename(claimed, claimed.with_name(claimed.name[: -len(CLAIM_SUFFIX)]))
-        except OSError:
-            pass
 
     def reject(self, claimed: Path) -> None:
         self._move_to_rejected(claimed)

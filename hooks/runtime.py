@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from hooks.api_client import ApiClient
 from hooks.outbox import Outbox
@@ -28,26 +28,26 @@ def itachi_home(env: Mapping[str, str] = os.environ) -> Path:
     return Path(explicit).expanduser() if explicit else Path.home() / ".local/share/itachi"
 
 
-@dataclass(frozen=True)
-class HookConfig:
-    """Where the API is and who is calling it. The key is never printed (repr=False)."""
+class HookConfig(NamedTuple):
+    """Where the API is and who is calling it."""
 
     home: Path
     api_url: str
-    api_key: str = field(repr=False)
+    api_key: str
     client: str = "claude"
     enabled: bool = True
+
+    def __repr__(self) -> str:  # never print the key
+        return f"HookConfig(home={self.home!r}, api_url={self.api_url!r}, client={self.client!r})"
 
 
 def load_config(argv: list[str], env: Mapping[str, str] = os.environ) -> HookConfig:
     """Read $ITACHI_HOME/config.json, then let ITACHI_API_URL / ITACHI_API_KEY override it."""
     home = itachi_home(env)
     stored: dict[str, Any] = {}
-    try:
+    with contextlib.suppress(OSError, ValueError):
         loaded = json.loads((home / "config.json").read_text(encoding="utf-8"))
         stored = loaded if isinstance(loaded, dict) else {}
-    except (OSError, ValueError):
-        pass
     client = env.get("ITACHI_CLIENT") or "claude"
     if "--itachi-client" in argv[:-1]:
         client = argv[argv.index("--itachi-client") + 1]
@@ -74,16 +74,18 @@ class Deadline:
         return int((time.monotonic() - self.start) * 1000)
 
 
-@dataclass
 class HookContext:
     """Everything a hook handler needs: its payload, config, deadline and API client."""
 
-    name: str
-    config: HookConfig
-    deadline: Deadline
-    payload: Payload
-    argv: list[str]
-    notes: list[str] = field(default_factory=list)
+    def __init__(
+        self, name: str, config: HookConfig, deadline: Deadline, payload: Payload, argv: list[str]
+    ) -> None:
+        self.name = name
+        self.config = config
+        self.deadline = deadline
+        self.payload = payload
+        self.argv = argv
+        self.notes: list[str] = []  # short facts for the log line: never payload contents
 
     @property
     def cwd(self) -> str:
@@ -141,33 +143,37 @@ def fail_open(name: str, handler: Handler, *, budget_s: float, replay_limit: int
     """Run handler within budget_s and always exit 0: errors and overruns only leave a log line."""
     deadline = Deadline(budget_s)
     argv = sys.argv[1:]
-    config = load_config(argv)
-    status: list[str] = ["deadline"]
-    output: list[str] = []
-    ctx_box: list[HookContext] = []
+    state: dict[str, Any] = {"status": "deadline", "output": "", "home": None, "notes": []}
+    with contextlib.suppress(RuntimeError):  # no home directory at all: run without a log
+        state["home"] = itachi_home()
 
     def work() -> None:
         try:
+            config = load_config(argv)
+            state["home"] = config.home
             if not config.enabled:
-                status[0] = "disabled"
+                state["status"] = "disabled"
                 return
             payload = read_payload(sys.stdin.buffer.read())
             ctx = HookContext(name, config, deadline, payload, argv)
-            ctx_box.append(ctx)
-            text = handler(ctx)
-            output.append(text or "")
-            if ctx.__dict__.get("api") is not None and ctx.api.reachable and replay_limit:
+            state["notes"] = ctx.notes
+            state["output"] = handler(ctx) or ""
+            if "api" in ctx.__dict__ and ctx.api.reachable and replay_limit:
                 ctx.api.replay(replay_limit)
-            status[0] = "ok"
+            state["status"] = "ok"
         except BaseException as exc:  # fail open: the user's session must never break
-            status[0] = f"error:{type(exc).__name__}"
+            state["status"] = f"error:{type(exc).__name__}"
 
-    worker = threading.Thread(target=work, daemon=True)
-    worker.start()
-    worker.join(budget_s + GRACE_S)
-    if output and output[0]:
-        sys.stdout.write(output[0])
-    notes = " ".join(ctx_box[0].notes) if ctx_box else ""
-    write_log(config.home, f"{name} {status[0]} ms={deadline.elapsed_ms()} {notes}".rstrip())
-    sys.stdout.flush()
-    os._exit(0)
+    try:
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        worker.join(budget_s + GRACE_S)
+        if state["output"]:
+            sys.stdout.write(state["output"])
+            sys.stdout.flush()
+        if state["home"] is not None:
+            notes = " ".join(list(state["notes"]))
+            line = f"{name} {state['status']} ms={deadline.elapsed_ms()} {notes}"
+            write_log(state["home"], line.rstrip())
+    finally:
+        os._exit(0)

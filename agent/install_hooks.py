@@ -1,0 +1,220 @@
+"""Install and uninstall Itachi's hooks in Claude Code, Codex or Gemini CLI settings.
+
+Every existing setting and hook is kept; re-running is a no-op. Our entries are recognised by
+``--itachi-client`` after ``-m hooks.<name>`` in the command: an argument means the same in
+POSIX shells, cmd.exe and PowerShell (an ``ITACHI_HOOK=1 cmd`` prefix would not), and it also
+tells the hook which client called it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, NamedTuple
+
+MARKER = "--itachi-client"
+_OURS = re.compile(r"-m\s+hooks\.\w+\b.*" + re.escape(MARKER))
+
+
+class HookSpec(NamedTuple):
+    event: str
+    module: str
+    timeout: int  # the client's unit: seconds (Claude Code, Codex), milliseconds (Gemini)
+    matcher: str | None = None
+
+
+CLIENT_HOOKS: dict[str, tuple[HookSpec, ...]] = {
+    "claude": (
+        HookSpec("SessionStart", "session_start", 15),
+        HookSpec("UserPromptSubmit", "user_prompt_submit", 8),
+        HookSpec("PostToolUse", "post_tool_use", 10, "Write|Edit|MultiEdit"),
+        HookSpec("PostToolUseFailure", "post_tool_use", 10),
+        HookSpec("PreCompact", "pre_compact", 10),
+        HookSpec("Stop", "stop", 10),
+        HookSpec("SessionEnd", "session_end", 5),
+    ),
+    "codex": (  # the events seen firing on the real Codex CLI; Claude Code's file format
+        HookSpec("SessionStart", "session_start", 15),
+        HookSpec("UserPromptSubmit", "user_prompt_submit", 8),
+        HookSpec("PostToolUse", "post_tool_use", 10, "apply_patch|Edit|Write"),
+        HookSpec("Stop", "stop", 10),
+        HookSpec("SessionEnd", "session_end", 5),
+    ),
+    "gemini": (  # Gemini CLI's own event names; timeouts in milliseconds
+        HookSpec("SessionStart", "session_start", 15000),
+        HookSpec("BeforeAgent", "user_prompt_submit", 8000),
+        HookSpec("AfterTool", "post_tool_use", 10000, "write_file|replace"),
+        HookSpec("PreCompress", "pre_compact", 10000),
+        HookSpec("AfterAgent", "stop", 10000),
+        HookSpec("SessionEnd", "session_end", 5000),
+    ),
+}
+_DIRS = {"claude": ".claude", "codex": ".codex", "gemini": ".gemini"}
+_FILES = {"claude": "settings.json", "codex": "hooks.json", "gemini": "settings.json"}
+_HOME_ENV = {"claude": "CLAUDE_CONFIG_DIR", "codex": "CODEX_HOME", "gemini": ""}
+
+
+class InstallError(Exception):
+    """The settings file cannot be merged safely (unreadable, not a JSON object...)."""
+
+
+def settings_path(scope: str, client: str, cwd: Path) -> Path:
+    """Where client reads hooks: its user config dir, or <repo root>/.<client>/ for project."""
+    if client not in CLIENT_HOOKS or scope not in ("user", "project"):
+        raise InstallError(f"unknown client {client!r} or scope {scope!r}")
+    if scope == "project":
+        return repo_root(cwd) / _DIRS[client] / _FILES[client]
+    home_env = os.environ.get(_HOME_ENV[client]) if _HOME_ENV[client] else None
+    base = Path(home_env).expanduser() if home_env else Path.home() / _DIRS[client]
+    return base / _FILES[client]
+
+
+def repo_root(cwd: Path) -> Path:
+    """The working tree holding cwd (its own root for a git worktree), else cwd itself."""
+    start = cwd.expanduser().absolute()
+    return next((d for d in (start, *start.parents) if (d / ".git").exists()), start)
+
+
+def hook_command(module: str, client: str, python: str, windows: bool | None = None) -> str:
+    """The shell command that runs hooks.<module> for client with this python."""
+    argv = [python, "-I", "-m", f"hooks.{module}", MARKER, client]
+    on_windows = os.name == "nt" if windows is None else windows
+    return subprocess.list2cmdline(argv) if on_windows else shlex.join(argv)
+
+
+def is_itachi_hook(hook: Any) -> bool:
+    """True for a hook entry that install_hooks wrote."""
+    return isinstance(hook, dict) and bool(_OURS.search(str(hook.get("command") or "")))
+
+
+def install_hooks(scope: str, client: str, cwd: Path, python: str = sys.executable) -> Path:
+    """Merge Itachi's hook entries into client's settings; return the file's path."""
+    path = settings_path(scope, client, cwd)
+    settings = _load(path)
+    hooks = _strip_ours(settings)
+    for spec in CLIENT_HOOKS[client]:
+        hooks.setdefault(spec.event, []).append(_group(spec, client, python))
+    settings["hooks"] = hooks
+    _save(path, settings)
+    return path
+
+
+def uninstall_hooks(scope: str, client: str, cwd: Path) -> Path:
+    """Remove exactly the entries install_hooks added; return the file's path."""
+    path = settings_path(scope, client, cwd)
+    if path.exists():
+        settings = _load(path)
+        hooks = _strip_ours(settings)
+        if hooks:
+            settings["hooks"] = hooks
+        else:
+            settings.pop("hooks", None)
+        _save(path, settings)
+    return path
+
+
+def _group(spec: HookSpec, client: str, python: str) -> dict[str, Any]:
+    hook: dict[str, Any] = {"type": "command", "command": hook_command(spec.module, client, python),
+                            "timeout": spec.timeout}
+    if client == "gemini":
+        hook["name"] = "itachi-" + spec.module.replace("_", "-")
+    return {"matcher": spec.matcher, "hooks": [hook]} if spec.matcher else {"hooks": [hook]}
+
+
+def _strip_ours(settings: dict[str, Any]) -> dict[str, Any]:
+    """Return settings' hooks without our entries (empty groups and events dropped)."""
+    hooks = settings.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise InstallError('"hooks" in the settings file is not an object')
+    kept: dict[str, Any] = {}
+    for event, groups in hooks.items():
+        if not isinstance(groups, list):
+            kept[event] = groups
+            continue
+        remaining = []
+        for group in groups:
+            inner = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(inner, list) or not any(is_itachi_hook(h) for h in inner):
+                remaining.append(group)
+            elif others := [h for h in inner if not is_itachi_hook(h)]:
+                remaining.append({**group, "hooks": others})
+        if remaining or not groups:
+            kept[event] = remaining
+    return kept
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    try:
+        settings = json.loads(text) if text.strip() else {}
+    except ValueError as exc:
+        raise InstallError(f"{path} is not plain JSON ({exc}); add the hooks by hand") from exc
+    if not isinstance(settings, dict):
+        raise InstallError(f"{path} does not hold a JSON object")
+    return settings
+
+
+def _save(path: Path, settings: dict[str, Any]) -> None:
+    text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+def add_parser(subparsers: Any) -> None:
+    """Register ``install-hooks`` and ``uninstall-hooks`` on the itachi CLI."""
+    for name, func, verb in (("install-hooks", _install, "Install"),
+                             ("uninstall-hooks", _uninstall, "Remove")):
+        parser = subparsers.add_parser(name, help=f"{verb} Itachi's hooks in an agent CLI")
+        parser.add_argument("--scope", choices=("user", "project"), default="user")
+        parser.add_argument("--client", choices=tuple(CLIENT_HOOKS), default="claude")
+        if func is _install:
+            parser.add_argument("--python", default=sys.executable,
+                                help="interpreter the hooks run with (default: this one)")
+        parser.set_defaults(func=func)
+
+
+def _install(args: argparse.Namespace) -> int:
+    try:
+        path = install_hooks(args.scope, args.client, Path.cwd(), args.python)
+    except (InstallError, OSError) as exc:
+        print(f"itachi: {exc}", file=sys.stderr)
+        return 1
+    print(f"Installed Itachi hooks for {args.client} in {path}")
+    if not _imports_hooks(args.python):
+        print(f"warning: {args.python} cannot import the hooks package; install itachi "
+              "into that interpreter", file=sys.stderr)
+    if args.client == "codex":
+        print("Codex: hooks need [features] hooks = true (codex_hooks on older versions) in "
+              "config.toml and must be trusted once in Codex.")
+    return 0
+
+
+def _imports_hooks(python: str) -> bool:
+    try:
+        probe = subprocess.run([python, "-I", "-c", "import hooks.runtime"], capture_output=True)
+    except OSError:
+        return False
+    return probe.returncode == 0
+
+
+def _uninstall(args: argparse.Namespace) -> int:
+    try:
+        path = uninstall_hooks(args.scope, args.client, Path.cwd())
+    except (InstallError, OSError) as exc:
+        print(f"itachi: {exc}", file=sys.stderr)
+        return 1
+    print(f"Removed Itachi hooks for {args.client} from {path}")
+    return 0

@@ -1,0 +1,112 @@
+"""Measure what the SessionStart and UserPromptSubmit hooks add to a session, start to exit.
+
+Each run is a real ``python -I -m hooks.<name>`` process fed a Claude Code payload, exactly as
+the client runs it. The hook's state (outbox, log, MEMORY.md) goes to a temporary directory.
+
+    python bench/hooks_overhead.py --api-url http://127.0.0.1:8787 --api-key KEY \\
+        --project github.com/acme/repo -n 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+PROMPTS = [
+    "which database did we decide to use for the notes service and why?",
+    "how do the hooks spool requests when the API is down?",
+    "what is the convention for naming modules in this repository?",
+    "remind me how project identity works across git worktrees",
+    "what did we change in the session briefing endpoint last week?",
+]
+
+
+def hook_python(explicit: str | None, scratch: Path) -> str:
+    """An interpreter that can import the hooks in isolated mode (-I)."""
+    if explicit:
+        return explicit
+    probe = subprocess.run([sys.executable, "-I", "-c", "import hooks.runtime"], capture_output=True)
+    if probe.returncode == 0:
+        return sys.executable
+    # Not installed here: a bare venv with the repository on its path, as the tests use.
+    venv = scratch / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True,
+    ).stdout.strip()
+    Path(purelib, "itachi_repo.pth").write_text(str(REPO_ROOT) + "\n")
+    return str(python)
+
+
+def payload(hook: str, index: int, cwd: Path) -> bytes:
+    common = {"session_id": f"bench-{index}", "cwd": str(cwd),
+              "transcript_path": str(cwd / "transcript.jsonl")}
+    if hook == "session_start":
+        return json.dumps({**common, "hook_event_name": "SessionStart", "source": "startup"}).encode()
+    prompt = PROMPTS[index % len(PROMPTS)]
+    return json.dumps({**common, "hook_event_name": "UserPromptSubmit", "prompt": prompt}).encode()
+
+
+def time_runs(command: list[str], inputs: list[bytes], cwd: Path, env: dict[str, str]) -> list[float]:
+    timings = []
+    for data in inputs:
+        started = time.perf_counter()
+        subprocess.run(command, input=data, cwd=cwd, env=env, capture_output=True, check=True)
+        timings.append((time.perf_counter() - started) * 1000)
+    return timings
+
+
+def summary(name: str, timings: list[float]) -> str:
+    ordered = sorted(timings)
+    p95 = ordered[max(0, round(len(ordered) * 0.95) - 1)]
+    return (f"| {name} | {len(ordered)} | {statistics.median(ordered):.1f} | {p95:.1f} | "
+            f"{ordered[-1]:.1f} |")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser.add_argument("--api-url", required=True)
+    parser.add_argument("--api-key", default="")
+    parser.add_argument("--project", required=True, help="project whose memories are searched")
+    parser.add_argument("-n", type=int, default=50, help="measured runs per hook")
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--python", help="interpreter to run the hooks with")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="itachi-bench-") as scratch_dir:
+        scratch = Path(scratch_dir)
+        python = hook_python(args.python, scratch)
+        cwd = scratch / "project"
+        cwd.mkdir()
+        env = {"PATH": os.environ.get("PATH", ""), "SYSTEMROOT": os.environ.get("SYSTEMROOT", ""),
+               "HOME": str(scratch), "ITACHI_HOME": str(scratch / "home"),
+               "CLAUDE_CONFIG_DIR": str(scratch / "claude"), "ITACHI_API_URL": args.api_url,
+               "ITACHI_API_KEY": args.api_key, "ITACHI_PROJECT": args.project}
+        rows = [summary("python -I -c pass (floor)",
+                        time_runs([python, "-I", "-c", "pass"], [b""] * args.n, cwd, env))]
+        for hook in ("session_start", "user_prompt_submit"):
+            command = [python, "-I", "-m", f"hooks.{hook}"]
+            time_runs(command, [payload(hook, i, cwd) for i in range(args.warmup)], cwd, env)
+            timings = time_runs(command, [payload(hook, i, cwd) for i in range(args.n)], cwd, env)
+            rows.append(summary(hook, timings))
+        log = scratch / "home" / "logs" / "hooks.log"
+        failures = [line for line in log.read_text().splitlines() if " ok " not in line + " "]
+    print(f"Hook overhead against {args.api_url} (project {args.project}), ms, process start to exit\n")
+    print("| hook | runs | p50 | p95 | max |\n|---|---|---|---|---|")
+    print("\n".join(rows))
+    if failures:
+        print(f"\n{len(failures)} runs did not finish cleanly (deadline/error), e.g.: {failures[0]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""Turn API answers into the short texts a hook injects: briefing, rules, memory matches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+Json = dict[str, Any]
+MAX_RULES = 15
+MAX_CONTEXT_CHARS = 6000
+SEARCH_ITEM_CHARS = 300
+
+
+def trim(text: Any, limit: int) -> str:
+    """Collapse whitespace to single spaces and cut to limit characters."""
+    flat = " ".join(str(text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _items(answer: Json | None, key: str) -> list[Any]:
+    value = (answer or {}).get(key)
+    return value if isinstance(value, list) else []
+
+
+def session_context_lines(briefing: Json | None, recent: Json | None) -> list[str]:
+    """Lines for MEMORY.md's session context: hot files, patterns, decisions, tasks, recent."""
+    lines: list[str] = []
+    hot = [h for h in _items(briefing, "hot_files") if isinstance(h, dict)]
+    if hot:
+        listed = ", ".join(f"{h.get('path')} ({h.get('edits', 0)} edits)" for h in hot[:8])
+        lines.append(f"**Hot files**: {listed}")
+    patterns = [trim(p, 80) for p in _items(briefing, "active_patterns")[:6]]
+    if patterns:
+        lines.append(f"**Active patterns**: {'; '.join(patterns)}")
+    _block(lines, "Recent decisions", [trim(d, 200) for d in _items(briefing, "recent_decisions")])
+    tasks = [t for t in _items(briefing, "active_tasks") if isinstance(t, dict)]
+    _block(lines, "Active tasks", [f"[{t.get('status')}] {trim(t.get('description'), 160)}" for t in tasks])
+    sessions = [s for s in _items(briefing, "recent_sessions") if isinstance(s, dict)]
+    _block(
+        lines,
+        "Recent sessions",
+        [f"{str(s.get('ended_at') or '')[:10]} {trim(s.get('summary'), 180)}".strip() for s in sessions],
+        limit=3,
+    )
+    _block(lines, "Recent memory", [_memory_line(m) for m in _items(recent, "results")])
+    return lines or ["_No briefing yet for this project._"]
+
+
+def rule_lines(learnings: Json | None) -> list[str]:
+    """Project rules, most important first as the API sorts them, capped at MAX_RULES."""
+    rules = [r for r in _items(learnings, "rules") if isinstance(r, dict) and r.get("rule")]
+    lines = [
+        f"- {trim(r['rule'], 200)} (reinforced {int(r.get('times_reinforced') or 1)}x)"
+        for r in rules[:MAX_RULES]
+    ]
+    return lines or ["_No project rules learned yet._"]
+
+
+def session_start_context(
+    project: str, briefing: Json | None, learnings: Json | None, recent: Json | None
+) -> str:
+    """The additionalContext printed by the SessionStart hook ('' when the API gave nothing)."""
+    if briefing is None and learnings is None and recent is None:
+        return ""
+    parts = [f"=== Itachi Session Briefing ({project}) ==="]
+    parts += session_context_lines(briefing, recent)
+    if learnings is not None:
+        parts += ["", "Project rules:", *rule_lines(learnings)]
+    text = "\n".join(parts)
+    return text if len(text) <= MAX_CONTEXT_CHARS else text[: MAX_CONTEXT_CHARS - 1] + "…"
+
+
+def search_context(project_answer: Json | None, global_answer: Json | None) -> str:
+    """The '=== Itachi Memory Context ===' block, one line per match ('' when none)."""
+    seen: set[str] = set()
+    lines: list[str] = []
+    for answer, scope in ((project_answer, "project"), (global_answer, "global")):
+        for item in _items(answer, "results"):
+            if not isinstance(item, dict):
+                continue
+            ident = str(item.get("id") or item.get("content"))
+            if ident in seen:
+                continue
+            seen.add(ident)
+            lines.append(_memory_line(item, scope))
+    return "\n".join(["=== Itachi Memory Context ===", *lines]) if lines else ""
+
+
+def _memory_line(item: Any, scope: str = "") -> str:
+    if not isinstance(item, dict):
+        return trim(item, SEARCH_ITEM_CHARS)
+    body = item.get("content") or item.get("summary")
+    suffix = " (global)" if scope == "global" else ""
+    return f"- [{item.get('category') or 'memory'}] {trim(body, SEARCH_ITEM_CHARS)}{suffix}"
+
+
+def _block(lines: list[str], title: str, items: list[str], limit: int = 5) -> None:
+    items = [i for i in items if i]
+    if items:
+        lines.append(f"**{title}**:")
+        lines.extend(f"- {i}" if not i.startswith("- ") else i for i in items[:limit])

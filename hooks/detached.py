@@ -1,0 +1,30 @@
+"""Start a process that outlives the hook (SessionEnd hooks are killed after ~1.5 s)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+_DETACHED_PROCESS = 0x00000008
+_CREATE_NEW_PROCESS_GROUP = 0x00000200
+
+
+def spawn_module(module: str, *args: str) -> bool:
+    """Run ``python -I -m module args`` detached from this process; False if it cannot start."""
+    windows = os.name == "nt"
+    try:
+        subprocess.Popen(
+            [sys.executable, "-I", "-m", module, *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+            # Its own session (POSIX) or detached console (Windows): the client killing the
+            # hook's process group must not take the worker with it.
+            start_new_session=not windows,
+            creationflags=(_DETACHED_PROCESS | _CREATE_NEW_PROCESS_GROUP) if windows else 0,
+        )
+    except OSError:
+        return False
+    return True

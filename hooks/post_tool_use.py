@@ -1,0 +1,51 @@
+"""PostToolUse: record each file edit as a code-change memory and a session edit.
+
+A tool call that reports a failure is recorded as a ``tool_failure`` session event (it feeds
+the session's difficulty) and as a failed edit, never as a code change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hooks.edits import edits_from_payload, failure_of
+from hooks.runtime import HookContext, fail_open
+
+BUDGET_S = 2.0
+MAX_FILES = 20
+
+
+def handle(ctx: HookContext) -> None:
+    """POST code-change + session edit per edited file, or a tool_failure event."""
+    tool = str(ctx.payload.get("tool_name") or "")
+    error = failure_of(ctx.payload)
+    edits = edits_from_payload(ctx.payload)[:MAX_FILES]
+    project, client = ctx.project, ctx.config.client
+    posts: list[tuple[str, dict[str, Any]]] = []
+    for edit in edits:
+        measures = {"lines_added": edit.lines_added, "lines_removed": edit.lines_removed,
+                    "language": edit.language}
+        if error is None:
+            metadata = {"session_id": ctx.session_id, "tool": tool, "client": client, **measures}
+            posts.append(("/api/memory/code-change", {
+                "project": project, "file": edit.file, "summary": edit.summary,
+                "category": "code_change", "diff": edit.diff, "metadata": metadata,
+            }))
+        if ctx.session_id:
+            posts.append(("/api/session/edit", {
+                "session_id": ctx.session_id, "project": project, "file": edit.file,
+                "tool": tool, **measures, "diff": edit.diff, "failed": error is not None,
+            }))
+    if error is not None and ctx.session_id:
+        posts.append(("/api/session/event", {
+            "session_id": ctx.session_id, "project": project, "event": "tool_failure",
+            "client": client,
+            "data": {"tool": tool, "error": error, "files": [e.file for e in edits]},
+        }))
+    if posts:
+        ctx.api.post_many(posts)
+    return None
+
+
+if __name__ == "__main__":
+    fail_open("post_tool_use", handle, budget_s=BUDGET_S, replay_limit=5)

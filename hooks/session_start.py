@@ -1,0 +1,68 @@
+"""SessionStart: brief the model on the project and refresh MEMORY.md's managed sections.
+
+Fires on startup, resume, clear and compact (so memory is re-injected after compaction).
+The three reads run in parallel under one deadline; whatever arrived is used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hooks.context_render import rule_lines, session_context_lines, session_start_context
+from hooks.memory_md import (
+    CONTEXT_HEADING,
+    RULES_HEADING,
+    claude_config_dir,
+    memory_md_path,
+    update_memory_md,
+)
+from hooks.runtime import HookContext, context_output, fail_open
+
+SOURCES = frozenset({"startup", "resume", "clear", "compact"})
+BUDGET_S = 2.5
+
+
+def handle(ctx: HookContext) -> str | None:
+    """Fetch briefing, rules and recent memories; print them and write MEMORY.md."""
+    source = str(ctx.payload.get("source") or "startup")
+    if source not in SOURCES:
+        return None
+    project = ctx.project
+    posts: list[tuple[str, dict[str, Any]]] = []
+    if ctx.session_id:
+        event = {
+            "session_id": ctx.session_id,
+            "project": project,
+            "event": "start",
+            "client": ctx.config.client,
+            "data": {"source": source, "model": ctx.payload.get("model")},
+        }
+        posts.append(("/api/session/event", event))
+    gets: list[tuple[str, dict[str, Any]]] = [
+        ("/api/session/briefing", {"project": project}),
+        ("/api/project/learnings", {"project": project, "limit": 15}),
+        ("/api/memory/recent", {"project": project, "limit": 5}),
+    ]
+    (briefing, learnings, recent), _ = ctx.api.exchange(gets, posts)
+    if ctx.config.client == "claude":
+        _refresh_memory_md(ctx, briefing, learnings, recent)
+    text = session_start_context(project, briefing, learnings, recent)
+    event_name = str(ctx.payload.get("hook_event_name") or "SessionStart")
+    return context_output(event_name, text) if text else None
+
+
+def _refresh_memory_md(ctx: HookContext, briefing: dict | None, learnings: dict | None,
+                       recent: dict | None) -> None:
+    bodies: dict[str, list[str]] = {}
+    if briefing is not None or recent is not None:
+        bodies[CONTEXT_HEADING] = session_context_lines(briefing, recent)
+    if learnings is not None:
+        bodies[RULES_HEADING] = rule_lines(learnings)
+    if bodies:
+        path = memory_md_path(ctx.cwd, claude_config_dir())
+        if update_memory_md(path, bodies):
+            ctx.notes.append("memory_md=updated")
+
+
+if __name__ == "__main__":
+    fail_open("session_start", handle, budget_s=BUDGET_S, replay_limit=10)

@@ -1,0 +1,41 @@
+"""UserPromptSubmit: put the memories most relevant to the prompt in front of the model.
+
+This blocks the user's turn, so it has the tightest deadline of all hooks: when the API is
+slow or down the prompt goes through without memory rather than waiting.
+"""
+
+from __future__ import annotations
+
+from hooks.context_render import search_context
+from hooks.runtime import HookContext, context_output, fail_open
+
+MIN_PROMPT_CHARS = 30
+MAX_QUERY_CHARS = 1000
+BUDGET_S = 0.5
+PROJECT_LIMIT = 3
+GLOBAL_LIMIT = 2
+
+
+def handle(ctx: HookContext) -> str | None:
+    """Search the project and _global scopes in parallel; print the matches as context."""
+    prompt = str(ctx.payload.get("prompt") or "").strip()
+    if len(prompt) < MIN_PROMPT_CHARS:
+        return None
+    query = prompt[:MAX_QUERY_CHARS]
+    project_answer, global_answer = ctx.api.get_many(
+        [
+            ("/api/memory/search", {"query": query, "project": ctx.project,
+                                    "limit": PROJECT_LIMIT, "mode": "hybrid"}),
+            ("/api/memory/search", {"query": query, "project": "_global",
+                                    "limit": GLOBAL_LIMIT, "mode": "hybrid"}),
+        ]
+    )
+    text = search_context(project_answer, global_answer)
+    if not text:
+        return None
+    event_name = str(ctx.payload.get("hook_event_name") or "UserPromptSubmit")
+    return context_output(event_name, text)
+
+
+if __name__ == "__main__":
+    fail_open("user_prompt_submit", handle, budget_s=BUDGET_S, replay_limit=2)

@@ -1,0 +1,82 @@
+"""Deploy step: apply pending migrations before new code takes traffic (a CloudFormation custom resource).
+
+Every deploy changes the resource's `DeployId`, so CloudFormation calls this on each create and
+update; the stack's functions depend on it, so they are updated only after it answered SUCCESS.
+A failure answers FAILED and the stack rolls back. It always answers (a custom resource that
+never hears back blocks the stack for an hour). Invoked directly (no ResponseURL), it returns
+the same data, which is how `infra/deploy.py migrate` runs it by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import urllib.request
+from typing import Any
+
+from chalicelib.logging import get_logger
+
+PHYSICAL_ID = "itachi-schema"
+
+
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    logger = get_logger()
+    status, data, reason = "SUCCESS", {}, "ok"
+    try:
+        if event.get("RequestType", "Update") in ("Create", "Update"):
+            data = migrate()
+            logger.info("migrations applied", extra=data)
+    except Exception as exc:
+        logger.exception("migrations failed")
+        status, reason = "FAILED", f"{type(exc).__name__}: {exc}"[:400]
+    if event.get("ResponseURL"):
+        respond(event, status, data, reason)
+    elif status == "FAILED":
+        raise RuntimeError(reason)
+    return data
+
+
+def migrate() -> dict[str, Any]:
+    from chalicelib.adapters.database import connect_once
+    from chalicelib.adapters.migrations import apply_migrations
+    from chalicelib.settings import Settings
+
+    settings = Settings.from_env()
+    applied = apply_migrations(settings.database_url, embedding_dim=settings.embedding_dim,
+                               embedding_model=settings.embedding_model)
+    with connect_once(settings.database_url) as conn:
+        version = check_pgvector(conn, os.environ.get("ITACHI_MIN_PGVECTOR", "0.8.0"))
+    return {"Applied": ",".join(applied) or "none", "PgvectorVersion": version}
+
+
+def check_pgvector(conn: Any, minimum: str) -> str:
+    """Return the installed pgvector version, updating the extension if the engine has a newer one."""
+    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    if row is None:
+        raise RuntimeError("the vector extension is not installed (migration 0001 creates it)")
+    if _version(row["extversion"]) < _version(minimum):
+        conn.execute("ALTER EXTENSION vector UPDATE")
+        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    if _version(row["extversion"]) < _version(minimum):
+        raise RuntimeError(f"pgvector {row['extversion']} is older than {minimum}: choose a newer "
+                           f"engine version (DbEngineVersion)")
+    return str(row["extversion"])
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(".") if part.isdigit())
+
+
+def respond(event: dict[str, Any], status: str, data: dict[str, Any], reason: str) -> None:
+    body = json.dumps({
+        "Status": status, "Reason": reason, "PhysicalResourceId": PHYSICAL_ID,
+        "StackId": event["StackId"], "RequestId": event["RequestId"],
+        "LogicalResourceId": event["LogicalResourceId"], "Data": data,
+    }).encode()
+    url = str(event["ResponseURL"])
+    if not url.startswith(("https://", "http://")):
+        raise ValueError("ResponseURL must be an HTTP(S) URL")
+    request = urllib.request.Request(url, data=body, method="PUT",  # noqa: S310 (scheme checked)
+                                     headers={"Content-Type": "", "Content-Length": str(len(body))})
+    with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310 (scheme checked)
+        response.read()

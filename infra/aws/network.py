@@ -1,0 +1,73 @@
+"""The VPC: two public and two private subnets; NAT and the S3 endpoint only in private mode.
+
+Private mode (production): Lambdas run in the private subnets and reach RDS Proxy directly and
+the internet (Telegram, OpenAI, SQS, Secrets Manager) through one NAT gateway. Public-db mode
+(a cheap dev stack): Lambdas run outside the VPC and the database sits in the public subnets,
+reachable only with TLS and its password; no NAT, no proxy.
+"""
+
+from __future__ import annotations
+
+from infra.aws.cfn import PRIVATE, Json, get_att, if_private, ref, sub, tags
+
+SUBNETS = {
+    "PublicSubnetA": ("10.42.0.0/24", 0, True),
+    "PublicSubnetB": ("10.42.1.0/24", 1, True),
+    "PrivateSubnetA": ("10.42.10.0/24", 0, False),
+    "PrivateSubnetB": ("10.42.11.0/24", 1, False),
+}
+PRIVATE_SUBNETS = [ref("PrivateSubnetA"), ref("PrivateSubnetB")]
+PUBLIC_SUBNETS = [ref("PublicSubnetA"), ref("PublicSubnetB")]
+
+
+def lambda_vpc_config() -> Json:
+    """VpcConfig for a function: the private subnets in private mode, no VPC otherwise."""
+    return if_private({"SubnetIds": PRIVATE_SUBNETS, "SecurityGroupIds": [ref("LambdaSecurityGroup")]},
+                      {"Ref": "AWS::NoValue"})
+
+
+def resources(stage: str) -> Json:
+    res: Json = {
+        "Vpc": {"Type": "AWS::EC2::VPC", "Properties": {
+            "CidrBlock": "10.42.0.0/16", "EnableDnsSupport": True, "EnableDnsHostnames": True,
+            "Tags": tags(stage, {"Name": f"itachi-{stage}"})}},
+        "InternetGateway": {"Type": "AWS::EC2::InternetGateway", "Properties": {"Tags": tags(stage)}},
+        "InternetGatewayAttachment": {"Type": "AWS::EC2::VPCGatewayAttachment", "Properties": {
+            "VpcId": ref("Vpc"), "InternetGatewayId": ref("InternetGateway")}},
+        "PublicRouteTable": {"Type": "AWS::EC2::RouteTable", "Properties": {
+            "VpcId": ref("Vpc"), "Tags": tags(stage)}},
+        "PublicDefaultRoute": {"Type": "AWS::EC2::Route", "DependsOn": "InternetGatewayAttachment",
+                               "Properties": {"RouteTableId": ref("PublicRouteTable"),
+                                              "DestinationCidrBlock": "0.0.0.0/0",
+                                              "GatewayId": ref("InternetGateway")}},
+        "PrivateRouteTable": {"Type": "AWS::EC2::RouteTable", "Properties": {
+            "VpcId": ref("Vpc"), "Tags": tags(stage)}},
+        "NatAddress": {"Type": "AWS::EC2::EIP", "Condition": PRIVATE,
+                       "DependsOn": "InternetGatewayAttachment",
+                       "Properties": {"Domain": "vpc", "Tags": tags(stage)}},
+        "NatGateway": {"Type": "AWS::EC2::NatGateway", "Condition": PRIVATE, "Properties": {
+            "AllocationId": get_att("NatAddress", "AllocationId"), "SubnetId": ref("PublicSubnetA"),
+            "Tags": tags(stage)}},
+        "PrivateDefaultRoute": {"Type": "AWS::EC2::Route", "Condition": PRIVATE, "Properties": {
+            "RouteTableId": ref("PrivateRouteTable"), "DestinationCidrBlock": "0.0.0.0/0",
+            "NatGatewayId": ref("NatGateway")}},
+        # Free: S3 traffic (CloudFormation's custom resource replies) skips the NAT.
+        "S3Endpoint": {"Type": "AWS::EC2::VPCEndpoint", "Condition": PRIVATE, "Properties": {
+            "VpcId": ref("Vpc"), "VpcEndpointType": "Gateway",
+            "ServiceName": sub("com.amazonaws.${AWS::Region}.s3"),
+            "RouteTableIds": [ref("PrivateRouteTable")]}},
+        "LambdaSecurityGroup": {"Type": "AWS::EC2::SecurityGroup", "Properties": {
+            "GroupDescription": "Itachi Lambdas (egress only)", "VpcId": ref("Vpc"),
+            "SecurityGroupEgress": [{"IpProtocol": "-1", "CidrIp": "0.0.0.0/0",
+                                     "Description": "HTTPS to AWS APIs, Telegram, OpenAI; Postgres"}],
+            "Tags": tags(stage)}},
+    }
+    for name, (cidr, az, public) in SUBNETS.items():
+        res[name] = {"Type": "AWS::EC2::Subnet", "Properties": {
+            "VpcId": ref("Vpc"), "CidrBlock": cidr,
+            "AvailabilityZone": {"Fn::Select": [az, {"Fn::GetAZs": ""}]},
+            "MapPublicIpOnLaunch": False, "Tags": tags(stage, {"Name": f"itachi-{stage}-{name}"})}}
+        table = "PublicRouteTable" if public else "PrivateRouteTable"
+        res[f"{name}Routes"] = {"Type": "AWS::EC2::SubnetRouteTableAssociation", "Properties": {
+            "SubnetId": ref(name), "RouteTableId": ref(table)}}
+    return res

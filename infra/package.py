@@ -1,0 +1,224 @@
+"""`make package`: build the Lambda zip and the production template into dist/, offline.
+
+Steps: stage a Chalice project under build/ (app.py, chalicelib, the stage config, and a
+`vendor/` holding functions/, the two tables and the Lambda dependencies copied from this
+virtualenv), run `chalice package` on it, precompile every module into the zip, and render
+dist/template.json around Chalice's SAM output.
+
+Why vendor from the virtualenv: `chalice package` would run `pip download` against the package
+index for requirements.txt, which needs the network. The virtualenv was installed from the same
+pinned requirements.txt, for the same interpreter (CPython 3.11, x86_64 Linux) as the Lambda
+runtime, so its installed files are the wheels Chalice would fetch. Each pin is checked against
+the installed version, and each binary wheel's platform tag against the Lambda runtime's glibc.
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import hashlib
+import json
+import os
+import py_compile
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from infra.aws.stage import REPO_ROOT, load_stage
+from infra.template import dump, function_ids, render
+
+ZIP_NAME = "lambda.zip"
+TEMPLATE_NAME = "template.json"
+LAMBDA_GLIBC = (2, 26)  # the python3.11 Lambda runtime (Amazon Linux 2)
+LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
+IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo")
+TABLE_MODULES = ("__init__.py", "queues.py", "schedules.py")  # the parts of infra/ a Lambda imports
+
+
+class PackageError(RuntimeError):
+    """The Lambda package cannot be built from this environment."""
+
+
+@dataclass(frozen=True)
+class Artifact:
+    path: Path
+    sha256: str
+    zipped_bytes: int
+    unzipped_bytes: int
+    files: int
+
+
+def lambda_requirements(requirements: Path) -> list[metadata.Distribution]:
+    """Return the installed distributions that requirements.txt needs, dependencies included."""
+    found: dict[str, metadata.Distribution] = {}
+
+    def visit(req: Requirement, pinned: bool) -> None:
+        name = canonicalize_name(req.name)
+        if name in found:
+            return
+        try:
+            dist = metadata.distribution(req.name)
+        except metadata.PackageNotFoundError:
+            raise PackageError(f"{req.name} is not installed in this virtualenv: run `make` first") from None
+        if pinned and req.specifier and not req.specifier.contains(dist.version, prereleases=True):
+            raise PackageError(f"{req.name} {dist.version} is installed but requirements.txt asks for "
+                               f"{req.specifier}: reinstall the virtualenv (`make`)")
+        found[name] = dist
+        extras = set(req.extras) | {""}
+        for line in dist.requires or []:
+            sub_req = Requirement(line)
+            if sub_req.marker is None or any(sub_req.marker.evaluate({"extra": e}) for e in extras):
+                visit(sub_req, pinned=False)
+
+    for raw in requirements.read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line:
+            visit(Requirement(line), pinned=True)
+    return sorted(found.values(), key=lambda d: canonicalize_name(d.metadata["Name"]))
+
+
+def _platform_ok(tag: str) -> bool:
+    platform = tag.rsplit("-", 1)[-1]
+    if platform == "any":
+        return True
+    legacy = LEGACY_MANYLINUX.get(platform.removesuffix("_x86_64"))
+    if legacy and platform.endswith("_x86_64"):
+        return legacy <= LAMBDA_GLIBC
+    match = re.fullmatch(r"manylinux_(\d+)_(\d+)_x86_64", platform)
+    return bool(match) and (int(match[1]), int(match[2])) <= LAMBDA_GLIBC
+
+
+def check_lambda_compatible(dist: metadata.Distribution) -> None:
+    tags = [line.split(":", 1)[1].strip() for line in (dist.read_text("WHEEL") or "").splitlines()
+            if line.startswith("Tag:")]
+    if tags and not any(_platform_ok(t) for t in tags):
+        raise PackageError(f"{dist.metadata['Name']} {dist.version} is installed as {tags[0]}, which "
+                           f"the python3.11 Lambda runtime (glibc 2.26) cannot load; pin a version "
+                           f"with a manylinux2014 wheel")
+
+
+def vendor_dependencies(requirements: Path, target: Path) -> list[str]:
+    """Copy each needed distribution's installed files (sources, binaries, metadata) into `target`."""
+    names = []
+    for dist in lambda_requirements(requirements):
+        check_lambda_compatible(dist)
+        for entry in dist.files or []:
+            parts = entry.parts
+            if parts[0] == ".." or "__pycache__" in parts or entry.suffix in (".pyc", ".pyo"):
+                continue
+            source = Path(str(dist.locate_file(entry)))
+            if source.is_file():
+                dest = target / entry
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, dest)
+        names.append(f"{dist.metadata['Name']}=={dist.version}")
+    return names
+
+
+def stage_project(stage: str, work: Path) -> Path:
+    """Lay out the Chalice project that `chalice package` turns into the zip."""
+    project = work / "project"
+    project.mkdir(parents=True)
+    shutil.copy2(REPO_ROOT / "app.py", project / "app.py")
+    shutil.copytree(REPO_ROOT / "chalicelib", project / "chalicelib", ignore=IGNORED)
+    shutil.copytree(REPO_ROOT / ".chalice", project / ".chalice",
+                    ignore=shutil.ignore_patterns("deployments", "venv"))
+    (project / "requirements.txt").write_text("# dependencies are vendored by infra/package.py\n")
+    vendor = project / "vendor"
+    shutil.copytree(REPO_ROOT / "functions", vendor / "functions", ignore=IGNORED)
+    (vendor / "infra").mkdir(parents=True)
+    for name in TABLE_MODULES:
+        shutil.copy2(REPO_ROOT / "infra" / name, vendor / "infra" / name)
+    vendor_dependencies(REPO_ROOT / "requirements.txt", vendor)
+    return project
+
+
+def run_chalice(project: Path, stage: str, out: Path) -> None:
+    chalice = Path(sys.executable).parent / "chalice"
+    env = {**os.environ, "AWS_DEFAULT_REGION": os.environ.get("AWS_DEFAULT_REGION", "us-east-1")}
+    result = subprocess.run([str(chalice), "package", "--stage", stage, str(out)], cwd=project, env=env,
+                            capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise PackageError(f"chalice package failed:\n{result.stdout}\n{result.stderr}")
+
+
+def precompile_zip(source: Path, dest: Path, *, with_pyc: bool = True) -> Artifact:
+    """Rewrite `source` deterministically, adding unchecked-hash .pyc files next to every module.
+
+    Lambda's /var/task is read-only, so without these every cold start compiles every module it
+    imports. Unchecked-hash pycs are used without looking at source timestamps.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        with zipfile.ZipFile(source) as zf:
+            zf.extractall(root)
+        if with_pyc:
+            compileall.compile_dir(root, quiet=2, workers=0,
+                                   invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+        files = sorted(p for p in root.rglob("*") if p.is_file())
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as out:
+            for path in files:
+                info = zipfile.ZipInfo(path.relative_to(root).as_posix(), date_time=(1980, 1, 1, 0, 0, 0))
+                info.external_attr = 0o644 << 16
+                info.compress_type = zipfile.ZIP_DEFLATED
+                out.writestr(info, path.read_bytes())
+        unzipped = sum(p.stat().st_size for p in files)
+    digest = hashlib.sha256(dest.read_bytes()).hexdigest()
+    return Artifact(dest, digest, dest.stat().st_size, unzipped, len(files))
+
+
+def build(stage: str, dist: Path, *, work: Path | None = None) -> dict[str, object]:
+    """Build dist/lambda.zip, dist/template.json and dist/manifest.json for `stage`."""
+    started = time.monotonic()
+    config = load_stage(stage)
+    work = work or REPO_ROOT / "build" / "lambda" / stage
+    shutil.rmtree(work, ignore_errors=True)
+    project = stage_project(stage, work)
+    chalice_out = work / "chalice-out"
+    run_chalice(project, stage, chalice_out)
+    artifact = precompile_zip(chalice_out / "deployment.zip", dist / ZIP_NAME)
+    sam = json.loads((chalice_out / "sam.json").read_text())
+    template = render(sam, config, code_uri=f"./{ZIP_NAME}")
+    dump(template, dist / TEMPLATE_NAME)
+    manifest: dict[str, object] = {
+        "stage": stage, "stack_name": config.stack_name, "template": TEMPLATE_NAME,
+        "code": {"file": ZIP_NAME, "sha256": artifact.sha256, "zipped_bytes": artifact.zipped_bytes,
+                 "unzipped_bytes": artifact.unzipped_bytes, "files": artifact.files},
+        "parameters": config.parameters, "functions": function_ids(template),
+        "build_seconds": round(time.monotonic() - started, 1),
+    }
+    (dist / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return manifest
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m infra.package", description=__doc__.splitlines()[0])
+    parser.add_argument("--stage", default="prod")
+    parser.add_argument("--dist", default=str(REPO_ROOT / "dist"))
+    args = parser.parse_args(argv)
+    try:
+        manifest = build(args.stage, Path(args.dist))
+    except PackageError as exc:
+        print(f"package failed: {exc}", file=sys.stderr)
+        return 1
+    code = manifest["code"]
+    assert isinstance(code, dict)
+    print(f"dist/{ZIP_NAME}: {code['zipped_bytes'] / 1e6:.1f} MB zipped, "
+          f"{code['unzipped_bytes'] / 1e6:.1f} MB unzipped; dist/{TEMPLATE_NAME}: "
+          f"{len(manifest['functions'])} functions; {manifest['build_seconds']} s")  # type: ignore[arg-type]
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""The Telegram part of the composition root: `container.telegram`.
+
+Built lazily like the rest of the container; python-telegram-bot is imported only when the
+bot itself (runtime, sender) is first used, so the webhook route stays light.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from chalicelib.adapters.reminder_repository import ReminderRepository
+from chalicelib.adapters.session_request_repository import SessionRequestRepository
+from chalicelib.adapters.sqs_stream_trigger import SqsStreamTrigger
+from chalicelib.adapters.telegram_outbox_repository import TelegramOutboxRepository
+from chalicelib.adapters.telegram_topic_repository import TelegramTopicRepository, Topic
+from chalicelib.services.reminders import Reminders
+from chalicelib.services.telegram_conversation import ContextProvider, Conversation
+from chalicelib.services.telegram_intake import TelegramIntake, UpdateRunner, first_refusal
+from chalicelib.services.telegram_streams import TopicStreams
+
+if TYPE_CHECKING:
+    from chalicelib.bootstrap import Container
+    from chalicelib.bot.runtime import BotRuntime
+    from chalicelib.services.task_ports import TaskEventPublisher
+    from chalicelib.services.telegram_ports import MessageSender
+
+
+class TelegramContainer:
+    def __init__(self, container: Container) -> None:
+        self._c = container
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self._c.settings.telegram_bot_token)
+
+    @cached_property
+    def runtime(self) -> BotRuntime:
+        from chalicelib.bot.handler_table import build_application
+        from chalicelib.bot.runtime import BotRuntime
+
+        return BotRuntime(lambda: build_application(self._c))
+
+    @cached_property
+    def sender(self) -> MessageSender:
+        from chalicelib.adapters.telegram_gateway import TelegramGateway
+
+        return TelegramGateway(self.runtime)
+
+    @cached_property
+    def topics(self) -> TelegramTopicRepository:
+        return TelegramTopicRepository(self._c.db)
+
+    @cached_property
+    def streams(self) -> TopicStreams:
+        return TopicStreams(TelegramOutboxRepository(self._c.db), self.topics, self.sender,
+                            SqsStreamTrigger(self._c.queues))
+
+    @cached_property
+    def publisher(self) -> TaskEventPublisher:
+        """Task and session output into their topics; nothing without a bot token."""
+        if not self.enabled:
+            from chalicelib.services.task_ports import NullTaskEventPublisher
+
+            return NullTaskEventPublisher()
+        from chalicelib.services.telegram_publisher import TopicEventPublisher
+
+        return TopicEventPublisher(self.topics, self.streams)
+
+    @cached_property
+    def intake(self) -> TelegramIntake:
+        return TelegramIntake(self._c.db, self._c.queues)
+
+    @cached_property
+    def runner(self) -> UpdateRunner:
+        return UpdateRunner(self._c.db, self.runtime.process)
+
+    @cached_property
+    def reminders(self) -> Reminders:
+        return Reminders(ReminderRepository(self._c.db), self.sender)
+
+    @cached_property
+    def session_requests(self) -> SessionRequestRepository:
+        return SessionRequestRepository(self._c.db)
+
+    @cached_property
+    def conversation(self) -> Conversation:
+        return Conversation(self._c.llm, [ContextProvider("Active tasks", self._active_tasks)])
+
+    def first_refusal(self, user_id: int) -> bool:
+        return first_refusal(self._c.db, user_id)
+
+    def project_of(self, topic: Topic) -> str | None:
+        """The project of the task or session a topic belongs to."""
+        if topic.kind == "task":
+            return self._c.tasks.get(topic.ref_id).project
+        return self._c.agent_sessions.get(topic.ref_id).project
+
+    def _active_tasks(self, message: str, project: str) -> str:
+        tasks = [t for s in ("running", "dispatched", "queued")
+                 for t in self._c.tasks.list_tasks(status=s, limit=10)]
+        return "\n".join(f"- {t.id[:8]} {t.project} ({t.status.value}): {t.description[:120]}" for t in tasks)
+
+    def recall(self, query: str, project: str | None) -> list[str]:
+        raise NotImplementedError  # wired to the memory service once it lands
+
+    def teach(self, project: str, rule: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def rate_task(self, task_id: str, project: str, good: bool) -> int:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        if "runtime" in self.__dict__:
+            self.runtime.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from chalicelib.adapters.database import Database
 from chalicelib.adapters.llm_usage_repository import LlmUsageRepository
@@ -20,6 +21,9 @@ from chalicelib.services.budgeted_llm import BudgetedLlm, DisabledLlm
 from chalicelib.services.llm_port import LanguageModel
 from chalicelib.services.sessions import SessionService
 from chalicelib.settings import Settings
+
+if TYPE_CHECKING:
+    from chalicelib.telegram_container import TelegramContainer
 
 
 @dataclass
@@ -57,11 +61,20 @@ class Container:
 
         return SessionService(SessionRepository(self.db), redact)
 
+    @cached_property
+    def telegram(self) -> TelegramContainer:
+        """The Telegram front-end: bot runtime, topics, output streams, reminders (telegram_container.py)."""
+        from chalicelib.telegram_container import TelegramContainer
+
+        return TelegramContainer(self)
+
     def warm_up(self) -> None:
         """Pay one-time costs (pool, models) before the first request; used by long-lived servers."""
         self.db.ping()
 
     def close(self) -> None:
+        if "telegram" in self.__dict__:
+            self.telegram.close()
         if "db" in self.__dict__:
             self.db.close()
 

@@ -31,6 +31,9 @@ QUEUES: tuple[QueueSpec, ...] = (
     QueueSpec("dispatch", consumer="functions.dispatch_consumer:handler", consumer_timeout_s=30),
     QueueSpec("telegram-updates", consumer="functions.telegram_consumer:handler",
               consumer_timeout_s=60, batch_size=5),
+    # Wake-ups of task and session topic streams (the outbox itself is in Postgres).
+    QueueSpec("telegram-outbox", consumer="functions.telegram_outbox:handler",
+              consumer_timeout_s=60, batch_size=10),
     QueueSpec("ingest", consumer="functions.ingest_consumer:handler", consumer_timeout_s=120,
               batch_size=5),
 )

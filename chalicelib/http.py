@@ -60,6 +60,12 @@ def parse_query(request: Request, model: type[M]) -> M:
         raise InvalidInput(message, field=field) from None
 
 
+def delivery_key(request: Request) -> str | None:
+    """The client's `Idempotency-Key` header: a retried delivery carries the same key."""
+    key = (request.headers.get("idempotency-key") or "").strip()
+    return key[:200] or None
+
+
 def _translate_errors(view: F) -> F:
     @functools.wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:

@@ -3,7 +3,9 @@ integration (real Postgres + pgvector via pgserver, moto server, fake HTTP serve
 
 from __future__ import annotations
 
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,10 +26,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestPostgres]:
-    pg = TestPostgres(tmp_path_factory.mktemp("pg"))
+def postgres() -> Iterator[TestPostgres]:
+    # Outside pytest's temp tree: the server runs as another user when tests run as root, and a
+    # concurrent pytest session resets that tree to mode 0700.
+    root = Path(tempfile.mkdtemp(prefix="itachi-test-pg-"))
+    pg = TestPostgres(root)
     yield pg
     pg.close()
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

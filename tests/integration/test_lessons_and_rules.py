@@ -1,0 +1,191 @@
+"""Rules and lessons over real Postgres: teaching, learnings order, outcomes, feedback, enrichment,
+and the weekly reviews."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from chalicelib.adapters.database import Database
+from chalicelib.adapters.learning_memory_repository import LearningMemoryRepository, NewMemory
+from chalicelib.adapters.lesson_repository import LessonRepository
+from chalicelib.domain.errors import InvalidInput, NotFound
+from chalicelib.domain.insights import Insight
+from chalicelib.services.budgeted_llm import DisabledLlm
+from chalicelib.services.learning_review import LearningReview
+from chalicelib.services.lesson_enrichment import LessonEnricher
+from chalicelib.services.lessons import Lessons
+from chalicelib.services.project_rules import ProjectRules
+from tests.fakes.fake_embedder import WordEmbedder
+from tests.fakes.fake_llm import ScriptedLanguageModel
+
+
+@pytest.fixture
+def db(database_url: str) -> Iterator[Database]:
+    database = Database(database_url)
+    yield database
+    database.close()
+
+
+@pytest.fixture
+def embedder() -> WordEmbedder:
+    return WordEmbedder()
+
+
+def add_lesson(db: Database, embedder: WordEmbedder, text: str, project: str = "web") -> str:
+    (vector,) = embedder.embed([text])
+    with db.connection() as conn:
+        return Lessons(db).promote(conn, project, Insight("decision", text), "project-selection", vector,
+                                   embedder.model, session_id="s", significance=0.8)
+
+
+def rows(db: Database, sql: str, *params: Any) -> list[dict[str, Any]]:
+    with db.connection() as conn:
+        return conn.execute(sql, params).fetchall()
+
+
+def test_a_taught_rule_starts_at_095_and_teaching_it_again_reinforces_it(db: Database,
+                                                                          embedder: WordEmbedder) -> None:
+    rules = ProjectRules(db, embedder, lambda t: t)
+
+    first = rules.teach("web", "Run the tests with --no-cache")
+    again = rules.teach("web", "run the tests with --no-cache.")
+
+    assert (first["outcome"], first["confidence"], first["source"]) == ("stored", 0.95, "user")
+    assert (again["outcome"], again["id"], again["times_reinforced"]) == ("reinforced", first["id"], 2)
+
+
+def test_an_empty_rule_is_refused(db: Database, embedder: WordEmbedder) -> None:
+    with pytest.raises(InvalidInput):
+        ProjectRules(db, embedder, lambda t: t).teach("web", "   ")
+
+
+def test_learnings_are_ordered_by_confidence_times_reinforcement_and_capped_at_15(
+        db: Database, embedder: WordEmbedder) -> None:
+    memories = LearningMemoryRepository()
+    with db.connection() as conn:
+        for n in range(20):
+            memories.insert(conn, NewMemory("web", "project_rule", f"Rule number {n} about thing{n}",
+                                            None, None, confidence=0.5))
+        memories.insert(conn, NewMemory("web", "project_rule", "Often seen", None, None, confidence=0.6))
+        memories.insert(conn, NewMemory("other", "project_rule", "Not this project", None, None,
+                                        confidence=0.99))
+        conn.execute("UPDATE memories SET times_reinforced = 3 WHERE content = 'Often seen'")
+
+    learned = ProjectRules(db, embedder, lambda t: t).learnings("web", limit=50)
+
+    assert len(learned) == 15
+    assert learned[0]["rule"] == "Often seen" and learned[0]["times_reinforced"] == 3
+    assert all(r["rule"] != "Not this project" for r in learned)
+
+
+def test_success_then_failure_moves_a_lesson_from_07_to_08_to_065(db: Database,
+                                                                  embedder: WordEmbedder) -> None:
+    lessons = Lessons(db)
+    lesson_id = add_lesson(db, embedder, "Run migrations before the integration tests")
+
+    first = lessons.record_outcome("task-1", "web", True, [lesson_id])
+    second = lessons.record_outcome("task-2", "web", False, [lesson_id])
+
+    assert first["lessons"][0]["confidence"] == 0.8
+    assert second["lessons"][0]["confidence"] == 0.65
+    stats = lessons.get(lesson_id)
+    assert (stats["confidence"], stats["applications"], stats["successes"], stats["failures"]) == (
+        0.65, 2, 1, 1)
+    events = rows(db, "SELECT kind, task_id FROM lesson_events ORDER BY id")
+    assert events == [{"kind": "success", "task_id": "task-1"}, {"kind": "failure", "task_id": "task-2"}]
+
+
+def test_an_outcome_is_applied_once_per_task(db: Database, embedder: WordEmbedder) -> None:
+    lessons = Lessons(db)
+    lesson_id = add_lesson(db, embedder, "Prefer small pull requests")
+    lessons.record_outcome("task-1", "web", True, [lesson_id])
+
+    replay = lessons.record_outcome("task-1", "web", True, [lesson_id])
+
+    assert replay["recorded"] is False
+    assert lessons.get(lesson_id)["confidence"] == 0.8
+
+
+def test_feedback_moves_a_lesson_by_a_tenth_and_unknown_ids_are_not_found(
+        db: Database, embedder: WordEmbedder) -> None:
+    lessons = Lessons(db)
+    lesson_id = add_lesson(db, embedder, "Prefer small pull requests")
+
+    assert lessons.feedback(lesson_id, good=True)["confidence"] == 0.8
+    assert lessons.feedback(lesson_id, good=False)["confidence"] == 0.7
+    with pytest.raises(NotFound):
+        lessons.feedback("00000000-0000-0000-0000-000000000000", good=True)
+
+
+def test_enrichment_appends_relevant_lessons_and_rules_and_credits_the_outcome(
+        db: Database, embedder: WordEmbedder) -> None:
+    relevant = add_lesson(db, embedder, "Run database migrations before the integration tests")
+    add_lesson(db, embedder, "Ship the marketing page copy on Mondays")
+    ProjectRules(db, embedder, lambda t: t).teach("web", "Always use yarn, not npm")
+    enricher = LessonEnricher(db, embedder)
+
+    prompt = enricher.enrich_with_lessons("Fix the failing integration tests after the database migrations",
+                                          "web", task_id="task-9")
+
+    assert prompt.startswith("Fix the failing integration tests")
+    assert "## Lessons from earlier work (web)\n- Run database migrations before the integration tests" \
+        in prompt
+    assert "marketing" not in prompt
+    assert "## Project rules (web)\n- Always use yarn, not npm" in prompt
+    outcome = Lessons(db).record_outcome("task-9", "web", success=True)  # no ids: the applied ones
+    assert [c["id"] for c in outcome["lessons"]] == [relevant]
+
+
+def test_enrichment_without_lessons_or_rules_leaves_the_prompt_alone(db: Database,
+                                                                     embedder: WordEmbedder) -> None:
+    assert LessonEnricher(db, embedder).enrich("Do the thing", "empty") == "Do the thing"
+
+
+def test_effectiveness_review_boosts_a_lesson_that_keeps_working_once_a_week(
+        db: Database, embedder: WordEmbedder) -> None:
+    lesson_id = add_lesson(db, embedder, "Pin the toolchain version")
+    young = add_lesson(db, embedder, "Cache the node modules between runs")
+    repo = LessonRepository()
+    with db.connection() as conn:
+        for _ in range(5):
+            repo.count_outcome(conn, lesson_id, success=True)
+        repo.count_outcome(conn, young, success=False)
+    review = LearningReview(db, DisabledLlm(), embedder)
+
+    assert review.review_effectiveness() == {"reviewed": 1, "boosted": 1, "decayed": 0}
+    assert review.review_effectiveness() == {"reviewed": 0, "boosted": 0, "decayed": 0}
+    assert Lessons(db).get(lesson_id)["confidence"] == 0.775
+
+
+def test_reflection_writes_one_digest_per_project_and_week_without_an_llm(
+        db: Database, embedder: WordEmbedder) -> None:
+    for text in ("Pin the toolchain", "Run migrations first", "Keep commits small"):
+        add_lesson(db, embedder, text)
+    add_lesson(db, embedder, "A lone lesson", project="tiny")
+    review = LearningReview(db, DisabledLlm(), embedder)
+    now = datetime(2026, 11, 20, tzinfo=UTC)
+
+    assert review.reflect(now) == {"week": "2026-W47",
+                                   "documents": [{"project": "web", "generator": "digest"}]}
+    assert review.reflect(now)["documents"] == []
+    (doc,) = rows(db, "SELECT content, metadata FROM memories WHERE category = 'strategy_document'")
+    assert doc["content"].startswith("Strategy for web (2026-W47), from 3 recent lessons")
+    assert len(doc["metadata"]["lesson_ids"]) == 3
+
+
+def test_reflection_uses_the_llm_text_when_it_answers(db: Database, embedder: WordEmbedder) -> None:
+    for text in ("Pin the toolchain", "Run migrations first", "Keep commits small"):
+        add_lesson(db, embedder, text)
+    llm = ScriptedLanguageModel()
+    llm.answer("- Pin versions\n- Migrate before testing")
+
+    result = LearningReview(db, llm, embedder).reflect()
+
+    assert result["documents"] == [{"project": "web", "generator": "llm"}]
+    assert llm.calls[0][0] == "reflection"
+    (doc,) = rows(db, "SELECT content FROM memories WHERE category = 'strategy_document'")
+    assert doc["content"].endswith("- Pin versions\n- Migrate before testing")

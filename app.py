@@ -11,13 +11,27 @@ from chalice.app import Request
 from chalicelib.bootstrap import get_container
 from chalicelib.http import error_response
 from chalicelib.logging import get_logger
-from chalicelib.routes import health_routes, session_routes, status_routes, telegram_routes, usage_routes
+from chalicelib.routes import (
+    agent_session_routes,
+    agent_task_routes,
+    health_routes,
+    machine_routes,
+    session_routes,
+    status_routes,
+    task_routes,
+    telegram_routes,
+    usage_routes,
+)
 
 app = Chalice(app_name="itachi", configure_logs=False)
 app.register_blueprint(health_routes.bp)
 app.register_blueprint(status_routes.bp)
 app.register_blueprint(usage_routes.bp)
 app.register_blueprint(session_routes.bp)
+app.register_blueprint(task_routes.bp)
+app.register_blueprint(agent_task_routes.bp)
+app.register_blueprint(machine_routes.bp)
+app.register_blueprint(agent_session_routes.bp)
 app.register_blueprint(telegram_routes.bp)
 
 

@@ -20,9 +20,17 @@ from chalicelib.domain.llm_budget import DailyBudget
 from chalicelib.services.budgeted_llm import BudgetedLlm, DisabledLlm
 from chalicelib.services.llm_port import LanguageModel
 from chalicelib.services.sessions import SessionService
+from chalicelib.services.task_policy import TaskPolicy
 from chalicelib.settings import Settings
 
 if TYPE_CHECKING:
+    from chalicelib.services.agent_sessions import AgentSessionService
+    from chalicelib.services.dispatch import TaskDispatcher
+    from chalicelib.services.machines import MachineRegistry
+    from chalicelib.services.task_ports import OutcomeRecorder, PromptEnricher, TaskEventPublisher, TaskQueues
+    from chalicelib.services.task_runs import TaskRunService
+    from chalicelib.services.task_sweep import TaskSweeper
+    from chalicelib.services.tasks import TaskService
     from chalicelib.telegram_container import TelegramContainer
 
 
@@ -60,6 +68,74 @@ class Container:
         from chalicelib.domain.redaction import redact
 
         return SessionService(SessionRepository(self.db), redact)
+
+    # Task orchestration. The three ports below are the one-line swaps: prompt_enricher (the
+    # learning loop's ranked lessons), task_event_publisher (Telegram topics), outcome_recorder.
+    @cached_property
+    def task_policy(self) -> TaskPolicy:
+        return TaskPolicy.from_env()
+
+    @cached_property
+    def task_queues(self) -> TaskQueues:
+        from chalicelib.adapters.sqs_task_queues import SqsTaskQueues
+
+        return SqsTaskQueues(self.queues)
+
+    @cached_property
+    def prompt_enricher(self) -> PromptEnricher:
+        from chalicelib.adapters.project_rules_reader import ProjectRulesReader
+        from chalicelib.services.prompt_enrichment import RulesPromptEnricher
+
+        return RulesPromptEnricher(ProjectRulesReader(self.db))
+
+    @cached_property
+    def task_event_publisher(self) -> TaskEventPublisher:
+        return self.telegram.publisher
+
+    @cached_property
+    def outcome_recorder(self) -> OutcomeRecorder:
+        from chalicelib.adapters.task_event_repository import TaskOutcomeRepository
+
+        return TaskOutcomeRepository(self.db)
+
+    @cached_property
+    def tasks(self) -> TaskService:
+        from chalicelib.services.tasks import TaskService
+
+        return TaskService(self.db, self.task_queues, self.task_event_publisher)
+
+    @cached_property
+    def task_dispatcher(self) -> TaskDispatcher:
+        from chalicelib.services.dispatch import TaskDispatcher
+
+        return TaskDispatcher(self.db, self.task_queues, self.task_event_publisher, self.task_policy)
+
+    @cached_property
+    def task_runs(self) -> TaskRunService:
+        from chalicelib.services.task_runs import TaskRunService
+
+        return TaskRunService(self.db, self.task_queues, self.task_event_publisher, self.prompt_enricher,
+                              self.outcome_recorder, self.task_dispatcher, self.task_policy)
+
+    @cached_property
+    def machine_registry(self) -> MachineRegistry:
+        from chalicelib.services.machines import MachineRegistry
+
+        s = self.settings
+        return MachineRegistry(self.db, self.task_queues, self.task_event_publisher, self.task_dispatcher,
+                               self.task_policy, sqs_endpoint_url=s.sqs_endpoint_url, region=s.aws_region)
+
+    @cached_property
+    def task_sweeper(self) -> TaskSweeper:
+        from chalicelib.services.task_sweep import TaskSweeper
+
+        return TaskSweeper(self.db, self.task_event_publisher, self.task_dispatcher, self.task_policy)
+
+    @cached_property
+    def agent_sessions(self) -> AgentSessionService:
+        from chalicelib.services.agent_sessions import AgentSessionService
+
+        return AgentSessionService(self.db, self.task_queues, self.task_event_publisher, self.task_policy)
 
     @cached_property
     def telegram(self) -> TelegramContainer:

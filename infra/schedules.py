@@ -33,4 +33,6 @@ SCHEDULES: tuple[ScheduleSpec, ...] = (
     ScheduleSpec("reminders", "functions.reminders:handler", 60, "Send the /remind reminders that are due."),
     ScheduleSpec("telegram-outbox-sweep", "functions.telegram_outbox:sweep", 60,
                  "Wake Telegram topic streams whose output has waited over 30 s."),
+    ScheduleSpec("task-sweep", "functions.task_sweep:handler", 60,
+                 "Retry or fail tasks whose agent stopped renewing its lease; offer waiting tasks."),
 )

@@ -1,0 +1,63 @@
+"""Messages on a machine's own SQS queue (server -> agent). Stdlib only: the agent imports it.
+
+Every message is a JSON object with a `kind`. Messages are hints, never authority: the agent
+claims a task or session through the API, which checks the state in Postgres, so a stale or
+duplicated message is harmless.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+TASK = "task"                    # {"task_id", "dispatch_seq"}: claim and run it
+CANCEL = "cancel"                # {"task_id"}: kill the task's process tree
+SESSION_START = "session_start"  # {"session_id"}: start an interactive engine
+SESSION_INPUT = "session_input"  # {"session_id", "seq", "text"}: write one user turn
+SESSION_CLOSE = "session_close"  # {"session_id"}: end the interactive engine
+KINDS = frozenset({TASK, CANCEL, SESSION_START, SESSION_INPUT, SESSION_CLOSE})
+
+
+@dataclass(frozen=True)
+class MachineMessage:
+    kind: str
+    task_id: str | None = None
+    session_id: str | None = None
+    dispatch_seq: int = 0
+    seq: int = 0
+    text: str = ""
+
+    def to_body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"kind": self.kind}
+        for key in ("task_id", "session_id"):
+            if getattr(self, key):
+                body[key] = getattr(self, key)
+        if self.kind == TASK:
+            body["dispatch_seq"] = self.dispatch_seq
+        if self.kind == SESSION_INPUT:
+            body.update(seq=self.seq, text=self.text)
+        return body
+
+
+class BadMessage(ValueError):
+    """The body is not a machine message (a poison message: leave it for the DLQ)."""
+
+
+def parse_machine_message(raw: str) -> MachineMessage:
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        raise BadMessage("not JSON") from None
+    if not isinstance(body, dict) or body.get("kind") not in KINDS:
+        raise BadMessage("unknown message kind")
+    kind = body["kind"]
+    needs = "task_id" if kind in {TASK, CANCEL} else "session_id"
+    if not isinstance(body.get(needs), str) or not body[needs]:
+        raise BadMessage(f"{kind} message without {needs}")
+    try:
+        return MachineMessage(kind=kind, task_id=body.get("task_id"), session_id=body.get("session_id"),
+                              dispatch_seq=int(body.get("dispatch_seq", 0)), seq=int(body.get("seq", 0)),
+                              text=str(body.get("text", "")))
+    except (TypeError, ValueError):
+        raise BadMessage("bad field types") from None

@@ -1,0 +1,106 @@
+"""The near-duplicate guard: two similar texts may merge only if they state the same facts.
+
+Embeddings see "deploy on 3 May" and "deploy on 4 May" as near twins; a memory store must
+not. Before a near-duplicate reinforces an existing memory, both texts must carry the same
+salient tokens (numbers, dates, names and identifiers) and the same polarity (an odd number of
+negations on one side only means they contradict each other). The guard errs towards keeping
+both memories: a missed merge costs a line, a wrong merge loses a fact.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_MONTHS = _words("january february march april may june july august september october november december "
+           "jan feb mar apr jun jul aug sep sept oct nov dec")
+_AMBIGUOUS_MONTHS = {"may", "march", "jan", "mar", "sep"}  # also ordinary words in lower case
+_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thurs fri sat sun"
+_RELATIVE_DAYS = {"today", "tomorrow", "yesterday", "tonight", "weekend", "weekday", "noon", "midnight"}
+_PERIODS = _words(f"week month year quarter morning evening night spring summer autumn fall winter "
+                  f"{_WEEKDAYS}")
+_NUMBER_WORDS = _words(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+     "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
+     "thousand million billion first second third fourth fifth sixth seventh eighth ninth tenth once "
+     "twice thrice half dozen double triple"
+)
+_NEGATIONS = {"not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "cannot", "without",
+              "avoid", "avoids", "avoided", "disable", "disabled", "forbid", "forbidden", "stop", "stopped",
+              "dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "wont", "cant", "shouldnt",
+              "mustnt", "neednt", "havent", "hasnt"}
+# Capitalised only because they open a sentence: not names.
+_STARTERS = _words(
+    "a an the this that these those it its i we you he she they my our your his her their there here "
+     "when where what which who why how if then so but and or also always never please use using do does "
+     "did don't dont make run add remove keep prefer avoid note remember all any each every some most "
+     "after before during until while since for from in on at to by with without of as is are was were "
+     "be been has have had can could should would will must may might yes no not ok okay hey hi hello "
+     "thanks thank sure well just only now today tomorrow yesterday set fix check see try let"
+)
+_TOKEN = re.compile(r"`[^`]+`|https?://\S+|[\w][\w'./:@#+-]*[\w]|\w")
+_BREAK = re.compile(r"[.!?;:\n]|^\s*[-*#>]+\s*$")
+_NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
+_IDENTIFIER = re.compile(
+    r"[\w-]+[._/@#][\w./@#-]*\w|\w*[a-z][A-Z]\w*|\w*\d\w*[A-Za-z]\w*|\w*[A-Za-z]\w*\d\w*"
+)
+
+
+def _scan(text: str) -> tuple[set[str], set[str], set[str]]:
+    """(salient tokens, capitalised sentence openers that may be names, lower-case words)."""
+    found: set[str] = set()
+    openers: set[str] = set()
+    plain: set[str] = set()
+    previous_end = 0
+    for match in _TOKEN.finditer(text):
+        sentence_start = previous_end == 0 or bool(_BREAK.search(text[previous_end:match.start()]))
+        previous_end = match.end()
+        raw = match.group(0)
+        token = raw.strip("`")
+        lower = token.lower().replace("'", "")
+        found.update(_NUMBER.findall(token))
+        literal = raw.startswith(("`", "http")) or _IDENTIFIER.fullmatch(token)
+        if literal or lower in _NUMBER_WORDS or lower in _RELATIVE_DAYS or lower in _PERIODS:
+            found.add(lower)
+        elif lower in _MONTHS and (lower not in _AMBIGUOUS_MONTHS or token[:1].isupper()):
+            found.add(lower[:3])
+        elif token[:1].isupper() and not sentence_start:
+            found.add(lower)
+        elif token[:1].isupper() and lower not in _STARTERS:
+            openers.add(lower)
+        elif token[:1].islower():
+            plain.add(lower)
+    return found, openers, plain
+
+
+def salient_tokens(text: str) -> frozenset[str]:
+    """Numbers, dates, names and identifiers in `text`, normalised for comparison.
+
+    A capitalised word opening a sentence counts as a name here; `same_facts` is subtler.
+    """
+    found, openers, _ = _scan(text)
+    return frozenset(found | openers)
+
+
+def polarity(text: str) -> int:
+    """1 when `text` carries an odd number of negations, else 0."""
+    words = re.findall(r"[a-z']+", text.lower())
+    count = sum(1 for w in words if w.replace("'", "") in _NEGATIONS or w.endswith("n't"))
+    return count % 2
+
+
+def same_facts(a: str, b: str) -> bool:
+    """True when `a` and `b` may be the same statement reworded (same salient tokens and polarity).
+
+    A capitalised sentence opener ("Deploy ...") is a name unless the other text uses the same
+    word in lower case ("... deploy using ...").
+    """
+    if polarity(a) != polarity(b):
+        return False
+    found_a, openers_a, plain_a = _scan(a)
+    found_b, openers_b, plain_b = _scan(b)
+    return found_a | (openers_a - plain_b) == found_b | (openers_b - plain_a)

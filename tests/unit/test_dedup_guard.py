@@ -1,0 +1,59 @@
+"""Near duplicates merge only when they state the same facts."""
+
+from __future__ import annotations
+
+import pytest
+
+from chalicelib.domain.dedup_guard import polarity, salient_tokens, same_facts
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Always run the tests before pushing.", "Run the tests before you push, always."),
+        ("Use uv instead of pip for installs.", "Prefer uv over pip when installing packages."),
+        ("The API timeout is 30 seconds.", "The timeout of the API is 30 seconds"),
+        ("Deploy with `make deploy` from main.", "From main, deploy using `make deploy`."),
+        ("Python 3.11 is required.", "We require Python 3.11."),
+    ],
+)
+def test_rewordings_of_the_same_statement_may_merge(a: str, b: str) -> None:
+    assert same_facts(a, b)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ("Release is planned for 3 May 2026.", "Release is planned for 4 May 2026."),
+        ("Release is planned for 2026-05-03.", "Release is planned for 2026-05-04."),
+        ("The meeting moved to Tuesday.", "The meeting moved to Thursday."),
+        ("The meeting is next week.", "The meeting is next month."),
+        ("The API timeout is 30 seconds.", "The API timeout is 60 seconds."),
+        ("We keep three replicas.", "We keep five replicas."),
+        ("Alice owns the billing service.", "Bob owns the billing service."),
+        ("Ask Alice to review the billing service.", "Ask Bob to review the billing service."),
+        ("Settings live in config.toml.", "Settings live in config.yaml."),
+        ("Use psycopg_pool for connections.", "Use SQLAlchemy for connections."),
+        ("Always squash commits.", "Never squash commits."),
+        ("Use the staging database for tests.", "Do not use the staging database for tests."),
+        ("Bump to v1.2.3.", "Bump to v1.2.4."),
+    ],
+)
+def test_statements_differing_in_a_date_number_name_or_polarity_never_merge(a: str, b: str) -> None:
+    assert not same_facts(a, b)
+
+
+def test_a_capitalised_sentence_opener_is_not_taken_for_a_name() -> None:
+    assert salient_tokens("Always use tabs. Never use spaces.") == frozenset()
+    assert "python" in salient_tokens("Python is the language.")
+
+
+def test_lower_case_modal_may_is_not_a_month_but_capitalised_may_is() -> None:
+    assert "may" not in salient_tokens("you may deploy on fridays")
+    assert "may" in salient_tokens("deploy on 3 May")
+
+
+def test_double_negation_keeps_polarity_even() -> None:
+    assert polarity("never skip the tests") == 1
+    assert polarity("don't never skip") == 0
+    assert polarity("run the tests") == 0

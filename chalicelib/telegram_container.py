@@ -6,6 +6,8 @@ bot itself (runtime, sender) is first used, so the webhook route stays light.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +17,7 @@ from chalicelib.adapters.sqs_stream_trigger import SqsStreamTrigger
 from chalicelib.adapters.telegram_outbox_repository import TelegramOutboxRepository
 from chalicelib.adapters.telegram_topic_repository import TelegramTopicRepository, Topic
 from chalicelib.services.reminders import Reminders
+from chalicelib.services.task_feedback import TaskFeedback
 from chalicelib.services.telegram_conversation import ContextProvider, Conversation
 from chalicelib.services.telegram_intake import TelegramIntake, UpdateRunner, first_refusal
 from chalicelib.services.telegram_streams import TopicStreams
@@ -27,8 +30,13 @@ if TYPE_CHECKING:
 
 
 class TelegramContainer:
-    def __init__(self, container: Container) -> None:
+    """`flush_interval_s` and `sleep` pace the topic streams; tests pass 0 and a recorder."""
+
+    def __init__(self, container: Container, *, flush_interval_s: float = 1.5,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self._c = container
+        self._flush_interval_s = flush_interval_s
+        self._sleep = sleep
 
     @property
     def enabled(self) -> bool:
@@ -54,7 +62,8 @@ class TelegramContainer:
     @cached_property
     def streams(self) -> TopicStreams:
         return TopicStreams(TelegramOutboxRepository(self._c.db), self.topics, self.sender,
-                            SqsStreamTrigger(self._c.queues))
+                            SqsStreamTrigger(self._c.queues), flush_interval_s=self._flush_interval_s,
+                            sleep=self._sleep)
 
     @cached_property
     def publisher(self) -> TaskEventPublisher:
@@ -105,10 +114,18 @@ class TelegramContainer:
         raise NotImplementedError  # wired to the memory service once it lands
 
     def teach(self, project: str, rule: str) -> dict[str, Any]:
-        raise NotImplementedError
+        """/learn: a project rule at the taught confidence (0.95), via the learning loop."""
+        return self._c.project_rules.teach(project, rule)
 
-    def rate_task(self, task_id: str, project: str, good: bool) -> int:
-        raise NotImplementedError
+    @cached_property
+    def task_feedback(self) -> TaskFeedback:
+        from chalicelib.adapters.lesson_repository import LessonRepository
+
+        def applied(task_id: str) -> list[str]:
+            with self._c.db.connection() as conn:
+                return LessonRepository().applied_to(conn, task_id)
+
+        return TaskFeedback(self._c.db, applied, self._c.lessons.feedback)
 
     def close(self) -> None:
         if "runtime" in self.__dict__:

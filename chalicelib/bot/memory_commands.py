@@ -40,7 +40,7 @@ async def feedback(update: Update, context: Context) -> None:
     request = parse_feedback(context.args or [])
     container = itachi(context)
     task = await blocking(container.tasks.get, request.task_ref)
-    changed = await blocking(container.telegram.rate_task, task.id, task.project, request.good)
+    changed = await blocking(container.telegram.task_feedback.rate, task.id, request.good)
     verdict = "good" if request.good else "bad"
     detail = f"{changed} lesson(s) adjusted" if changed else "no lessons were applied to it"
     await reply(update, f"Thanks: task {short_id(task.id)} rated {verdict}; {detail}.")

@@ -55,6 +55,10 @@ class TopicStreams:
         except Exception:  # the minutely sweep wakes streams whose wake-up was lost
             get_logger().exception("stream wake-up not queued", extra={"stream": stream})
 
+    def pending_streams(self) -> list[str]:
+        """Every stream with output waiting, however recent."""
+        return self._outbox.stalled_streams(older_than_s=-1.0)
+
     def wake_stalled(self, older_than_s: float) -> int:
         """Wake every stream with output waiting longer than `older_than_s`; return how many."""
         stalled = self._outbox.stalled_streams(older_than_s)

@@ -1,0 +1,131 @@
+"""Interactive sessions from Telegram: the engine x mode picker, the topic relay, and /close."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chalicelib.adapters.machine_repository import Heartbeat
+from chalicelib.domain.task_model import NewEvent
+from tests.support.orchestration import machine_messages
+from tests.support.telegram_bot import GROUP, BotHarness, bot_harness, callback_update, message_update
+
+
+@pytest.fixture
+def bot(tmp_path: Path, database_url: str, moto_endpoint: str) -> Iterator[BotHarness]:
+    with bot_harness(tmp_path / "home", database_url, moto_endpoint) as harness:
+        harness.container.machine_registry.heartbeat(Heartbeat(
+            machine_id="laptop", status="online", agent_instance="i-laptop", active_tasks=0, max_concurrent=2,
+            engine_priority=("claude",), projects=("myproject",), repos=()))
+        yield harness
+
+
+def _picker(bot: BotHarness) -> dict[str, Any]:
+    (message,) = [m for m in bot.fake.sent_messages(chat_id=GROUP) if m.get("reply_markup")]
+    return message
+
+
+def _press(bot: BotHarness, label: str) -> None:
+    picker = _picker(bot)
+    (data,) = [b["callback_data"] for row in picker["reply_markup"]["inline_keyboard"] for b in row
+               if b["text"] == label]
+    bot.send(callback_update(data, picker))
+
+
+def _session_topic(bot: BotHarness) -> int:
+    (thread,) = [thread for (chat, thread) in bot.fake.topics if chat == GROUP]
+    return thread
+
+
+def test_session_offers_the_engine_by_mode_picker(bot: BotHarness) -> None:
+    bot.send(message_update("/session laptop show me git status"))
+
+    picker = _picker(bot)
+    assert picker["text"] == "Session on laptop: show me git status\nWhich engine and mode?"
+    labels = [[b["text"] for b in row] for row in picker["reply_markup"]["inline_keyboard"]]
+    assert labels == [["itachi --ds", "itachi --cds"], ["itachic --ds", "itachic --cds"],
+                      ["itachig --ds", "itachig --cds"]]
+
+
+def test_a_session_relays_topic_text_to_the_engine_and_its_output_back(bot: BotHarness) -> None:
+    bot.send(message_update("/session laptop myproject: show me git status"))
+    _press(bot, "itachi --ds")
+
+    thread = _session_topic(bot)
+    (session,) = bot.container.agent_sessions.list_sessions()
+    assert (session.machine_id, session.project, session.engine) == ("laptop", "myproject", "claude")
+    assert (session.telegram_chat_id, session.telegram_topic_id) == (GROUP, thread)
+    assert bot.fake.calls_to("answerCallbackQuery")[0]["text"] == "Starting itachi --ds..."
+    edited = bot.fake.messages[(GROUP, _picker(bot)["message_id"])]
+    assert edited["text"].startswith(f"Session {session.id[:8]} started on laptop with itachi --ds.")
+    bot.container.agent_sessions.claim(session.id, "laptop")  # the agent starts the engine
+    assert [m["kind"] for m in machine_messages(bot.container, "laptop")] == ["session_start"]
+
+    bot.send(message_update("now run the tests", thread_id=thread))  # relayed, not answered by the LLM
+
+    inputs = [e["text"] for e in bot.container.agent_sessions.events(session.id) if e["kind"] == "user_input"]
+    assert inputs == ["show me git status", "now run the tests"]
+    (relayed,) = machine_messages(bot.container, "laptop")
+    assert relayed == {"kind": "session_input", "session_id": session.id, "seq": 2,
+                       "text": "now run the tests"}
+
+    bot.container.agent_sessions.record_events(session.id, "laptop", [
+        NewEvent("text", "On branch main, nothing to commit."),
+        NewEvent("tool_use", "Bash", {"command": "pytest"}), NewEvent("text", "12 passed.")])
+    bot.flush()
+
+    texts = bot.texts(chat_id=GROUP, thread_id=thread)
+    assert texts[0].startswith(f"💬 Session {session.id[:8]} on laptop (itachi --ds)")
+    assert texts[-1].endswith("On branch main, nothing to commit.\n🔧 Bash\n12 passed.")
+    assert all("not configured" not in t for t in texts)
+
+
+def test_close_in_the_session_topic_ends_the_session_and_closes_the_topic(bot: BotHarness) -> None:
+    bot.send(message_update("/session laptop show me git status"))
+    _press(bot, "itachi --ds")
+    thread = _session_topic(bot)
+    (session,) = bot.container.agent_sessions.list_sessions()
+
+    bot.send(message_update("/close", thread_id=thread))
+    bot.flush()
+
+    assert bot.container.agent_sessions.get(session.id).status == "closing"
+    assert bot.texts(chat_id=GROUP, thread_id=thread)[-1].endswith("🛑 Session closed.")
+    assert bot.fake.topics[(GROUP, thread)]["closed"] is True
+    assert bot.fake.topics[(GROUP, thread)]["name"] == "✅ laptop: show me git status"
+
+    bot.container.agent_sessions.ended(session.id, "laptop", 0, None)  # the agent's report changes nothing
+    bot.flush()
+    assert bot.telegram.streams.pending_streams() == []
+
+
+def test_a_second_press_of_the_picker_starts_nothing_more(bot: BotHarness) -> None:
+    bot.send(message_update("/session laptop show me git status"))
+    _press(bot, "itachi --ds")
+    picker = _picker(bot)
+
+    bot.send(callback_update(picker["reply_markup"]["inline_keyboard"][0][1]["callback_data"], picker))
+
+    assert len(bot.container.agent_sessions.list_sessions()) == 1
+    assert bot.fake.calls_to("answerCallbackQuery")[-1]["text"] == "This choice was already made."
+
+
+def test_an_engine_the_machine_cannot_run_explains_why_and_closes_its_topic(bot: BotHarness) -> None:
+    bot.send(message_update("/session laptop show me git status"))
+
+    _press(bot, "itachig --ds")
+
+    assert bot.container.agent_sessions.list_sessions() == []
+    alert = bot.fake.calls_to("answerCallbackQuery")[-1]
+    assert alert["show_alert"] is True and "sessions support claude" in alert["text"]
+    thread = _session_topic(bot)
+    assert bot.fake.topics[(GROUP, thread)]["closed"] is True
+
+
+def test_close_outside_a_session_topic_says_where_it_works(bot: BotHarness) -> None:
+    bot.send(message_update("/close"))
+
+    assert bot.last_text(chat_id=GROUP) == "/close works in a session's topic."

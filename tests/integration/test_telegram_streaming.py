@@ -1,0 +1,133 @@
+"""Streaming task output to its topic: batching, splitting, 429 retry_after, order, and the end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chalicelib.adapters.telegram_outbox_repository import TelegramOutboxRepository
+from chalicelib.adapters.telegram_topic_repository import Topic
+from chalicelib.domain.telegram_text import MESSAGE_LIMIT, utf16_len
+from infra.local.sqs_dispatcher import deliver_batch
+from infra.queues import QUEUES
+from tests.support.telegram_bot import GROUP, BotHarness, bot_harness
+
+OUTBOX_SPEC = next(q for q in QUEUES if q.key == "telegram-outbox")
+
+
+@pytest.fixture
+def bot(tmp_path: Path, database_url: str, moto_endpoint: str) -> Iterator[BotHarness]:
+    with bot_harness(tmp_path / "home", database_url, moto_endpoint) as harness:
+        yield harness
+
+
+@pytest.fixture
+def topic(bot: BotHarness) -> Topic:
+    thread = bot.telegram.sender.create_topic(GROUP, "myproject: fix the login bug")
+    return bot.telegram.topics.register("task", "task-1", GROUP, thread, "myproject: fix the login bug")
+
+
+def _publish(bot: BotHarness, lines: list[str]) -> None:
+    bot.telegram.publisher.published("task-1", [{"kind": "text", "text": line} for line in lines])
+
+
+def _topic_lines(bot: BotHarness, topic: Topic) -> list[str]:
+    return "\n".join(bot.texts(chat_id=GROUP, thread_id=topic.topic_id)).split("\n")
+
+
+def test_output_published_between_flushes_goes_out_as_one_message(bot: BotHarness, topic: Topic) -> None:
+    _publish(bot, ["reading the code"])
+    _publish(bot, ["🔧 Edit src/login.py"])
+    _publish(bot, ["running the tests"])
+
+    assert bot.flush() == 1
+
+    assert bot.texts(chat_id=GROUP, thread_id=topic.topic_id) == [
+        "reading the code\n🔧 Edit src/login.py\nrunning the tests"]
+
+
+def test_long_output_is_split_cleanly_into_messages_below_the_limit(bot: BotHarness, topic: Topic) -> None:
+    lines = [f"line {i:04d} " + "x" * 80 for i in range(120)]  # about 10,800 characters
+
+    _publish(bot, ["\n".join(lines)])
+    bot.flush()
+
+    texts = bot.texts(chat_id=GROUP, thread_id=topic.topic_id)
+    assert len(texts) == 4
+    assert all(utf16_len(t) <= MESSAGE_LIMIT for t in texts)
+    assert all(t.startswith("line ") for t in texts)  # cut between lines, never inside one
+    assert _topic_lines(bot, topic) == lines
+
+
+def test_a_429_during_streaming_waits_retry_after_and_loses_or_reorders_nothing(
+    bot: BotHarness, topic: Topic,
+) -> None:
+    lines = [f"step {i}" for i in range(60)]
+    _publish(bot, lines[:10])
+    bot.flush()
+    bot.fake.fail_next("sendMessage", retry_after=1)
+    _publish(bot, lines[10:30])
+    _publish(bot, ["y" * 3000])  # forces a second message in the same flush
+    _publish(bot, lines[30:60])
+
+    bot.flush()
+
+    assert _topic_lines(bot, topic) == [*lines[:30], "y" * 3000, *lines[30:]]
+    assert len(bot.fake.calls_to("sendMessage")) == len(bot.texts(chat_id=GROUP)) + 1  # one refused
+    assert 0 < max(bot.sleeps) <= 1.0  # the stream waited for retry_after, not more
+
+
+def test_a_long_retry_after_reschedules_the_stream_instead_of_blocking(bot: BotHarness, topic: Topic) -> None:
+    bot.fake.fail_next("sendMessage", retry_after=30)
+    _publish(bot, ["first", "second"])
+
+    assert bot.telegram.streams.pump(topic.stream) == 0
+    assert bot.telegram.streams.pump(topic.stream) == 0  # still inside retry_after: nothing is tried
+    assert len(bot.fake.calls_to("sendMessage")) == 1
+
+    TelegramOutboxRepository(bot.container.db).defer(topic.stream, 0)  # time passes
+    assert bot.telegram.streams.pump(topic.stream) == 1
+    assert bot.texts(chat_id=GROUP, thread_id=topic.topic_id) == ["first\nsecond"]
+
+
+def test_the_result_closes_the_story_after_all_progress(bot: BotHarness, topic: Topic) -> None:
+    _publish(bot, ["all tests pass"])
+    bot.telegram.publisher.finished("task-1", "completed", "Fixed the session expiry check.",
+                                    files_changed=["src/login.py", "tests/test_login.py"])
+    _publish(bot, ["late output after the end"])
+
+    bot.flush()
+
+    (text,) = bot.texts(chat_id=GROUP, thread_id=topic.topic_id)
+    assert text == ("all tests pass\n✅ Completed\n\nFixed the session expiry check.\n\nFiles changed:\n"
+                    "- src/login.py\n- tests/test_login.py")
+    assert bot.fake.topics[(GROUP, topic.topic_id)] == {
+        **bot.fake.topics[(GROUP, topic.topic_id)], "name": "✅ myproject: fix the login bug", "closed": True}
+    assert bot.telegram.topics.by_ref("task", "task-1").status == "closed"  # type: ignore[union-attr]
+    assert bot.telegram.streams.pending_streams() == []
+
+
+def test_output_for_a_closed_topic_is_dropped_not_retried_forever(bot: BotHarness, topic: Topic) -> None:
+    bot.telegram.sender.close_topic(GROUP, topic.topic_id)
+    _publish(bot, ["nobody will read this"])
+
+    assert bot.flush() == 0
+
+    assert bot.telegram.streams.pending_streams() == []
+
+
+def test_the_outbox_queue_wakes_the_sender_through_sqs(bot: BotHarness, topic: Topic) -> None:
+    _publish(bot, ["hello from the agent"])
+
+    received = deliver_batch(bot.container.queues, OUTBOX_SPEC, wait_s=1)
+
+    assert received == 1
+    assert bot.texts(chat_id=GROUP, thread_id=topic.topic_id) == ["hello from the agent"]
+
+
+def test_events_of_a_task_without_a_topic_go_nowhere(bot: BotHarness) -> None:
+    bot.telegram.publisher.published("task-without-topic", [{"kind": "text", "text": "hi"}])
+
+    assert bot.telegram.streams.pending_streams() == []

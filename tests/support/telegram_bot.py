@@ -1,0 +1,120 @@
+"""The bot under test: real Postgres, moto's SQS and python-telegram-bot against FakeTelegram.
+
+Updates are built from the fixtures in tests/fixtures/telegram (real Telegram shapes) with a
+fresh update_id and message_id each, so one fixture can drive many commands.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from chalicelib.bootstrap import Container, set_container
+from chalicelib.telegram_container import TelegramContainer
+from tests.fakes.fake_telegram import FakeTelegram, load_update_fixture
+from tests.support.local_stack import make_container, settings_for_test
+
+GROUP = -1001234567890
+ALICE = 111111111
+MALLORY = 999999999
+SECRET = "test-webhook-secret"
+_ids = itertools.count(200_000_000)
+
+
+def message_update(text: str, *, chat_id: int = GROUP, thread_id: int | None = None,
+                   user_id: int = ALICE) -> dict[str, Any]:
+    """A `message` update as Telegram sends it, in the group (or a private chat for a positive id)."""
+    base = load_update_fixture("topic_text_message" if thread_id else "group_task_command")
+    update = json.loads(json.dumps(base))
+    message = update["message"]
+    update["update_id"] = next(_ids)
+    message["message_id"] = next(_ids) % 1_000_000
+    message["text"] = text
+    message.pop("entities", None)
+    if text.startswith("/"):
+        message["entities"] = [{"offset": 0, "length": len(text.split()[0]), "type": "bot_command"}]
+    if thread_id:
+        message["message_thread_id"] = thread_id
+        message["reply_to_message"]["message_thread_id"] = thread_id
+        message["reply_to_message"]["message_id"] = thread_id
+    if user_id != ALICE:
+        message["from"] = load_update_fixture("stranger_message")["message"]["from"]
+    if chat_id > 0:
+        message["chat"] = {"id": chat_id, "first_name": "Alice", "type": "private"}
+        message.pop("message_thread_id", None)
+        message.pop("is_topic_message", None)
+        message.pop("reply_to_message", None)
+    return update
+
+
+def callback_update(data: str, message: dict[str, Any]) -> dict[str, Any]:
+    """Alice pressing a button whose callback data is `data` on a message the bot sent."""
+    update = json.loads(json.dumps(load_update_fixture("callback_query")))
+    update["update_id"] = next(_ids)
+    update["callback_query"]["id"] = str(next(_ids))
+    update["callback_query"]["data"] = data
+    update["callback_query"]["message"] = {**message, "date": message.get("date", 1732240025)}
+    return update
+
+
+@dataclasses.dataclass
+class BotHarness:
+    fake: FakeTelegram
+    container: Container
+    sleeps: list[float]
+
+    @property
+    def telegram(self) -> TelegramContainer:
+        return self.container.telegram
+
+    def send(self, update: dict[str, Any]) -> bool:
+        """Run one update through the consumer's runner (as the telegram-updates consumer does)."""
+        return self.telegram.runner.run(update)
+
+    def flush(self, rounds: int = 20) -> int:
+        """Pump every stream with pending output until none is left; return messages sent."""
+        sent = 0
+        for _ in range(rounds):
+            streams = self.telegram.streams.pending_streams()
+            if not streams:
+                break
+            for stream in streams:
+                sent += self.telegram.streams.pump(stream)
+        return sent
+
+    def texts(self, chat_id: int | None = None, thread_id: int | None = None) -> list[str]:
+        return self.fake.sent_texts(chat_id, thread_id)
+
+    def last_text(self, chat_id: int | None = None, thread_id: int | None = None) -> str:
+        texts = self.texts(chat_id, thread_id)
+        assert texts, "the bot sent nothing there"
+        return texts[-1]
+
+
+def telegram_settings(home: Path, database_url: str, moto_endpoint: str, fake: FakeTelegram,
+                      **overrides: Any) -> Any:
+    base = settings_for_test(home, database_url, moto_endpoint)
+    fields: dict[str, Any] = {
+        "telegram_bot_token": fake.token, "telegram_api_url": fake.base_url,
+        "telegram_allowed_users": (ALICE,), "telegram_chat_id": GROUP, "telegram_webhook_secret": SECRET,
+    }
+    return dataclasses.replace(base, **{**fields, **overrides})
+
+
+@contextmanager
+def bot_harness(home: Path, database_url: str, moto_endpoint: str, **overrides: Any) -> Iterator[BotHarness]:
+    with FakeTelegram() as fake:
+        container = make_container(telegram_settings(home, database_url, moto_endpoint, fake, **overrides))
+        sleeps: list[float] = []
+        container.telegram = TelegramContainer(container, flush_interval_s=0.0, sleep=sleeps.append)
+        set_container(container)
+        try:
+            yield BotHarness(fake, container, sleeps)
+        finally:
+            set_container(None)
+            container.close()

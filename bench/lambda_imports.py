@@ -27,7 +27,7 @@ from infra.schedules import SCHEDULES  # noqa: E402
 
 def handlers() -> list[tuple[str, str, dict[str, str]]]:
     """(label, module to import, extra environment) for every function in the template."""
-    rows = [("api (app.py)", "app", {})]
+    rows: list[tuple[str, str, dict[str, str]]] = [("api (app.py)", "app", {})]
     for q in QUEUES:
         if q.consumer:
             rows.append((f"{q.key} consumer", "functions.lambda_entry", {"ITACHI_HANDLER": q.consumer}))

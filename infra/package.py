@@ -95,7 +95,9 @@ def _platform_ok(tag: str) -> bool:
     if legacy and platform.endswith("_x86_64"):
         return legacy <= LAMBDA_GLIBC
     match = re.fullmatch(r"manylinux_(\d+)_(\d+)_x86_64", platform)
-    return bool(match) and (int(match[1]), int(match[2])) <= LAMBDA_GLIBC
+    if match is None:
+        return False
+    return (int(match[1]), int(match[2])) <= LAMBDA_GLIBC
 
 
 def check_lambda_compatible(dist: metadata.Distribution) -> None:

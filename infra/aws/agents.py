@@ -41,9 +41,9 @@ def resources(prefix: str) -> Json:
         statements.append({"Sid": "ReportProgress", "Effect": "Allow", "Action": "sqs:SendMessage",
                            "Resource": send_to})
     return {
-        "AgentsGroup": {"Type": "AWS::IAM::Group", "Properties": {"Path": "/itachi/"}},
+        "AgentsGroup": {"Type": "AWS::IAM::Group", "Properties": {
+            "Path": "/itachi/", "ManagedPolicyArns": [ref("AgentQueuePolicy")]}},
         "AgentQueuePolicy": {"Type": "AWS::IAM::ManagedPolicy", "Properties": {
             "Description": "Itachi agent: receive, delete and extend on its own machine queue only",
-            "Groups": [ref("AgentsGroup")],
             "PolicyDocument": {"Version": "2012-10-17", "Statement": statements}}},
     }

@@ -121,6 +121,8 @@ def app_environment(stage_env: dict[str, str]) -> Json:
     env: Json = dict(stage_env)
     env.update(secret_environment(SECRETS))
     env["DATABASE_HOST"] = database.app_database_host()
+    # Every deploy gives every function fresh containers, which read the secrets again.
+    env["ITACHI_DEPLOY_ID"] = ref("DeployId")
     return env
 
 

@@ -1,0 +1,236 @@
+"""`make deploy STAGE=...`: package, upload, deploy the stack (migrations run inside it), print the URLs.
+
+Needs AWS credentials (any boto3 source: environment, profile, SSO). Commands:
+  deploy [--stage S] [--param Key=Value ...]   build dist/, upload, create or update the stack
+  migrate [--stage S]                          run the migrations function now and print its answer
+  add-machine ID [--stage S]                   an agent's queue, IAM user (its own queue only) and keys
+  outputs [--stage S]                          print the stack's outputs
+Values of user secrets are taken from TELEGRAM_BOT_TOKEN / OPENAI_API_KEY in the environment of
+`make deploy`, if set, and put into Secrets Manager; they never enter a file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from infra.aws.agents import MACHINE_TAG, valid_machine_id
+from infra.aws.secrets import USER_SECRETS
+from infra.aws.stage import REPO_ROOT, StageConfig, load_stage
+from infra.queues import MACHINE_QUEUE
+
+DIST = REPO_ROOT / "dist"
+CAPABILITIES = ["CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND"]
+WEBHOOK_PATH = "/telegram/webhook"
+
+
+def with_code_location(template: dict[str, Any], bucket: str, key: str) -> dict[str, Any]:
+    """Point every function's CodeUri at the uploaded zip (what `aws cloudformation package` does)."""
+    for resource in template["Resources"].values():
+        if resource["Type"] == "AWS::Serverless::Function":
+            resource["Properties"]["CodeUri"] = {"Bucket": bucket, "Key": key}
+    return template
+
+
+def parse_params(pairs: list[str]) -> dict[str, str]:
+    params = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise SystemExit(f"--param wants Key=Value, got {pair!r}")
+        params[key] = value
+    return params
+
+
+class Deployer:
+    def __init__(self, stage: StageConfig, session: Any | None = None) -> None:
+        import boto3
+
+        self.stage = stage
+        self.session = session or boto3.session.Session()
+        self.region = self.session.region_name or "us-east-1"
+        self.cfn = self.session.client("cloudformation", region_name=self.region)
+
+    def client(self, name: str) -> Any:
+        return self.session.client(name, region_name=self.region)
+
+    # --- artifacts ---------------------------------------------------------------------------
+    def artifact_bucket(self) -> str:
+        account = self.client("sts").get_caller_identity()["Account"]
+        bucket = f"itachi-artifacts-{account}-{self.region}"
+        s3 = self.client("s3")
+        try:
+            s3.head_bucket(Bucket=bucket)
+        except s3.exceptions.ClientError:
+            kwargs: dict[str, Any] = {"Bucket": bucket}
+            if self.region != "us-east-1":
+                kwargs["CreateBucketConfiguration"] = {"LocationConstraint": self.region}
+            s3.create_bucket(**kwargs)
+            s3.put_public_access_block(Bucket=bucket, PublicAccessBlockConfiguration={
+                "BlockPublicAcls": True, "IgnorePublicAcls": True, "BlockPublicPolicy": True,
+                "RestrictPublicBuckets": True})
+            s3.put_bucket_lifecycle_configuration(Bucket=bucket, LifecycleConfiguration={"Rules": [{
+                "ID": "expire-old-artifacts", "Status": "Enabled", "Filter": {"Prefix": ""},
+                "Expiration": {"Days": 90}}]})
+        return bucket
+
+    def upload(self, bucket: str, key: str, path: Path) -> None:
+        s3 = self.client("s3")
+        try:
+            s3.head_object(Bucket=bucket, Key=key)
+            return  # same content, same key: already there
+        except s3.exceptions.ClientError:
+            s3.upload_file(str(path), bucket, key)
+
+    # --- stack ---------------------------------------------------------------------------------
+    def stack_exists(self) -> bool:
+        try:
+            stacks = self.cfn.describe_stacks(StackName=self.stage.stack_name)["Stacks"]
+        except self.cfn.exceptions.ClientError:
+            return False
+        return bool(stacks) and stacks[0]["StackStatus"] != "REVIEW_IN_PROGRESS"
+
+    def deploy(self, manifest: dict[str, Any], overrides: dict[str, str]) -> dict[str, str]:
+        bucket = self.artifact_bucket()
+        code = manifest["code"]
+        code_key = f"lambda/{code['sha256']}.zip"
+        self.upload(bucket, code_key, DIST / code["file"])
+        template = with_code_location(json.loads((DIST / manifest["template"]).read_text()), bucket, code_key)
+        body = json.dumps(template).encode()
+        template_key = f"templates/{self.stage.stack_name}-{int(time.time())}.json"
+        self.client("s3").put_object(Bucket=bucket, Key=template_key, Body=body)
+        url = f"https://{bucket}.s3.{self.region}.amazonaws.com/{template_key}"
+        params = {**self.stage.parameters, **overrides,
+                  "DeployId": time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())}
+        exists = self.stack_exists()
+        if exists:
+            self.put_user_secrets()
+        name = f"deploy-{params['DeployId'].replace('T', '-').rstrip('Z')}"
+        self.cfn.create_change_set(
+            StackName=self.stage.stack_name, ChangeSetName=name, TemplateURL=url,
+            ChangeSetType="UPDATE" if exists else "CREATE", Capabilities=CAPABILITIES,
+            Parameters=[{"ParameterKey": k, "ParameterValue": v} for k, v in params.items()],
+            Tags=[{"Key": "itachi:stage", "Value": self.stage.stage}])
+        self.cfn.get_waiter("change_set_create_complete").wait(
+            StackName=self.stage.stack_name, ChangeSetName=name,
+            WaiterConfig={"Delay": 5, "MaxAttempts": 120})
+        self.cfn.execute_change_set(StackName=self.stage.stack_name, ChangeSetName=name)
+        print(f"deploying {self.stage.stack_name} ({'update' if exists else 'create'}; a first create "
+              f"takes 15-25 minutes, mostly RDS)...", flush=True)
+        waiter = "stack_update_complete" if exists else "stack_create_complete"
+        try:
+            self.cfn.get_waiter(waiter).wait(StackName=self.stage.stack_name,
+                                             WaiterConfig={"Delay": 15, "MaxAttempts": 240})
+        except Exception:
+            self.print_failures()
+            raise
+        if not exists:
+            self.put_user_secrets()
+        return self.outputs()
+
+    def outputs(self) -> dict[str, str]:
+        stack = self.cfn.describe_stacks(StackName=self.stage.stack_name)["Stacks"][0]
+        return {o["OutputKey"]: o["OutputValue"] for o in stack.get("Outputs", [])}
+
+    def print_failures(self) -> None:
+        events = self.cfn.describe_stack_events(StackName=self.stage.stack_name)["StackEvents"]
+        for event in events[:40]:
+            if event["ResourceStatus"].endswith("FAILED"):
+                print(f"  {event['LogicalResourceId']}: {event.get('ResourceStatusReason', '')}",
+                      file=sys.stderr)
+
+    def put_user_secrets(self) -> None:
+        sm = self.client("secretsmanager")
+        for spec in USER_SECRETS:
+            value = os.environ.get(spec.var)
+            if value:
+                sm.put_secret_value(SecretId=self.stage.secret_name(spec.var), SecretString=value)
+                print(f"stored {spec.var} in {self.stage.secret_name(spec.var)}")
+
+    def migrate(self) -> dict[str, Any]:
+        name = self.outputs()["MigrationsFunctionName"]
+        response = self.client("lambda").invoke(FunctionName=name, Payload=b'{"RequestType": "Update"}')
+        payload = json.loads(response["Payload"].read() or b"{}")
+        if response.get("FunctionError"):
+            raise SystemExit(f"migrations failed: {payload.get('errorMessage', payload)}")
+        return payload  # type: ignore[no-any-return]
+
+    def add_machine(self, machine_id: str) -> dict[str, str]:
+        """Create the machine's queue (+ DLQ) and an IAM user that can reach that queue only."""
+        if not valid_machine_id(machine_id):
+            raise SystemExit("a machine id is 1-40 characters: lower-case letters, digits and '-'")
+        from chalicelib.adapters.sqs_queues import SqsQueues
+
+        queues = SqsQueues(prefix=self.stage.queue_prefix, region=self.region)
+        queue_url = queues.ensure(MACHINE_QUEUE, key=f"machine-{machine_id}")
+        iam = self.client("iam")
+        user = f"{self.stage.stack_name}-agent-{machine_id}"
+        with contextlib.suppress(iam.exceptions.EntityAlreadyExistsException):
+            iam.create_user(UserName=user, Path="/itachi/", Tags=[{"Key": MACHINE_TAG, "Value": machine_id}])
+        iam.add_user_to_group(GroupName=self.outputs()["AgentsGroup"], UserName=user)
+        key = iam.create_access_key(UserName=user)["AccessKey"]
+        return {"queue_url": queue_url, "user": user, "AWS_ACCESS_KEY_ID": key["AccessKeyId"],
+                "AWS_SECRET_ACCESS_KEY": key["SecretAccessKey"], "AWS_DEFAULT_REGION": self.region}
+
+
+def print_next_steps(stage: StageConfig, outputs: dict[str, str]) -> None:
+    api = outputs.get("ApiUrl", "?")
+    webhook_arn = outputs.get("TelegramWebhookSecretSecretArn", "?")
+    token_arn = outputs.get("TelegramBotTokenSecretArn", "?")
+    keys_arn = outputs.get("ItachiApiKeysSecretArn", "?")
+    read = "aws secretsmanager get-secret-value --query SecretString --output text --secret-id"
+    print(f"\nAPI URL: {api}")
+    print(f"migrations applied: {outputs.get('MigrationsApplied', '?')}; "
+          f"pgvector {outputs.get('PgvectorVersion', '?')}")
+    print("\nPoint Telegram at the webhook (the secret must be the deployed one):")
+    print(f"  TELEGRAM_BOT_TOKEN=$({read} {token_arn}) \\")
+    print(f"  TELEGRAM_WEBHOOK_SECRET=$({read} {webhook_arn}) \\")
+    print(f"  itachi telegram set-webhook {api}{WEBHOOK_PATH}")
+    print("\nPoint hooks and agents at the API:")
+    print(f"  export ITACHI_API_URL={api}\n  export ITACHI_API_KEY=$({read} {keys_arn} | cut -d, -f1)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m infra.deploy", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in ("deploy", "migrate", "add-machine", "outputs"):
+        p = sub.add_parser(name)
+        p.add_argument("--stage", default=os.environ.get("STAGE", "prod"))
+        if name == "deploy":
+            p.add_argument("--param", action="append", default=[], help="Key=Value template parameter")
+            p.add_argument("--skip-package", action="store_true", help="deploy dist/ as it is")
+        if name == "add-machine":
+            p.add_argument("machine_id")
+    args = parser.parse_args(argv)
+    stage = load_stage(args.stage)
+    deployer = Deployer(stage)
+    if args.command == "deploy":
+        if args.skip_package:
+            manifest = json.loads((DIST / "manifest.json").read_text())
+            if manifest.get("stage") != stage.stage:
+                raise SystemExit(f"dist/ was built for stage {manifest.get('stage')!r}: run make package")
+        else:
+            from infra.package import build
+
+            manifest = build(stage.stage, DIST)
+        print_next_steps(stage, deployer.deploy(manifest, parse_params(args.param)))
+    elif args.command == "migrate":
+        print(json.dumps(deployer.migrate(), indent=1))
+    elif args.command == "add-machine":
+        created = deployer.add_machine(args.machine_id)
+        print(f"queue {created.pop('queue_url')}, IAM user {created.pop('user')}. On that machine:")
+        for key, value in created.items():
+            print(f"  export {key}={value}")
+    else:
+        print(json.dumps(deployer.outputs(), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

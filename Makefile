@@ -29,5 +29,16 @@ test: $(STAMP) lint
 unit: $(STAMP)
 	$(BIN)/python -m pytest -m "unit or functional"
 
+# AWS. `make package` works offline: dist/lambda.zip and dist/template.json for $(STAGE), linted.
+STAGE ?= prod
+
+package: $(STAMP)
+	$(BIN)/python -m infra.package --stage $(STAGE)
+	$(BIN)/cfn-lint dist/template.json
+
+# Needs AWS credentials: upload, create or update the stack (migrations run inside), print the URLs.
+deploy: package
+	$(BIN)/python -m infra.deploy deploy --stage $(STAGE) --skip-package
+
 clean:
 	rm -rf $(VENV) dist build .mypy_cache .ruff_cache .pytest_cache

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from agent.commands import local_stack_commands, usage_commands
+from agent.commands import local_stack_commands, telegram_commands, usage_commands
 
 # One line per command module: each exposes add_parser(subparsers) and sets `func`.
 REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: ignore[type-arg]
@@ -15,6 +15,7 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     local_stack_commands.add_status_parser,
     local_stack_commands.add_doctor_parser,
     usage_commands.add_usage_parser,
+    telegram_commands.add_telegram_parser,
 ]
 
 

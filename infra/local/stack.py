@@ -56,6 +56,7 @@ class LocalStack:
     _agent: subprocess.Popen[bytes] | None = None
     _scheduler: Scheduler | None = None
     _dispatcher: SqsDispatcher | None = None
+    _poller: Any = None  # Telegram long polling (local mode)
 
     def start(self) -> str:
         """Bring every part up; return the API URL once /health answers."""
@@ -97,6 +98,11 @@ class LocalStack:
         self._scheduler.start()
         self._dispatcher = SqsDispatcher(self.container.queues)
         self._dispatcher.start()
+        if settings.telegram_bot_token and not settings.telegram_webhook_secret:
+            from infra.local.telegram_poller import start_polling
+
+            telegram = self.container.telegram
+            self._poller = start_polling(telegram.runtime, telegram.intake.accept, say=self.say)
         if self.options.with_agent and importlib.util.find_spec("agent.daemon") is not None:
             self._agent = self._start_agent(home)
         self._write_state(home, endpoint)
@@ -123,6 +129,9 @@ class LocalStack:
 
     def stop(self) -> None:
         """Stop every part in reverse order; safe to call more than once."""
+        if self._poller is not None:
+            self._poller.stop()
+            self._poller = None
         stop(self._agent)
         self._agent = None
         for part in (self._dispatcher, self._scheduler):

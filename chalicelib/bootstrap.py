@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from chalicelib.services.agent_sessions import AgentSessionService
     from chalicelib.services.dispatch import TaskDispatcher
     from chalicelib.services.machines import MachineRegistry
+    from chalicelib.services.memory_ports import Embedder
+    from chalicelib.services.memory_service import MemoryService
     from chalicelib.services.task_ports import OutcomeRecorder, PromptEnricher, TaskEventPublisher, TaskQueues
     from chalicelib.services.task_runs import TaskRunService
     from chalicelib.services.task_sweep import TaskSweeper
@@ -144,11 +146,33 @@ class Container:
 
         return TelegramContainer(self)
 
+    # Memory core: the embedder (cached, local model or OpenAI) and the memory service.
+    @cached_property
+    def embedder(self) -> Embedder:
+        from chalicelib.adapters.embedders import build_embedder
+
+        return build_embedder(self.settings, self.db)
+
+    @cached_property
+    def memory(self) -> MemoryService:
+        from chalicelib.domain.search_scoring import SearchWeights
+        from chalicelib.services.memory_service import MemoryService
+
+        s = self.settings
+        weights = SearchWeights(s.search_vector_weight, s.search_text_weight, s.search_recency_weight,
+                                s.search_recency_half_life_days)
+        return MemoryService(self.db, self.embedder, weights=weights, query_timeout_s=s.embedding_timeout_s)
+
     def warm_up(self) -> None:
         """Pay one-time costs (pool, models) before the first request; used by long-lived servers."""
         self.db.ping()
+        from chalicelib.adapters.embedders import warm_up_embedder
+
+        warm_up_embedder(self.embedder)
 
     def close(self) -> None:
+        if "memory" in self.__dict__:
+            self.memory.close()
         if "telegram" in self.__dict__:
             self.telegram.close()
         if "db" in self.__dict__:

@@ -53,6 +53,7 @@ class Settings:
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_dim: int = 384
     embedding_timeout_s: float = 2.0
+    embedding_threads: int = 0  # local model's torch threads; 0 = torch's default
     # LLM (OpenAI-compatible)
     openai_api_key: str = field(default="", repr=False)
     openai_base_url: str | None = None
@@ -60,8 +61,9 @@ class Settings:
     llm_daily_budget_usd: float = 1.0
     llm_daily_budget_tokens: int = 0  # 0 = no token cap, the dollar cap applies
     # Hybrid search
-    search_vector_weight: float = 0.7
-    search_text_weight: float = 0.3
+    # Chosen on LoCoMo (docs/benchmarks.md, "Memory core"); the seeds' 0.7/0.3 measured lower.
+    search_vector_weight: float = 0.4
+    search_text_weight: float = 0.6
     search_recency_half_life_days: float = 90.0
     search_recency_weight: float = 0.1
     # Telegram
@@ -115,13 +117,14 @@ class Settings:
             embedding_model=env.get("ITACHI_EMBEDDING_MODEL", default_model),
             embedding_dim=_int(env, "ITACHI_EMBEDDING_DIM", default_dim),
             embedding_timeout_s=_float(env, "ITACHI_EMBEDDING_TIMEOUT_S", 2.0),
+            embedding_threads=_int(env, "ITACHI_EMBEDDING_THREADS", 0),
             openai_api_key=env.get("OPENAI_API_KEY", ""),
             openai_base_url=env.get("OPENAI_BASE_URL") or None,
             llm_model=env.get("ITACHI_LLM_MODEL", "gpt-4o-mini"),
             llm_daily_budget_usd=_float(env, "ITACHI_LLM_DAILY_BUDGET_USD", 1.0),
             llm_daily_budget_tokens=_int(env, "ITACHI_LLM_DAILY_BUDGET_TOKENS", 0),
-            search_vector_weight=_float(env, "ITACHI_SEARCH_VECTOR_WEIGHT", 0.7),
-            search_text_weight=_float(env, "ITACHI_SEARCH_TEXT_WEIGHT", 0.3),
+            search_vector_weight=_float(env, "ITACHI_SEARCH_VECTOR_WEIGHT", 0.4),
+            search_text_weight=_float(env, "ITACHI_SEARCH_TEXT_WEIGHT", 0.6),
             search_recency_half_life_days=_float(env, "ITACHI_SEARCH_RECENCY_HALF_LIFE_DAYS", 90.0),
             search_recency_weight=_float(env, "ITACHI_SEARCH_RECENCY_WEIGHT", 0.1),
             telegram_bot_token=env.get("TELEGRAM_BOT_TOKEN", ""),

@@ -42,6 +42,7 @@ _STARTERS = _words(
      "be been has have had can could should would will must may might yes no not ok okay hey hi hello "
      "thanks thank sure well just only now today tomorrow yesterday set fix check see try let"
 )
+_FILLER = _words("a an the to be it this that any ever even always really just at all so")
 _TOKEN = re.compile(r"`[^`]+`|https?://\S+|[\w][\w'./:@#+-]*[\w]|\w")
 _BREAK = re.compile(r"[.!?;:\n]|^\s*[-*#>]+\s*$")
 _NUMBER = re.compile(r"\d+(?:[.,:/-]\d+)*")
@@ -93,13 +94,25 @@ def polarity(text: str) -> int:
     return count % 2
 
 
+def negated_words(text: str) -> frozenset[str]:
+    """The word each negation applies to ("use pnpm not npm" -> {"npm"}), skipping filler words."""
+    words = [w.replace("'", "") for w in re.findall(r"[a-z0-9']+", text.lower())]
+    out: set[str] = set()
+    for i, word in enumerate(words):
+        if word in _NEGATIONS:
+            following = next((w for w in words[i + 1:] if w not in _FILLER), None)
+            if following:
+                out.add(following)
+    return frozenset(out)
+
+
 def same_facts(a: str, b: str) -> bool:
     """True when `a` and `b` may be the same statement reworded (same salient tokens and polarity).
 
     A capitalised sentence opener ("Deploy ...") is a name unless the other text uses the same
     word in lower case ("... deploy using ...").
     """
-    if polarity(a) != polarity(b):
+    if polarity(a) != polarity(b) or negated_words(a) != negated_words(b):
         return False
     found_a, openers_a, plain_a = _scan(a)
     found_b, openers_b, plain_b = _scan(b)

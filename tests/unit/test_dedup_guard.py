@@ -15,6 +15,7 @@ from chalicelib.domain.dedup_guard import polarity, salient_tokens, same_facts
         ("The API timeout is 30 seconds.", "The timeout of the API is 30 seconds"),
         ("Deploy with `make deploy` from main.", "From main, deploy using `make deploy`."),
         ("Python 3.11 is required.", "We require Python 3.11."),
+        ("Don't use tabs for indentation.", "Never use tabs to indent."),
     ],
 )
 def test_rewordings_of_the_same_statement_may_merge(a: str, b: str) -> None:
@@ -37,6 +38,7 @@ def test_rewordings_of_the_same_statement_may_merge(a: str, b: str) -> None:
         ("Always squash commits.", "Never squash commits."),
         ("Use the staging database for tests.", "Do not use the staging database for tests."),
         ("Bump to v1.2.3.", "Bump to v1.2.4."),
+        ("Use pnpm, not npm.", "Use npm, not pnpm."),
     ],
 )
 def test_statements_differing_in_a_date_number_name_or_polarity_never_merge(a: str, b: str) -> None:

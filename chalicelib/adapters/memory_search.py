@@ -1,0 +1,157 @@
+"""Hybrid memory search: vector similarity and full-text coverage fused in one SQL statement.
+
+Scores are in [0, 1], higher is better (the formula is `chalicelib.domain.search_scoring`):
+the adapter turns pgvector's cosine distance into a clamped similarity and the full-text side
+into an IDF-weighted share of the query's terms. IDF comes from the planner's statistics on
+`search_tsv` (pg_stats.most_common_elems, refreshed by ANALYZE), so nothing is maintained on
+the write path; before the first ANALYZE every term weighs the same.
+
+Completeness: an HNSW scan filtered by project can return fewer rows than asked (pgvector
+before 0.8 has no iterative scan). The statement checks the approximate pool and, when it is
+short, falls back to an exact scan of the scope within the same statement; with pgvector 0.8+
+`hnsw.iterative_scan` is switched on as well. The SQL text is built from constant fragments
+only; every value is a parameter.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from psycopg.types.json import Jsonb
+
+from chalicelib.adapters.database import Database
+from chalicelib.adapters.memory_repository import LIVE, vector
+from chalicelib.domain.memory_model import SearchHit, SearchMode
+from chalicelib.domain.search_scoring import SearchWeights, candidate_pool, ef_search
+
+CANDIDATE_TERMS = 8  # the rarest query terms pick text candidates; all terms score them
+
+_TERMS = """
+stats AS (
+  SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs FROM pg_stats
+  WHERE schemaname = current_schema() AND tablename = 'memories' AND attname = 'search_tsv'),
+terms AS (
+  SELECT t.lexeme, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery AS tq,
+    CASE WHEN s.elems IS NULL THEN 1.0 ELSE ln(1.0 / greatest(1e-9, coalesce(
+      s.freqs[array_position(s.elems, t.lexeme)], s.freqs[array_length(s.elems, 1) + 1] * 0.5))) END AS idf
+  FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, %(query)s))) AS t(lexeme)
+  LEFT JOIN stats s ON true),
+query AS (
+  SELECT (SELECT coalesce(sum(idf), 0) FROM terms) AS total_idf,
+    (SELECT string_agg(quoted, ' | ') FROM (
+       SELECT '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' AS quoted
+       FROM terms ORDER BY idf DESC, lexeme LIMIT %(candidate_terms)s) c)::tsquery AS tq),
+"""
+_TEXT_HITS = """
+text_hits AS MATERIALIZED (
+  SELECT m.id FROM memories m, query q
+  WHERE q.tq IS NOT NULL AND m.search_tsv @@ q.tq AND {filters}
+  ORDER BY (SELECT sum(t.idf) FROM terms t WHERE m.search_tsv @@ t.tq) DESC, m.id
+  LIMIT %(pool)s),
+"""
+_VECTOR_HITS = """
+vec_ann AS MATERIALIZED (
+  SELECT m.id FROM memories m WHERE m.embedding IS NOT NULL AND {filters}
+  ORDER BY m.embedding <=> %(vector)s LIMIT %(pool)s),
+vec_exact AS MATERIALIZED (
+  SELECT m.id FROM memories m
+  WHERE (SELECT count(*) FROM vec_ann) < %(pool)s AND m.embedding IS NOT NULL AND {filters}
+  ORDER BY (m.embedding <=> %(vector)s) + 0 LIMIT %(pool)s),
+"""
+_SCORE = {
+    "hybrid": "%(w_vector)s * {cosine} + %(w_text)s * {coverage}",
+    "text": "{coverage}",
+    "vector": "{cosine}",
+}
+_CANDIDATES = {
+    "hybrid": "SELECT id FROM text_hits UNION SELECT id FROM vec_ann UNION SELECT id FROM vec_exact",
+    "text": "SELECT id FROM text_hits",
+    "vector": "SELECT id FROM vec_ann UNION SELECT id FROM vec_exact",
+}
+_FINAL = """
+candidates AS ({candidates})
+SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, m.created_at,
+  ({score}) * (1 - %(w_recency)s + %(w_recency)s * power(0.5, greatest(0, extract(epoch FROM
+    now() - greatest(m.created_at, m.last_reinforced_at)) / 86400.0) / %(half_life)s)) AS score
+FROM candidates c JOIN memories m ON m.id = c.id CROSS JOIN query q
+ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(limit)s
+"""
+_COSINE = "greatest(0.0, least(1.0, 1 - coalesce(m.embedding <=> %(vector)s, 1)))"
+_COVERAGE = ("CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce((SELECT sum(t.idf) FROM terms t"
+             " WHERE m.search_tsv @@ t.tq), 0) / q.total_idf) ELSE 0 END")
+
+
+@dataclass(frozen=True)
+class SearchScope:
+    projects: tuple[str, ...]
+    category: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+def build_statement(mode: SearchMode, scope: SearchScope) -> str:
+    """The search SQL for `mode` and the filters present in `scope` (constant fragments only)."""
+    filters = ["m.project = ANY(%(projects)s)", LIVE]
+    if scope.category is not None:
+        filters.append("m.category = %(category)s")
+    if scope.metadata:
+        filters.append("m.metadata @> %(metadata)s")
+    where = " AND ".join(filters)
+    parts = ["WITH", _TERMS]
+    if mode in ("hybrid", "text"):
+        parts.append(_TEXT_HITS.format(filters=where))
+    if mode in ("hybrid", "vector"):
+        parts.append(_VECTOR_HITS.format(filters=where))
+    score = _SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE)
+    parts.append(_FINAL.format(candidates=_CANDIDATES[mode], score=score))
+    return "".join(parts)
+
+
+class MemorySearch:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._iterative: bool | None = None
+        self._lock = threading.Lock()
+
+    def search(self, query: str, embedding: Sequence[float] | None, scope: SearchScope, *,
+               mode: SearchMode, limit: int, weights: SearchWeights) -> list[SearchHit]:
+        """The `limit` best memories in scope; `embedding` is required unless mode is "text"."""
+        if mode != "text" and embedding is None:
+            raise ValueError("a vector search needs the query embedding")
+        pool = candidate_pool(limit)
+        params = {
+            "query": query, "vector": vector(embedding), "projects": list(scope.projects),
+            "category": scope.category, "metadata": Jsonb(scope.metadata) if scope.metadata else None,
+            "pool": pool, "limit": limit, "candidate_terms": CANDIDATE_TERMS,
+            "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
+            "half_life": weights.half_life_days,
+        }
+        with self._db.connection() as conn:
+            if mode != "text":
+                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search(pool)),))
+                if self._iterative_scan(conn):
+                    conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+            rows = conn.execute(build_statement(mode, scope), params).fetchall()
+        return [
+            SearchHit(id=str(r["id"]), project=r["project"], category=r["category"], content=r["content"],
+                      summary=r["summary"], score=round(float(r["score"]), 6), created_at=r["created_at"],
+                      metadata=dict(r["metadata"] or {}), files=tuple(r["files"] or ()))
+            for r in rows
+        ]
+
+    def refresh_statistics(self) -> float:
+        """ANALYZE the table (the full-text IDF comes from its statistics); return its row estimate."""
+        with self._db.connection() as conn:
+            conn.execute("ANALYZE memories")
+            row = conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass").fetchone()
+        return max(0.0, float(row["reltuples"])) if row else 0.0
+
+    def _iterative_scan(self, conn: Any) -> bool:
+        if self._iterative is None:
+            with self._lock:
+                row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+                version = tuple(int(p) for p in str(row["extversion"]).split(".")[:2]) if row else (0, 0)
+                self._iterative = version >= (0, 8)
+        return self._iterative

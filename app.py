@@ -50,7 +50,8 @@ def guard(request: Request, get_response: Callable[[Request], Response]) -> Resp
     """Enforce the body size limit and API-key auth on /api/*, with a request id in every log."""
     logger = get_logger()
     request_id = (request.context or {}).get("requestId", "-")
-    logger.thread_safe_append_keys(request_id=request_id)
+    # API Gateway's request id is the correlation id of everything this request logs.
+    logger.thread_safe_append_keys(request_id=request_id, correlation_id=request_id)
     settings = get_container().settings
     if len(request.raw_body or b"") > settings.max_body_bytes:
         return error_response(413, "payload_too_large",

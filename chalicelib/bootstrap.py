@@ -26,9 +26,14 @@ from chalicelib.settings import Settings
 if TYPE_CHECKING:
     from chalicelib.services.agent_sessions import AgentSessionService
     from chalicelib.services.dispatch import TaskDispatcher
+    from chalicelib.services.insight_extraction import InsightExtraction
+    from chalicelib.services.learning_review import LearningReview
+    from chalicelib.services.lesson_enrichment import LessonEnricher
+    from chalicelib.services.lessons import Lessons
     from chalicelib.services.machines import MachineRegistry
     from chalicelib.services.memory_ports import Embedder
     from chalicelib.services.memory_service import MemoryService
+    from chalicelib.services.project_rules import ProjectRules
     from chalicelib.services.task_ports import OutcomeRecorder, PromptEnricher, TaskEventPublisher, TaskQueues
     from chalicelib.services.task_runs import TaskRunService
     from chalicelib.services.task_sweep import TaskSweeper
@@ -162,6 +167,40 @@ class Container:
         weights = SearchWeights(s.search_vector_weight, s.search_text_weight, s.search_recency_weight,
                                 s.search_recency_half_life_days)
         return MemoryService(self.db, self.embedder, weights=weights, query_timeout_s=s.embedding_timeout_s)
+
+    # Learning loop: insight extraction, project rules, lessons, weekly reviews (docs/learning.md).
+    @cached_property
+    def project_rules(self) -> ProjectRules:
+        from chalicelib.domain.redaction import redact
+        from chalicelib.services.project_rules import ProjectRules
+
+        return ProjectRules(self.db, self.embedder, redact)
+
+    @cached_property
+    def lessons(self) -> Lessons:
+        from chalicelib.services.lessons import Lessons
+
+        return Lessons(self.db)
+
+    @cached_property
+    def lesson_enricher(self) -> LessonEnricher:
+        from chalicelib.services.lesson_enrichment import LessonEnricher
+
+        return LessonEnricher(self.db, self.embedder)
+
+    @cached_property
+    def insight_extraction(self) -> InsightExtraction:
+        from chalicelib.domain.redaction import redact
+        from chalicelib.services.insight_extraction import InsightExtraction
+
+        return InsightExtraction(self.db, self.llm, self.embedder, redact, self.project_rules, self.lessons,
+                                 enqueue=lambda body: self.queues.send("ingest", body))
+
+    @cached_property
+    def learning_review(self) -> LearningReview:
+        from chalicelib.services.learning_review import LearningReview
+
+        return LearningReview(self.db, self.llm, self.embedder)
 
     def warm_up(self) -> None:
         """Pay one-time costs (pool, models) before the first request; used by long-lived servers."""

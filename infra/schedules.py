@@ -35,4 +35,8 @@ SCHEDULES: tuple[ScheduleSpec, ...] = (
                  "Wake Telegram topic streams whose output has waited over 30 s."),
     ScheduleSpec("task-sweep", "functions.task_sweep:handler", 60,
                  "Retry or fail tasks whose agent stopped renewing its lease; offer waiting tasks."),
+    ScheduleSpec("effectiveness-decay", "functions.effectiveness_decay:handler", 7 * 86400,
+                 "Boost or decay lessons applied 5+ times by their success rate."),
+    ScheduleSpec("reflection", "functions.reflection:handler", 7 * 86400,
+                 "Write a strategy document per project from its recent lessons (LLM, budgeted)."),
 )

@@ -8,7 +8,6 @@ project's rules and lessons are few, and an approximate scan could miss some).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,6 +16,8 @@ from typing import Any
 import psycopg
 from pgvector import Vector
 from psycopg.types.json import Jsonb
+
+from chalicelib.domain.memory_hygiene import content_hash
 
 Conn = psycopg.Connection[Any]
 Embedding = Sequence[float]
@@ -52,12 +53,6 @@ class LearnedItem:
     similarity: float = 0.0
     applications: int = 0
     last_applied_at: datetime | None = None
-
-
-def content_hash(category: str, content: str) -> str:
-    """Category and whitespace/case-normalised content, so an insight and its lesson may coexist."""
-    normal = " ".join(content.split()).casefold()
-    return hashlib.sha256(f"{category}\n{normal}".encode()).hexdigest()
 
 
 _ITEM = ("m.id, m.project, m.category, m.content, m.confidence, m.times_reinforced,"

@@ -81,7 +81,12 @@ class InsightExtraction:
         message = t.to_message()
         if self._llm.enabled and self._enqueue is not None and \
                 len(json.dumps(message).encode()) <= MAX_QUEUED_BYTES:
-            self._enqueue(message)
+            try:
+                self._enqueue(message)
+            except Exception:  # no queue to hand it to: do the work now rather than lose it
+                get_logger().exception("ingest queue unavailable; extracting inline",
+                                       extra={"session_id": t.session_id})
+                return self.run(t)
             return {"success": True, "queued": True, "replayed": False, "session_id": t.session_id,
                     "extractor": "llm", "significance": None, "insights_stored": 0, "rlm_promoted": 0,
                     "rules_stored": 0, "rules_reinforced": 0}

@@ -15,6 +15,7 @@ from chalicelib.adapters.database import Database
 from chalicelib.adapters.learning_memory_repository import LearnedItem, LearningMemoryRepository
 from chalicelib.adapters.lesson_repository import LessonRepository
 from chalicelib.domain.lesson_ranking import lesson_score
+from chalicelib.logging import get_logger
 from chalicelib.services.learning_ports import TextEmbedder
 
 GLOBAL_PROJECT = "_global"
@@ -52,7 +53,12 @@ class LessonEnricher:
     def enrich_with_lessons(self, task_prompt: str, project: str, task_id: str | None = None) -> str:
         """The prompt with the top lessons and rules appended; with a task id, the lessons applied
         are recorded so the task's outcome can be credited to them."""
-        lessons = self.top_lessons(project, task_prompt)
+        try:
+            lessons = self.top_lessons(project, task_prompt)
+        except Exception:  # a task must still run when ranking fails (e.g. the embedder is down)
+            get_logger().exception("lesson ranking failed; the prompt gets the rules only",
+                                   extra={"project": project, "task_id": task_id})
+            lessons = []
         with self._db.connection() as conn:
             rules = self._memories.rules(conn, project, MAX_RULES)
             if task_id and lessons:

@@ -1,0 +1,41 @@
+"""SQS consumer of the `ingest` queue: slow ingestion work, one message per item.
+
+Today one kind: `extract_insights` (a session's transcript, queued by the extract-insights
+route when an LLM is configured). Each record succeeds or fails alone (partial batch
+response); a failing record is retried by SQS and lands in the DLQ after `max_receive_count`.
+A redelivered record is harmless: extraction is idempotent per session id.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+from chalicelib.bootstrap import get_container
+from chalicelib.logging import get_logger
+from chalicelib.services.insight_extraction import SessionTranscript
+
+
+class UnknownMessage(ValueError):
+    """A message this consumer cannot handle: it fails, and SQS moves it to the DLQ in the end."""
+
+
+def record_handler(record: SQSRecord) -> None:
+    body = json.loads(record.body)
+    kind = body.get("kind") if isinstance(body, dict) else None
+    if kind != "extract_insights":
+        raise UnknownMessage(f"unknown ingest message kind {kind!r}")
+    transcript = SessionTranscript.from_message(body)
+    result = get_container().insight_extraction.run(transcript)
+    get_logger().info("ingest: insights extracted", extra={
+        "session_id": transcript.session_id, "replayed": result.get("replayed"),
+        "extractor": result.get("extractor")})
+
+
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    processor = BatchProcessor(event_type=EventType.SQS)
+    return dict(process_partial_response(event=event, record_handler=record_handler, processor=processor,
+                                         context=context))

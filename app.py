@@ -15,6 +15,7 @@ from chalicelib.routes import (
     agent_session_routes,
     agent_task_routes,
     health_routes,
+    learning_routes,
     machine_routes,
     session_routes,
     status_routes,
@@ -33,6 +34,7 @@ app.register_blueprint(agent_task_routes.bp)
 app.register_blueprint(machine_routes.bp)
 app.register_blueprint(agent_session_routes.bp)
 app.register_blueprint(telegram_routes.bp)
+app.register_blueprint(learning_routes.bp)
 
 
 def _authorized(request: Request, keys: tuple[str, ...]) -> bool:

@@ -18,7 +18,8 @@ from chalicelib.adapters.telegram_outbox_repository import TelegramOutboxReposit
 from chalicelib.adapters.telegram_topic_repository import TelegramTopicRepository, Topic
 from chalicelib.services.reminders import Reminders
 from chalicelib.services.task_feedback import TaskFeedback
-from chalicelib.services.telegram_conversation import ContextProvider, Conversation
+from chalicelib.services.telegram_context import TelegramContext
+from chalicelib.services.telegram_conversation import Conversation
 from chalicelib.services.telegram_intake import TelegramIntake, UpdateRunner, first_refusal
 from chalicelib.services.telegram_streams import TopicStreams
 
@@ -93,8 +94,12 @@ class TelegramContainer:
         return SessionRequestRepository(self._c.db)
 
     @cached_property
+    def context(self) -> TelegramContext:
+        return TelegramContext(self._c)
+
+    @cached_property
     def conversation(self) -> Conversation:
-        return Conversation(self._c.llm, [ContextProvider("Active tasks", self._active_tasks)])
+        return Conversation(self._c.llm, self.context.providers(), remember=self.context.remember)
 
     def first_refusal(self, user_id: int) -> bool:
         return first_refusal(self._c.db, user_id)
@@ -105,13 +110,8 @@ class TelegramContainer:
             return self._c.tasks.get(topic.ref_id).project
         return self._c.agent_sessions.get(topic.ref_id).project
 
-    def _active_tasks(self, message: str, project: str) -> str:
-        tasks = [t for s in ("running", "dispatched", "queued")
-                 for t in self._c.tasks.list_tasks(status=s, limit=10)]
-        return "\n".join(f"- {t.id[:8]} {t.project} ({t.status.value}): {t.description[:120]}" for t in tasks)
-
     def recall(self, query: str, project: str | None) -> list[str]:
-        raise NotImplementedError  # wired to the memory service once it lands
+        return self.context.recall(query, project)
 
     def teach(self, project: str, rule: str) -> dict[str, Any]:
         """/learn: a project rule at the taught confidence (0.95), via the learning loop."""

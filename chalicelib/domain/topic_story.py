@@ -39,7 +39,8 @@ def event_line(event: Mapping[str, Any]) -> str | None:
     data = event.get("data")
     if kind == "tool_use" and isinstance(data, Mapping):
         detail = next((str(data[k]) for k in _TOOL_DETAIL if data.get(k)), "")
-        text = f"{text} {truncate(detail, DETAIL_LIMIT)}".strip()
+        if detail not in text:  # the agent may have named the target already
+            text = f"{text} {truncate(detail, DETAIL_LIMIT)}".strip()
     if not text:
         return None
     mark = _EVENT_MARKS.get(kind)

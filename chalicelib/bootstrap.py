@@ -90,10 +90,7 @@ class Container:
 
     @cached_property
     def prompt_enricher(self) -> PromptEnricher:
-        from chalicelib.adapters.project_rules_reader import ProjectRulesReader
-        from chalicelib.services.prompt_enrichment import RulesPromptEnricher
-
-        return RulesPromptEnricher(ProjectRulesReader(self.db))
+        return self.lesson_enricher  # ranked lessons + rules (the learning loop)
 
     @cached_property
     def task_event_publisher(self) -> TaskEventPublisher:
@@ -102,8 +99,9 @@ class Container:
     @cached_property
     def outcome_recorder(self) -> OutcomeRecorder:
         from chalicelib.adapters.task_event_repository import TaskOutcomeRepository
+        from chalicelib.services.lesson_outcome_recorder import LessonOutcomeRecorder
 
-        return TaskOutcomeRepository(self.db)
+        return LessonOutcomeRecorder(TaskOutcomeRepository(self.db), self.lessons)  # credits the lessons
 
     @cached_property
     def tasks(self) -> TaskService:

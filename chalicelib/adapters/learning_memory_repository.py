@@ -132,6 +132,12 @@ class LearningMemoryRepository:
         ).fetchall()
         return [_item(r) for r in rows]
 
+    def any_live(self, conn: Conn, projects: Sequence[str], category: str) -> bool:
+        row = conn.execute(
+            "SELECT 1 FROM memories WHERE project = ANY(%s) AND category = %s AND superseded_by IS NULL"
+            " LIMIT 1", (list(projects), category)).fetchone()
+        return row is not None
+
     def get(self, conn: Conn, memory_id: str, *, for_update: bool = False) -> LearnedItem | None:
         lock = " FOR UPDATE OF m" if for_update else ""
         row = conn.execute(f"SELECT {_ITEM} FROM memories m WHERE m.id = %s{lock}", (memory_id,)).fetchone()

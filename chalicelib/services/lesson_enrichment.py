@@ -43,11 +43,14 @@ class LessonEnricher:
         self._repo = repo or LessonRepository()
 
     def top_lessons(self, project: str, context: str, limit: int = MAX_LESSONS) -> list[RankedLesson]:
-        """The lessons to apply to `context`, best first."""
+        """The lessons to apply to `context`, best first (no embedding at all when there are none)."""
+        scope = [project, GLOBAL_PROJECT]
+        with self._db.connection() as conn:
+            if not self._memories.any_live(conn, scope, "task_lesson"):
+                return []
         (embedding,) = self._embedder.embed([context[:4000]])
         with self._db.connection() as conn:
-            items = self._memories.related(conn, [project, GLOBAL_PROJECT], "task_lesson", embedding,
-                                           CANDIDATES)
+            items = self._memories.related(conn, scope, "task_lesson", embedding, CANDIDATES)
         return rank(items, datetime.now(UTC))[:limit]
 
     def enrich_with_lessons(self, task_prompt: str, project: str, task_id: str | None = None) -> str:

@@ -14,9 +14,11 @@ from chalicelib.adapters.learning_memory_repository import LearningMemoryReposit
 from chalicelib.adapters.lesson_repository import LessonRepository
 from chalicelib.domain.errors import InvalidInput, NotFound
 from chalicelib.domain.insights import Insight
+from chalicelib.domain.task_model import TaskOutcome
 from chalicelib.services.budgeted_llm import DisabledLlm
 from chalicelib.services.learning_review import LearningReview
 from chalicelib.services.lesson_enrichment import LessonEnricher
+from chalicelib.services.lesson_outcome_recorder import LessonOutcomeRecorder
 from chalicelib.services.lessons import Lessons
 from chalicelib.services.project_rules import ProjectRules
 from tests.fakes.fake_embedder import WordEmbedder
@@ -189,3 +191,30 @@ def test_reflection_uses_the_llm_text_when_it_answers(db: Database, embedder: Wo
     assert llm.calls[0][0] == "reflection"
     (doc,) = rows(db, "SELECT content FROM memories WHERE category = 'strategy_document'")
     assert doc["content"].endswith("- Pin versions\n- Migrate before testing")
+
+
+class AlwaysNewOutcomes:
+    """The task area's recorder, faked: every attempt is new."""
+
+    def record(self, outcome: TaskOutcome) -> bool:
+        return True
+
+
+def test_a_finished_task_attempt_credits_the_lessons_its_prompt_carried(
+        db: Database, embedder: WordEmbedder) -> None:
+    lesson_id = add_lesson(db, embedder, "Run database migrations before the integration tests")
+    LessonEnricher(db, embedder).enrich("Fix the integration tests after the database migrations", "web",
+                                        task_id="7b0c0f62-0000-4000-8000-000000000001")
+    recorder = LessonOutcomeRecorder(AlwaysNewOutcomes(), Lessons(db))
+
+    recorder.record(TaskOutcome("7b0c0f62-0000-4000-8000-000000000001", 1, "web", "success"))
+    recorder.record(TaskOutcome("7b0c0f62-0000-4000-8000-000000000001", 2, "web", "cancelled"))
+
+    assert Lessons(db).get(lesson_id)["confidence"] == 0.8
+
+
+def test_a_project_without_lessons_is_enriched_without_embedding_the_prompt(
+        db: Database, embedder: WordEmbedder) -> None:
+    LessonEnricher(db, embedder).enrich("Do the thing", "empty")
+
+    assert embedder.calls == 0

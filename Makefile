@@ -37,8 +37,9 @@ package: $(STAMP)
 	$(BIN)/cfn-lint dist/template.json
 
 # Needs AWS credentials: upload, create or update the stack (migrations run inside), print the URLs.
+# PARAMS="TelegramAllowedUsers=123 AlarmEmail=me@example.com" sets template parameters.
 deploy: package
-	$(BIN)/python -m infra.deploy deploy --stage $(STAGE) --skip-package
+	$(BIN)/python -m infra.deploy deploy --stage $(STAGE) --skip-package $(foreach p,$(PARAMS),--param $(p))
 
 clean:
 	rm -rf $(VENV) dist build .mypy_cache .ruff_cache .pytest_cache

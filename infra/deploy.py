@@ -109,13 +109,14 @@ class Deployer:
         params = {**self.stage.parameters, **overrides,
                   "DeployId": time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())}
         exists = self.stack_exists()
+        parameters = self.parameter_list(params, set(template.get("Parameters", {})), exists)
         if exists:
             self.put_user_secrets()
         name = f"deploy-{params['DeployId'].replace('T', '-').rstrip('Z')}"
         self.cfn.create_change_set(
             StackName=self.stage.stack_name, ChangeSetName=name, TemplateURL=url,
             ChangeSetType="UPDATE" if exists else "CREATE", Capabilities=CAPABILITIES,
-            Parameters=[{"ParameterKey": k, "ParameterValue": v} for k, v in params.items()],
+            Parameters=parameters,
             Tags=[{"Key": "itachi:stage", "Value": self.stage.stage}])
         self.cfn.get_waiter("change_set_create_complete").wait(
             StackName=self.stage.stack_name, ChangeSetName=name,
@@ -133,6 +134,20 @@ class Deployer:
         if not exists:
             self.put_user_secrets()
         return self.outputs()
+
+    def parameter_list(self, given: dict[str, str], declared: set[str], exists: bool) -> list[dict[str, Any]]:
+        """Given values; on an update, every other parameter keeps its previous value (not the default)."""
+        unknown = set(given) - declared
+        if unknown:
+            raise SystemExit(f"the template has no parameter {', '.join(sorted(unknown))}")
+        previous: set[str] = set()
+        if exists:
+            stack = self.cfn.describe_stacks(StackName=self.stage.stack_name)["Stacks"][0]
+            previous = {p["ParameterKey"] for p in stack.get("Parameters", [])}
+        out: list[dict[str, Any]] = [{"ParameterKey": k, "ParameterValue": v} for k, v in given.items()]
+        keep = (declared & previous) - set(given)
+        out += [{"ParameterKey": k, "UsePreviousValue": True} for k in sorted(keep)]
+        return out
 
     def outputs(self) -> dict[str, str]:
         stack = self.cfn.describe_stacks(StackName=self.stage.stack_name)["Stacks"][0]
@@ -179,7 +194,7 @@ class Deployer:
                 "AWS_SECRET_ACCESS_KEY": key["SecretAccessKey"], "AWS_DEFAULT_REGION": self.region}
 
 
-def print_next_steps(stage: StageConfig, outputs: dict[str, str]) -> None:
+def print_next_steps(region: str, outputs: dict[str, str]) -> None:
     api = outputs.get("ApiUrl", "?")
     webhook_arn = outputs.get("TelegramWebhookSecretSecretArn", "?")
     token_arn = outputs.get("TelegramBotTokenSecretArn", "?")
@@ -188,9 +203,10 @@ def print_next_steps(stage: StageConfig, outputs: dict[str, str]) -> None:
     print(f"\nAPI URL: {api}")
     print(f"migrations applied: {outputs.get('MigrationsApplied', '?')}; "
           f"pgvector {outputs.get('PgvectorVersion', '?')}")
-    print("\nPoint Telegram at the webhook (the secret must be the deployed one):")
-    print(f"  TELEGRAM_BOT_TOKEN=$({read} {token_arn}) \\")
-    print(f"  TELEGRAM_WEBHOOK_SECRET=$({read} {webhook_arn}) \\")
+    print("\nPoint Telegram at the webhook (itachi reads the bot token and the deployed webhook secret")
+    print("from Secrets Manager with your AWS credentials; the values never touch the shell):")
+    print(f"  AWS_DEFAULT_REGION={region} TELEGRAM_BOT_TOKEN_SECRET_ID={token_arn} \\")
+    print(f"  TELEGRAM_WEBHOOK_SECRET_SECRET_ID={webhook_arn} \\")
     print(f"  itachi telegram set-webhook {api}{WEBHOOK_PATH}")
     print("\nPoint hooks and agents at the API:")
     print(f"  export ITACHI_API_URL={api}\n  export ITACHI_API_KEY=$({read} {keys_arn} | cut -d, -f1)")
@@ -219,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
             from infra.package import build
 
             manifest = build(stage.stage, DIST)
-        print_next_steps(stage, deployer.deploy(manifest, parse_params(args.param)))
+        print_next_steps(deployer.region, deployer.deploy(manifest, parse_params(args.param)))
     elif args.command == "migrate":
         print(json.dumps(deployer.migrate(), indent=1))
     elif args.command == "add-machine":

@@ -44,8 +44,15 @@ def parameters() -> Json:
                           "Description": "public-db mode only: who may open a TLS connection to Postgres"},
         "FunctionMemoryMb": {"Type": "Number", "Default": 1024, "MinValue": 256, "MaxValue": 10240,
                              "Description": "Lambda memory; CPU grows with it (1769 MB = one vCPU)"},
+        "ApiMemoryMb": {"Type": "Number", "Default": 1769, "MinValue": 256, "MaxValue": 10240,
+                        "Description": "API Lambda memory: one full vCPU keeps its cold start short"},
         "LogRetentionDays": {"Type": "Number", "Default": 30, "AllowedValues": LOG_RETENTION_DAYS},
         "AlarmEmail": {"Type": "String", "Default": "", "Description": "Where alarms are mailed (optional)"},
+        "TelegramAllowedUsers": {"Type": "String", "Default": "",
+                                 "Description": "Telegram user ids allowed to command the bot "
+                                                "(comma-separated)"},
+        "TelegramChatId": {"Type": "String", "Default": "",
+                           "Description": "The forum supergroup for task topics (optional)"},
         "DeployId": {"Type": "String", "Default": "initial",
                      "Description": "Changes on every deploy so that migrations run each time"},
     }
@@ -66,7 +73,7 @@ def _adapt_api(resources: Json, stage: StageConfig, code_uri: str) -> None:
     props = api["Properties"]
     props.update({
         "FunctionName": sub("${AWS::StackName}-api"), "Description": fn.description,
-        "CodeUri": code_uri, "MemorySize": ref("FunctionMemoryMb"), "Timeout": fn.timeout_s,
+        "CodeUri": code_uri, "MemorySize": ref("ApiMemoryMb"), "Timeout": fn.timeout_s,
         "Role": get_att(f"{API_ID}Role", "Arn"), "VpcConfig": lambda_vpc_config(),
         "LoggingConfig": {"LogGroup": ref(f"{API_ID}Logs"), "LogFormat": "Text"},
         "Environment": {"Variables": functions.app_environment(stage.env)},

@@ -123,6 +123,9 @@ def app_environment(stage_env: dict[str, str]) -> Json:
     env["DATABASE_HOST"] = database.app_database_host()
     # Every deploy gives every function fresh containers, which read the secrets again.
     env["ITACHI_DEPLOY_ID"] = ref("DeployId")
+    # Who may command the bot and where task topics go: deploy parameters, not repository files.
+    env["TELEGRAM_ALLOWED_USERS"] = ref("TelegramAllowedUsers")
+    env["TELEGRAM_CHAT_ID"] = ref("TelegramChatId")
     return env
 
 

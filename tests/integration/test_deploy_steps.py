@@ -124,3 +124,26 @@ def test_add_machine_creates_its_queue_and_a_user_tagged_for_that_queue_only(
 def test_add_machine_refuses_an_id_that_could_reach_other_queues(moto_endpoint: str) -> None:
     with pytest.raises(SystemExit):
         Deployer(load_stage("dev"), boto3.session.Session(region_name="us-east-1")).add_machine("*")
+
+
+def test_an_update_keeps_every_parameter_it_is_not_given(moto_endpoint: str,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    for name, value in (("AWS_ENDPOINT_URL", moto_endpoint), ("AWS_ACCESS_KEY_ID", "local"),
+                        ("AWS_SECRET_ACCESS_KEY", "local"), ("AWS_DEFAULT_REGION", "us-east-1")):
+        monkeypatch.setenv(name, value)
+    stage = load_stage("prod")
+    cfn = boto3.client("cloudformation")
+    cfn.create_stack(StackName=stage.stack_name, TemplateBody=json.dumps({
+        "Parameters": {"AlarmEmail": {"Type": "String"}, "TelegramChatId": {"Type": "String"}},
+        "Resources": {"Marker": {"Type": "AWS::SQS::Queue", "Properties": {}}}}),
+        Parameters=[{"ParameterKey": "AlarmEmail", "ParameterValue": "me@example.com"},
+                    {"ParameterKey": "TelegramChatId", "ParameterValue": "-100"}])
+    cfn.get_waiter("stack_create_complete").wait(StackName=stage.stack_name,
+                                                 WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+    deployer = Deployer(stage, boto3.session.Session())
+    params = deployer.parameter_list({"TelegramChatId": "-200"},
+                                     {"AlarmEmail", "TelegramChatId", "NewInThisVersion"}, exists=True)
+    assert params == [{"ParameterKey": "TelegramChatId", "ParameterValue": "-200"},
+                      {"ParameterKey": "AlarmEmail", "UsePreviousValue": True}]
+    with pytest.raises(SystemExit, match="NoSuchParameter"):
+        deployer.parameter_list({"NoSuchParameter": "x"}, {"AlarmEmail"}, exists=True)

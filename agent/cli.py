@@ -6,7 +6,14 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from agent.commands import local_stack_commands, telegram_commands, usage_commands
+from agent.commands import (
+    agent_commands,
+    local_stack_commands,
+    session_commands,
+    task_commands,
+    telegram_commands,
+    usage_commands,
+)
 
 # One line per command module: each exposes add_parser(subparsers) and sets `func`.
 REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: ignore[type-arg]
@@ -16,6 +23,11 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     local_stack_commands.add_doctor_parser,
     usage_commands.add_usage_parser,
     telegram_commands.add_telegram_parser,
+    agent_commands.add_agent_parser,
+    task_commands.add_task_parser,
+    task_commands.add_tasks_parser,
+    task_commands.add_machines_parser,
+    session_commands.add_session_parser,
 ]
 
 

@@ -65,6 +65,21 @@ class RunSummary:
             return self.result_text
         return self.last_text or self.result_text or (self.errors[-1] if self.errors else "")
 
+    def succeeded(self, exit_code: int | None) -> bool:
+        return exit_code == 0 and not self.is_error and not self.rate_limited
+
+    def failure(self, engine: str, exit_code: int | None) -> str:
+        """Why the run failed, in the engine's words when it gave any."""
+        if self.rate_limited:
+            return self.rate_limit_message or f"{engine} is rate limited"
+        if self.errors:
+            return self.errors[-1]
+        if self.is_error and self.result_text:
+            return self.result_text
+        if exit_code is None:
+            return f"{engine} did not start"
+        return f"{engine} exited with code {exit_code}"
+
     def progress_notes(self) -> str:
         """A few lines on what was done, for a handoff to another engine."""
         lines = []

@@ -23,7 +23,7 @@ class CreateTaskBody(BaseModel):
     repo: str | None = Field(default=None, max_length=2000)
     engine: Engine | None = None
     machine: str | None = Field(default=None, max_length=40)
-    time_budget_s: int = Field(default=1800, ge=10, le=86_400)
+    time_budget_s: int = Field(default=1800, ge=1, le=86_400)
     cost_budget_usd: float | None = Field(default=None, ge=0)
     max_attempts: int = Field(default=2, ge=1, le=10)
     telegram_chat_id: int | None = None
@@ -58,7 +58,8 @@ def create_task() -> Response:
 @bp.route("/api/tasks", methods=["GET"])
 def list_tasks() -> Response:
     q = parse_query(bp.current_request, ListTasksQuery)
-    tasks = get_container().tasks.list_tasks(status=q.status, project=q.project, machine=q.machine, limit=q.limit)
+    tasks = get_container().tasks.list_tasks(status=q.status, project=q.project, machine=q.machine,
+                                             limit=q.limit)
     return ok({"tasks": [t.to_json() for t in tasks]})
 
 

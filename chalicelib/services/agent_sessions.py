@@ -62,8 +62,8 @@ class AgentSessionService:
                 telegram_topic_id=new.telegram_topic_id)
             seq = self._sessions.next_input_seq(conn, session_id)
             self._sessions.append_events(conn, session_id, [NewEvent(INPUT_KIND, new.prompt, {"seq": seq})])
-            start = MachineMessage(SESSION_START, session_id=session_id)
-            self._queues.send_to_machine(machine_id, start.to_body())
+        # Announced once committed, so the agent's claim finds the session.
+        self._announce(machine_id, MachineMessage(SESSION_START, session_id=session_id))
         return session
 
     def get(self, session_id: str) -> AgentSession:
@@ -83,8 +83,8 @@ class AgentSessionService:
                 raise Conflict(f"session is {session.status.value}")
             seq = self._sessions.next_input_seq(conn, session_id)
             self._sessions.append_events(conn, session_id, [NewEvent(INPUT_KIND, text, {"seq": seq})])
-            message = MachineMessage(SESSION_INPUT, session_id=session_id, seq=seq, text=text)
-            self._queues.send_to_machine(session.machine_id, message.to_body())
+        message = MachineMessage(SESSION_INPUT, session_id=session_id, seq=seq, text=text)
+        self._announce(session.machine_id, message)
         return seq
 
     def close(self, session_id: str) -> AgentSession:
@@ -95,8 +95,7 @@ class AgentSessionService:
             ensure_session_transition(session.status, SessionStatus.CLOSING)
             updated = self._sessions.set_status(conn, session_id, SessionStatus.CLOSING)
             self._sessions.append_events(conn, session_id, [NewEvent("close_requested")])
-            self._queues.send_to_machine(session.machine_id,
-                                         MachineMessage(SESSION_CLOSE, session_id=session_id).to_body())
+        self._announce(session.machine_id, MachineMessage(SESSION_CLOSE, session_id=session_id))
         return updated
 
     def events(self, session_id: str, *, after: int = 0, limit: int = 200) -> list[dict[str, Any]]:
@@ -136,6 +135,9 @@ class AgentSessionService:
                                                                      {"exit_code": exit_code})])
         announce_session(self._publisher, session_id, [], finished=status.value, summary=error or "")
         return updated
+
+    def _announce(self, machine_id: str, message: MachineMessage) -> None:
+        self._queues.send_to_machine(machine_id, message.to_body())
 
     def _require(self, conn: Any, session_id: str, *, for_update: bool = False) -> AgentSession:
         try:

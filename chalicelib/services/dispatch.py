@@ -66,16 +66,25 @@ class TaskDispatcher:
                 return DispatchResult(DispatchOutcome.WAITING)
             dispatched = self._tasks.mark_dispatched(conn, task_id, machine_id)
             assert dispatched is not None
-            message = MachineMessage(TASK, task_id=task_id, dispatch_seq=dispatched.dispatch_seq)
-            # Sent before commit: if sending fails the task stays queued; if the commit fails the
-            # agent's claim finds the task queued, refuses, and the sweep dispatches it again.
-            self._queues.send_to_machine(machine_id, message.to_body())
             events = self._events.append(conn, task_id, task.attempts, [
                 NewEvent("dispatched", f"sent to {machine_id}", {"machine": machine_id,
                                                                   "dispatch_seq": dispatched.dispatch_seq})])
+        # Sent once committed, so the agent's claim finds the task dispatched.
+        message = MachineMessage(TASK, task_id=task_id, dispatch_seq=dispatched.dispatch_seq)
+        try:
+            self._queues.send_to_machine(machine_id, message.to_body())
+        except Exception:
+            self._undo(dispatched)
+            raise
         get_logger().info("task dispatched", extra={"task_id": task_id, "machine_id": machine_id})
         self._publish(dispatched, events)
         return DispatchResult(DispatchOutcome.DISPATCHED, machine_id)
+
+    def _undo(self, task: Task) -> None:
+        """The machine's queue refused the message: the task is queued again (the message is retried)."""
+        with self._db.connection() as conn:
+            self._tasks.update(conn, task.id, where_status=("dispatched",),
+                               where={"dispatch_seq": task.dispatch_seq}, status="queued", machine_id=None)
 
     def offer_waiting(self, limit: int | None = None) -> int:
         """Put the oldest queued tasks back on the dispatch queue; return how many."""

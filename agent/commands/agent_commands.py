@@ -1,0 +1,28 @@
+"""`itachi agent`: run this machine's task agent in the foreground."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from chalicelib.settings import default_home
+
+
+def add_agent_parser(sub: Any) -> None:
+    p = sub.add_parser("agent", help="run the task agent of this machine (tasks and sessions)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--local", action="store_true", help="poll the local stack's SQS (from `itachi up`)")
+    where.add_argument("--aws", action="store_true",
+                       help="poll real SQS with the default AWS credential chain")
+    p.add_argument("--machine-id", help="this machine's id (default: $ITACHI_MACHINE_ID or the hostname)")
+    p.add_argument("--home", help="state directory (default $ITACHI_HOME or ~/.local/share/itachi)")
+    p.set_defaults(func=cmd_agent)
+
+
+def cmd_agent(args: argparse.Namespace) -> int:
+    from agent.daemon import run_agent
+
+    home = Path(args.home).expanduser() if args.home else default_home()
+    mode = "local" if args.local else "aws" if args.aws else "auto"
+    return run_agent(home, mode=mode, machine_id=args.machine_id)

@@ -1,0 +1,147 @@
+"""`itachi agent`: the per-machine task agent.
+
+Registers with a heartbeat (which creates the machine's SQS queue), heartbeats every 30 s,
+long-polls its queue and acts on each message: claim and run a task, cancel one, or drive an
+interactive session. Messages are hints; the API decides (a stale or duplicate task message
+is refused at claim and deleted). On SIGTERM/SIGINT it kills its engines and reports itself
+offline, which has the server retry or fail the tasks it was running.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from agent.agent_config import AgentConfig
+from agent.agent_context import AgentContext, log
+from agent.api_client import ApiClient, ApiError
+from agent.client_config import load_client_config
+from agent.machine_queue import MachineQueue
+from agent.process_tree import ProcessRegistry
+from agent.work_router import WorkRouter
+from agent.worktrees import WorktreeManager
+
+AGENT_VERSION = "0.1.0"
+
+
+class AgentDaemon:
+    def __init__(self, config: AgentConfig, api: ApiClient, *, mode: str = "auto") -> None:
+        self.config = config
+        self.mode = mode  # local | aws | auto
+        self.ctx = AgentContext(
+            config=config, api=api, instance=uuid.uuid4().hex[:12],
+            registry=ProcessRegistry(config.run_dir / "engines"),
+            worktrees=WorktreeManager(config.worktree_root, config.home / "repos", dict(config.repos)))
+        self.router = WorkRouter(self.ctx)
+        self._heartbeat_s = config.heartbeat_s or 30.0
+        self._queue_url: str | None = None
+
+    # Lifecycle.
+    def start(self) -> None:
+        reaped = self.ctx.registry.reap_stale()
+        if reaped:
+            log.warning("killed %d engine process group(s) left by a previous agent", len(reaped))
+        self._register(wait=True)
+        threading.Thread(target=self._heartbeats, name="heartbeat", daemon=True).start()
+        threading.Thread(target=self._poll, name="poll", daemon=True).start()
+        log.info("agent %s (%s) polling %s", self.config.machine_id, self.ctx.instance, self._queue_url)
+
+    def run_forever(self) -> int:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: self.ctx.stopping.set())
+        self.start()
+        while not self.ctx.stopping.wait(1.0):
+            pass
+        self.shutdown()
+        return 0
+
+    def shutdown(self) -> None:
+        self.ctx.stopping.set()
+        self.router.stop_all()
+        try:
+            self._heartbeat(status="offline")
+        except ApiError as exc:
+            log.warning("offline heartbeat not sent: %s", exc)
+
+    # Registration and heartbeats.
+    def _heartbeat(self, status: str = "online") -> dict[str, Any]:
+        active = self.router.active_tasks
+        body = {"machine_id": self.config.machine_id, "agent_instance": self.ctx.instance, "status": status,
+                "active_tasks": active, "max_concurrent": self.config.max_concurrent,
+                "engine_priority": list(self.config.engine_priority), "projects": sorted(self.config.repos),
+                "repos": sorted(set(self.config.repos.values())), "hostname": _hostname(),
+                "agent_version": AGENT_VERSION}
+        return self.ctx.api.post("/api/machines/heartbeat", body)  # type: ignore[no-any-return]
+
+    def _register(self, *, wait: bool) -> None:
+        delay = 0.5
+        while True:
+            try:
+                reg = self._heartbeat()
+                break
+            except ApiError as exc:
+                if not wait or self.ctx.stopping.is_set():
+                    raise
+                log.warning("cannot register yet (%s); retrying", exc)
+                self.ctx.stopping.wait(delay)
+                delay = min(delay * 2, 10.0)
+        self._adopt(reg)
+
+    def _adopt(self, reg: dict[str, Any]) -> None:
+        if self.config.heartbeat_s is None:
+            self._heartbeat_s = float(reg.get("heartbeat_s") or 30.0)
+        endpoint = reg.get("sqs_endpoint_url")
+        if self.mode == "local" and not endpoint:
+            raise SystemExit("the server runs on AWS SQS; start the agent with --aws")
+        if self.mode == "aws":
+            endpoint = None
+        if reg["queue_url"] != self._queue_url:
+            self.ctx.queue = MachineQueue(reg["queue_url"], region=reg.get("region") or "us-east-1",
+                                          endpoint_url=endpoint)
+            self._queue_url = reg["queue_url"]
+
+    def _heartbeats(self) -> None:
+        while not self.ctx.stopping.wait(self._heartbeat_s):
+            try:
+                self._adopt(self._heartbeat())
+            except ApiError as exc:
+                log.warning("heartbeat failed: %s", exc)
+
+    # The queue.
+    def _poll(self) -> None:
+        while not self.ctx.stopping.is_set():
+            queue = self.ctx.queue
+            if queue is None:
+                time.sleep(1.0)
+                continue
+            try:
+                messages = queue.receive(wait_s=self.config.poll_wait_s, max_messages=10,
+                                         visibility_s=self.config.visibility_s)
+            except Exception as exc:  # the queue endpoint is unreachable: keep trying
+                log.warning("queue receive failed: %s", exc)
+                self.ctx.stopping.wait(2.0)
+                continue
+            for message in messages:
+                if self.ctx.stopping.is_set():
+                    return
+                try:
+                    self.router.handle(message)
+                except Exception:
+                    log.exception("message %s not handled", message.message_id)
+
+def _hostname() -> str:
+    import socket
+
+    return socket.gethostname()
+
+
+def run_agent(home: Path, *, mode: str, machine_id: str | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    config = AgentConfig.load(home, machine_id=machine_id)
+    api = ApiClient(load_client_config(home))
+    return AgentDaemon(config, api, mode=mode).run_forever()

@@ -1,0 +1,89 @@
+"""One engine process for a task: started in the worktree, its NDJSON read line by line."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from typing import IO, TYPE_CHECKING
+
+from agent import process_tree
+from agent.event_batcher import to_wire
+from agent.worktrees import Workspace
+from chalicelib.domain.engine_run import RunSummary
+from chalicelib.domain.engine_switch import FALLBACK_ENV
+
+if TYPE_CHECKING:
+    from agent.task_runner import TaskRunner
+
+DRAIN_AFTER_EXIT_S = 2.0
+
+
+def pump(stream: IO[str] | None, lines: queue.Queue[str | None]) -> None:
+    """Copy a pipe into a queue, ending with None (a reader thread never blocks the runner)."""
+    if stream is not None:
+        try:
+            for line in stream:
+                lines.put(line)
+        except (OSError, ValueError):
+            pass
+    lines.put(None)
+
+
+def read_lines(proc: subprocess.Popen[str], lines: queue.Queue[str | None]) -> Iterator[str]:
+    """Yield stdout lines until EOF, or shortly after the engine exits if a stray child holds the pipe."""
+    exited_at: float | None = None
+    while True:
+        try:
+            line = lines.get(timeout=0.25)
+        except queue.Empty:
+            if proc.poll() is not None:
+                exited_at = exited_at or time.monotonic()
+                if time.monotonic() - exited_at > DRAIN_AFTER_EXIT_S:
+                    return
+            continue
+        if line is None:
+            return
+        yield line
+
+
+def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
+               fallback: bool) -> tuple[RunSummary, int | None]:
+    """Run `name` on `prompt` in the worktree; return what it did and its exit code."""
+    ctx, summary = runner.ctx, RunSummary(name)
+    engine = ctx.engine(name)
+    env = {**ctx.config.env, "ITACHI_TASK_ID": runner.task_id, "ITACHI_TASK_ATTEMPT": str(runner.attempt),
+           "ITACHI_PROJECT": runner.task["project"], "ITACHI_CLIENT": name}
+    if fallback:
+        env[FALLBACK_ENV] = "1"
+    logs = ctx.config.home / "logs" / "tasks"
+    logs.mkdir(parents=True, exist_ok=True)
+    if runner.stopped:
+        return summary, None
+    with open(logs / f"{runner.task_id}-{runner.attempt}-{name}.stderr", "w") as stderr:
+        try:
+            proc = process_tree.start(engine.task_argv(prompt), cwd=ws.path, env=env,
+                                      stdin=subprocess.DEVNULL, stderr=stderr)
+        except OSError as exc:
+            summary.errors.append(f"cannot start {name}: {exc}")
+            return summary, None
+        ctx.registry.record(proc.pid, runner.task_id)
+        runner.set_process(proc)
+        runner.event("engine_started", f"{name} started", {"engine": name, "pid": proc.pid})
+        lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
+        for line in read_lines(proc, lines):
+            for event in engine.parse(line):
+                summary.add(event)
+                wire = to_wire(event)
+                if wire is not None:
+                    runner.batcher.add(wire)
+        code = proc.wait()
+        if process_tree.group_alive(proc.pid):  # background children the engine left behind
+            process_tree.kill_tree(proc, grace_s=0.5)
+        runner.set_process(None)
+        ctx.registry.forget(proc.pid)
+    runner.event("engine_exited", f"{name} exited with code {code}", {"engine": name, "exit_code": code})
+    return summary, code

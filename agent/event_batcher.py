@@ -1,0 +1,83 @@
+"""Progress events, posted in batches: at most one request per interval, in order, not lost.
+
+Engines can print hundreds of lines a second; the API gets one POST per `interval_s` (or
+sooner once `max_batch` events wait). Consecutive streamed text chunks are joined into one
+event. A failed post keeps the events for the next flush, up to `max_pending`.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from chalicelib.domain.engine_events import EngineEvent, EventKind
+
+Post = Callable[[list[dict[str, Any]]], None]
+log = logging.getLogger("itachi.agent")
+
+
+def to_wire(event: EngineEvent) -> dict[str, Any] | None:
+    """The event as posted to the API, or None for events not worth showing."""
+    data = dict(event.data)
+    if event.kind == EventKind.TOOL_RESULT and not data.get("is_error"):
+        return None
+    text = event.text
+    if event.kind == EventKind.TOOL_USE:
+        target = data.get("file_path") or data.get("path") or data.get("command") or ", ".join(
+            str(f) for f in data.get("files") or [])
+        text = f"{event.text} {target}".strip()
+    return {"kind": event.kind.value, "text": text, "data": data}
+
+
+class EventBatcher:
+    def __init__(self, post: Post, *, interval_s: float = 1.0, max_batch: int = 100,
+                 max_pending: int = 2000) -> None:
+        self._post = post
+        self._interval = interval_s
+        self._max_batch = max_batch
+        self._max_pending = max_pending
+        self._pending: list[dict[str, Any]] = []
+        self._lock = threading.Lock()  # guards _pending
+        self._send = threading.Lock()  # one post at a time keeps the order
+        self._last = time.monotonic()
+        self.dropped = 0
+
+    def add(self, event: dict[str, Any]) -> None:
+        with self._lock:
+            last = self._pending[-1] if self._pending else None
+            if (last and event["kind"] == last["kind"] == EventKind.TEXT.value
+                    and event["data"].get("delta") and last["data"].get("delta")):
+                last["text"] += event["text"]
+            else:
+                self._pending.append(event)
+            if len(self._pending) > self._max_pending:
+                overflow = len(self._pending) - self._max_pending
+                del self._pending[:overflow]
+                self.dropped += overflow
+            full = len(self._pending) >= self._max_batch
+        if full:
+            self.flush()
+
+    def flush_if_due(self) -> None:
+        if time.monotonic() - self._last >= self._interval:
+            self.flush()
+
+    def flush(self) -> bool:
+        """Post what is pending; True if nothing is left."""
+        with self._send:
+            self._last = time.monotonic()
+            while True:
+                with self._lock:
+                    batch = self._pending[: self._max_batch]
+                if not batch:
+                    return True
+                try:
+                    self._post(batch)
+                except Exception as exc:  # the API is unreachable: keep them for the next flush
+                    log.warning("progress events not posted yet (%s pending): %s", len(self._pending), exc)
+                    return False
+                with self._lock:
+                    del self._pending[: len(batch)]

@@ -1,0 +1,186 @@
+"""Run one claimed task: worktree, engine(s), progress, lease, budget, cancel, result, outcome.
+
+A watch thread renews the task's lease (the answer also carries cancellation), extends the
+SQS message's visibility, enforces the time budget and flushes progress events.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.agent_context import AgentContext, call_with_retry, log
+from agent.api_client import ApiError
+from agent.engine_chain import run_engine_chain
+from agent.event_batcher import EventBatcher
+from agent.process_tree import kill_tree
+from agent.worktrees import Workspace, WorkspaceError
+
+NO_RESULT = frozenset({"lost", "shutdown"})  # the server already moved on, or will recover it
+
+
+@dataclass
+class Finish:
+    status: str
+    summary: str = ""
+    exit_code: int | None = None
+    cost_usd: float | None = None
+    engine: str | None = None
+    error: str | None = None
+    files: list[str] = field(default_factory=list)
+    workspace: Workspace | None = None
+
+
+class TaskRunner:
+    def __init__(self, ctx: AgentContext, claim: dict[str, Any], receipt_handle: str) -> None:
+        self.ctx = ctx
+        self.task: dict[str, Any] = claim["task"]
+        self.task_id: str = self.task["id"]
+        self.attempt: int = claim["attempt"]
+        self.prompt: str = claim["prompt"]
+        self.lease_s = float(claim["lease_s"])
+        self.max_switches = int(claim["max_switches"])
+        self.receipt = receipt_handle
+        self.stop_reason: str | None = None
+        self._stop = threading.Event()
+        self._done = threading.Event()
+        self._proc: subprocess.Popen[str] | None = None
+        self._proc_lock = threading.Lock()
+        self.started = time.monotonic()
+        self._deadline = self.started + float(self.task["time_budget_s"])
+        self._lease_ok = self.started
+        self.batcher = EventBatcher(self._post_events)
+
+    # Control, from other threads.
+    def stop(self, reason: str) -> None:
+        """Stop the run (cancelled, timed_out, lost or shutdown) and kill the engine's process tree."""
+        if self.stop_reason is None:
+            self.stop_reason = reason
+        self._stop.set()
+        with self._proc_lock:
+            proc = self._proc
+        if proc is not None and proc.poll() is None:
+            threading.Thread(target=kill_tree, args=(proc,), daemon=True).start()
+
+    def set_process(self, proc: subprocess.Popen[str] | None) -> None:
+        with self._proc_lock:
+            self._proc = proc
+        if proc is not None and self._stop.is_set():
+            kill_tree(proc)
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop.is_set()
+
+    # The run.
+    def run(self) -> None:
+        watch = threading.Thread(target=self._watch, name=f"watch-{self.task_id[:8]}", daemon=True)
+        watch.start()
+        try:
+            finish = self._execute()
+        except Exception as exc:  # report it as the task's failure rather than leave it running
+            log.exception("task %s crashed in the agent", self.task_id)
+            finish = Finish("failed", error=f"agent error: {exc}")
+        finally:
+            self._done.set()
+            watch.join(timeout=5)
+        try:
+            self._report(finish)
+        finally:
+            self.ctx.delete_message(self.receipt)
+
+    def _execute(self) -> Finish:
+        try:
+            root = self.ctx.worktrees.repo_root(self.task.get("repo"), self.task["project"])
+            ws = self.ctx.worktrees.create(root, self.task_id)
+        except WorkspaceError as exc:
+            return Finish("failed", error=str(exc))
+        self.event("workspace", f"worktree {ws.path} on branch {ws.branch}",
+                   {"worktree": str(ws.path), "branch": ws.branch, "base": ws.base})
+        run, code, engine, cost = run_engine_chain(self, ws)
+        status = self.stop_reason or ("completed" if run.succeeded(code) else "failed")
+        message = (f"itachi: {self.task['description'].splitlines()[0][:60]}\n\n"
+                   f"Task {self.task_id} (attempt {self.attempt}, {engine})")
+        commit = self.ctx.config.commit_changes and status not in NO_RESULT
+        files = self.ctx.worktrees.finish(ws, commit=commit, message=message)
+        error = run.failure(engine, code) if status == "failed" else None
+        return Finish(status, run.summary, code, cost, engine, error, files, ws)
+
+    def _report(self, finish: Finish) -> None:
+        self.batcher.flush()
+        if finish.status in NO_RESULT:
+            log.warning("task %s stopped (%s): no result reported", self.task_id, finish.status)
+            return
+        ws = finish.workspace
+        body = {"status": finish.status, "summary": finish.summary[:20_000], "files_changed": finish.files,
+                "exit_code": finish.exit_code, "cost_usd": finish.cost_usd, "engine": finish.engine,
+                "worktree": str(ws.path) if ws else None, "branch": ws.branch if ws else None,
+                "error": finish.error}
+        try:
+            call_with_retry(lambda: self.post("result", body))
+        except ApiError as exc:
+            log.warning("task %s result not accepted: %s", self.task_id, exc)
+            return
+        outcome = {"completed": "success", "cancelled": "cancelled"}.get(finish.status, "failure")
+        try:
+            call_with_retry(lambda: self.ctx.api.post(f"/api/tasks/{self.task_id}/outcome", {
+                "attempt": self.attempt, "outcome": outcome, "engine": finish.engine,
+                "summary": (finish.summary or finish.error or "")[:5000], "files_changed": finish.files,
+                "cost_usd": finish.cost_usd, "duration_s": round(time.monotonic() - self.started, 3)}))
+        except ApiError as exc:
+            log.warning("task %s outcome not recorded: %s", self.task_id, exc)
+        policy = self.ctx.config.worktree_policy
+        if ws and (policy == "remove" or (policy == "remove-on-success" and finish.status == "completed")):
+            self.ctx.worktrees.remove(ws)
+
+    # The watch thread.
+    def _watch(self) -> None:
+        every = max(0.5, self.lease_s / 4)
+        vis_every = max(1.0, self.ctx.config.visibility_s / 3)
+        next_lease, next_vis = time.monotonic() + every, time.monotonic() + vis_every
+        while not self._done.wait(0.25):
+            now = time.monotonic()
+            if now >= self._deadline and not self._stop.is_set():
+                self.event("notice", f"time budget of {self.task['time_budget_s']}s exhausted")
+                self.stop("timed_out")
+            if now >= next_lease:
+                self._renew(now)
+                next_lease = now + every
+            if now >= next_vis and self.ctx.queue is not None:
+                next_vis = now + vis_every
+                try:
+                    self.ctx.queue.extend(self.receipt, self.ctx.config.visibility_s)
+                except Exception as exc:  # a deleted or redelivered message cannot be extended
+                    log.debug("visibility not extended: %s", exc)
+            self.batcher.flush_if_due()
+
+    def _renew(self, now: float) -> None:
+        try:
+            state = self.post("lease", {})
+        except ApiError as exc:
+            if exc.status in (404, 409) or now - self._lease_ok > self.lease_s * 0.75:
+                # Without a lease the server will retry the task elsewhere: this run must end first.
+                self.stop("lost")
+            return
+        self._lease_ok = now
+        if not state["keep_running"]:
+            if state["cancel_requested"] or state["status"] == "cancelled":
+                self.stop("cancelled")
+            elif state["status"] == "timed_out":
+                self.stop("timed_out")
+            else:
+                self.stop("lost")
+
+    # API helpers.
+    def event(self, kind: str, text: str = "", data: dict[str, Any] | None = None) -> None:
+        self.batcher.add({"kind": kind, "text": text, "data": data or {}})
+
+    def _post_events(self, batch: list[dict[str, Any]]) -> None:
+        self.post("events", {"events": batch})
+
+    def post(self, action: str, body: dict[str, Any]) -> Any:
+        return self.ctx.api.post(f"/api/tasks/{self.task_id}/{action}",
+                                 {"machine_id": self.ctx.machine_id, "attempt": self.attempt, **body})

@@ -1,0 +1,117 @@
+"""What the agent does with each message of its queue: tasks, cancels and sessions.
+
+Every runner gets its own thread, which also owns the engine process (an engine dies with
+the thread that started it).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from agent.agent_context import AgentContext, log
+from agent.api_client import ApiError
+from agent.machine_queue import QueueMessage
+from agent.session_runner import SessionRunner
+from agent.task_runner import TaskRunner
+from chalicelib.contracts import machine_messages as mm
+
+
+class WorkRouter:
+    def __init__(self, ctx: AgentContext) -> None:
+        self.ctx = ctx
+        self.config = ctx.config
+        self.tasks: dict[str, TaskRunner] = {}
+        self.sessions: dict[str, SessionRunner] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def active_tasks(self) -> int:
+        with self._lock:
+            return len(self.tasks)
+
+    def stop_all(self) -> None:
+        with self._lock:
+            runners, sessions = list(self.tasks.values()), list(self.sessions.values())
+        for runner in runners:
+            runner.stop("shutdown")
+        for session in sessions:
+            session.stop()
+
+    def handle(self, message: QueueMessage) -> None:
+        try:
+            msg = mm.parse_machine_message(message.body)
+        except mm.BadMessage as exc:  # left on the queue: after 3 receives it moves to the DLQ
+            log.warning("poison message %s: %s", message.message_id, exc)
+            return
+        if msg.kind == mm.TASK:
+            self._on_task(msg, message)
+            return
+        if msg.kind == mm.CANCEL:
+            with self._lock:
+                runner = self.tasks.get(str(msg.task_id))
+            if runner is not None:
+                runner.stop("cancelled")
+        elif msg.kind == mm.SESSION_START:
+            self._on_session_start(str(msg.session_id))
+        else:
+            with self._lock:
+                session = self.sessions.get(str(msg.session_id))
+            # Inputs for a session not running here yet arrive with its claim; closes need nothing.
+            if session is not None and msg.kind == mm.SESSION_INPUT:
+                session.add_input(msg.seq, msg.text)
+            elif session is not None and msg.kind == mm.SESSION_CLOSE:
+                session.close()
+        self.ctx.delete_message(message.receipt_handle)
+
+    def _on_task(self, msg: mm.MachineMessage, message: QueueMessage) -> None:
+        task_id = str(msg.task_id)
+        with self._lock:
+            running, full = task_id in self.tasks, len(self.tasks) >= self.config.max_concurrent
+        if running:  # a duplicate delivery of the task we are running
+            self.ctx.delete_message(message.receipt_handle)
+            return
+        if full:
+            try:
+                self.ctx.api.post(f"/api/tasks/{task_id}/release", {
+                    "machine_id": self.config.machine_id, "dispatch_seq": msg.dispatch_seq})
+            except ApiError as exc:
+                if exc.status not in (404, 409):
+                    return  # try again when the message comes back
+            self.ctx.delete_message(message.receipt_handle)
+            return
+        try:
+            claim = self.ctx.api.post(f"/api/tasks/{task_id}/claim", {
+                "machine_id": self.config.machine_id, "dispatch_seq": msg.dispatch_seq,
+                "agent_instance": self.ctx.instance})
+        except ApiError as exc:
+            if exc.status in (404, 409):  # stale, duplicate or cancelled: nothing to run
+                log.info("task %s not claimed: %s", task_id, exc.message)
+                self.ctx.delete_message(message.receipt_handle)
+            return
+        runner = TaskRunner(self.ctx, claim, message.receipt_handle)
+        with self._lock:
+            self.tasks[task_id] = runner
+        threading.Thread(target=self._run_task, args=(runner,), name=f"task-{task_id[:8]}",
+                         daemon=True).start()
+
+    def _run_task(self, runner: TaskRunner) -> None:
+        try:
+            runner.run()
+        finally:
+            with self._lock:
+                self.tasks.pop(runner.task_id, None)
+
+    def _on_session_start(self, session_id: str) -> None:
+        with self._lock:
+            if session_id in self.sessions:
+                return
+            runner = self.sessions[session_id] = SessionRunner(self.ctx, session_id)
+        threading.Thread(target=self._run_session, args=(runner,), name=f"session-{session_id[:8]}",
+                         daemon=True).start()
+
+    def _run_session(self, runner: SessionRunner) -> None:
+        try:
+            runner.run()
+        finally:
+            with self._lock:
+                self.sessions.pop(runner.session_id, None)

@@ -1,0 +1,154 @@
+"""A fake coding engine: prints Claude-, Codex- or Gemini-shaped NDJSON, as the agent expects.
+
+Run as `python fake_engine.py --as claude|codex|gemini <the engine's usual flags>` (set it as
+ITACHI_ENGINE_<NAME>_COMMAND). What it does comes from directives in the prompt:
+
+  [fake:write=PATH]         write PATH (relative to the working directory)
+  [fake:sleep=S]            sleep S seconds before answering
+  [fake:sleep_once=S]       sleep S seconds on attempt 1 only (ITACHI_TASK_ATTEMPT)
+  [fake:child]              start a child process in its group that sleeps (process-tree tests)
+  [fake:rate_limit=E1,E2]   when running as one of these engines, report a rate limit, exit 1
+  [fake:fail]               report an error result and exit 1
+
+With `--input-format stream-json` it is an interactive session: one answer (`echo: ...`) and
+one `result` line per user message read from stdin, until stdin closes.
+ITACHI_FAKE_ENGINE_LOG, if set, gets one JSON line per start and end (pid, time, task, attempt).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+DIRECTIVE = re.compile(r"\[fake:([a-z_]+)(?:=([^\]]*))?\]")
+
+
+def emit(obj: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def log(event: str, **fields: Any) -> None:
+    path = os.environ.get("ITACHI_FAKE_ENGINE_LOG")
+    if path:
+        with open(path, "a") as fh:
+            fh.write(json.dumps({"event": event, "pid": os.getpid(), "t": time.time(),
+                                 "task": os.environ.get("ITACHI_TASK_ID"),
+                                 "attempt": os.environ.get("ITACHI_TASK_ATTEMPT"),
+                                 "fallback": os.environ.get("ITACHI_FALLBACK_ACTIVE"), **fields}) + "\n")
+
+
+def prompt_of(argv: list[str]) -> str:
+    if "-p" in argv:
+        i = argv.index("-p")
+        if i + 1 < len(argv) and not argv[i + 1].startswith("--"):
+            return argv[i + 1]
+    return argv[-1] if argv and not argv[-1].startswith("-") else ""
+
+
+def assistant(content: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "assistant", "message": {"role": "assistant", "content": content}}
+
+
+def say(engine: str, text: str) -> None:
+    if engine == "codex":
+        emit({"type": "item.completed", "item": {"id": "i1", "type": "agent_message", "text": text}})
+    elif engine == "gemini":
+        emit({"type": "message", "role": "assistant", "content": text, "delta": True})
+    else:
+        emit(assistant([{"type": "text", "text": text}]))
+
+
+def wrote(engine: str, path: str) -> None:
+    if engine == "codex":
+        change = {"id": "i2", "type": "file_change", "changes": [{"path": path}]}
+        emit({"type": "item.completed", "item": change})
+    elif engine == "gemini":
+        emit({"type": "tool_use", "tool_name": "write_file", "tool_id": "t1",
+              "parameters": {"file_path": path}})
+    else:
+        emit(assistant([{"type": "tool_use", "id": "t1", "name": "Write",
+                         "input": {"file_path": path, "content": "..."}}]))
+
+
+def finish(engine: str, text: str, *, error: bool = False, limited: bool = False) -> None:
+    if engine == "codex":
+        if error or limited:
+            emit({"type": "turn.failed", "error": {"message": "429 Too Many Requests" if limited else text}})
+        else:
+            emit({"type": "turn.completed", "usage": {"input_tokens": 10, "output_tokens": 5}})
+    elif engine == "gemini":
+        if limited:
+            emit({"type": "error", "severity": "error", "message": "RESOURCE_EXHAUSTED: quota exceeded"})
+        emit({"type": "result", "status": "error" if error or limited else "success", "stats": {}})
+    else:
+        result: dict[str, Any] = {"type": "result", "subtype": "success", "is_error": error or limited,
+                                  "result": text, "total_cost_usd": 0.001, "num_turns": 1}
+        if limited:
+            emit({**assistant([{"type": "text", "text": "API Error: Request rejected (429)"}]),
+                  "error": "rate_limit", "api_error_status": 429})
+            result.update(api_error_status=429, api_error_type="rate_limit_error",
+                          result="API Error: Request rejected (429) · rate limited by the fake")
+        emit(result)
+
+
+def interactive(engine: str) -> int:
+    emit({"type": "system", "subtype": "init", "session_id": "fake-session"})
+    for line in sys.stdin:
+        message = json.loads(line)["message"]["content"]
+        say(engine, f"echo: {message}")
+        finish(engine, f"echo: {message}")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    engine = "claude"
+    if argv[:1] == ["--as"]:
+        engine, argv = argv[1], argv[2:]
+    log("start", engine=engine, cwd=os.getcwd(), handoff="## Handoff from" in " ".join(argv))
+    try:
+        if "--input-format" in argv:
+            return interactive(engine)
+        return run_task(engine, prompt_of(argv))
+    finally:
+        log("end", engine=engine)
+
+
+def run_task(engine: str, prompt: str) -> int:
+    directives = {name: value for name, value in DIRECTIVE.findall(prompt)}
+    if engine == "codex":
+        emit({"type": "thread.started", "thread_id": "fake-thread"})
+    else:
+        emit({"type": "system", "subtype": "init", "session_id": "fake-session"} if engine == "claude"
+             else {"type": "init", "session_id": "fake-session", "model": "fake"})
+    say(engine, f"Working on: {prompt.splitlines()[0][:80] if prompt else ''}")
+    if "child" in directives:
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+        log("child", child_pid=child.pid)
+    if engine in (directives.get("rate_limit") or "").split(","):
+        finish(engine, "", limited=True)
+        return 1
+    seconds = float(directives.get("sleep") or 0)
+    if directives.get("sleep_once") and os.environ.get("ITACHI_TASK_ATTEMPT", "1") == "1":
+        seconds = float(directives["sleep_once"])
+    time.sleep(seconds)
+    if directives.get("write"):
+        target = Path(directives["write"])
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(f"written by the fake {engine}\n")
+        wrote(engine, directives["write"])
+    if "fail" in directives:
+        finish(engine, "the fake engine failed", error=True)
+        return 1
+    finish(engine, f"Done by the fake {engine}.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

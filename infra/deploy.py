@@ -179,7 +179,7 @@ class Deployer:
     def add_machine(self, machine_id: str) -> dict[str, str]:
         """Create the machine's queue (+ DLQ) and an IAM user that can reach that queue only."""
         if not valid_machine_id(machine_id):
-            raise SystemExit("a machine id is 1-40 characters: lower-case letters, digits and '-'")
+            raise SystemExit("a machine id is 1-40 characters: letters, digits, '-' and '_'")
         from chalicelib.adapters.sqs_queues import SqsQueues
 
         queues = SqsQueues(prefix=self.stage.queue_prefix, region=self.region)

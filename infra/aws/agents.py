@@ -17,7 +17,8 @@ from infra.queues import QUEUES, queue_name
 
 MACHINE_TAG = "itachi-machine"
 AGENT_SEND_QUEUE_KEYS = ("progress", "results")
-_MACHINE_ID = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+# The agent's machine id as agent/agent_config.py makes it: letters, digits, '-', '_', 40 at most.
+_MACHINE_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 
 def valid_machine_id(machine_id: str) -> bool:

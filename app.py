@@ -17,6 +17,7 @@ from chalicelib.routes import (
     health_routes,
     learning_routes,
     machine_routes,
+    memory_routes,
     session_routes,
     status_routes,
     task_routes,
@@ -35,6 +36,7 @@ app.register_blueprint(machine_routes.bp)
 app.register_blueprint(agent_session_routes.bp)
 app.register_blueprint(telegram_routes.bp)
 app.register_blueprint(learning_routes.bp)
+app.register_blueprint(memory_routes.bp)
 
 
 def _authorized(request: Request, keys: tuple[str, ...]) -> bool:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from agent.commands import (
     agent_commands,
     local_stack_commands,
+    memory_commands,
     session_commands,
     task_commands,
     telegram_commands,
@@ -28,6 +29,10 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     task_commands.add_tasks_parser,
     task_commands.add_machines_parser,
     session_commands.add_session_parser,
+    memory_commands.add_search_parser,
+    memory_commands.add_remember_parser,
+    memory_commands.add_forget_parser,
+    memory_commands.add_index_parser,
 ]
 
 

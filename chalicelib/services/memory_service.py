@@ -129,6 +129,10 @@ class MemoryService:
     def delete_many(self, memory_ids: Sequence[str]) -> int:
         return self._repo.delete(memory_ids) if memory_ids else 0
 
+    def stored_chunks(self, project: str, source_path: str) -> list[tuple[str, str, str | None]]:
+        """(id, content hash, file hash) of the indexed chunks of one file (see memory_indexing)."""
+        return self._repo.chunks_of(project, source_path)
+
     def stats(self, project: str | None = None) -> MemoryStats:
         return self._repo.stats(project)
 

@@ -83,7 +83,7 @@ class TelegramContainer:
 
     @cached_property
     def runner(self) -> UpdateRunner:
-        return UpdateRunner(self._c.db, self.runtime.process)
+        return UpdateRunner(self._c.db, self.runtime.process, prepare=self.runtime.start)
 
     @cached_property
     def reminders(self) -> Reminders:

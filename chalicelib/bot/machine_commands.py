@@ -49,9 +49,11 @@ async def engines(update: Update, context: Context) -> None:
         lines = [f"- {m['id']}: {' > '.join(m['engine_priority']) or '-'}" for m in chosen]
         await reply(update, "Engine order:\n" + "\n".join(lines) if lines else "No machine is registered.")
         return
+    # The agent reports its order with every heartbeat; a server-side override needs the
+    # registry's set_engine_priority (and the agent adopting it), used here once it exists.
     setter = getattr(registry, "set_engine_priority", None)
     if setter is None:
-        raise Unavailable("Changing the engine order from Telegram is not available yet; set it in the "
-                          "machine's agent configuration.")
+        raise Unavailable("The engine order is the agent's: set ITACHI_ENGINE_PRIORITY (e.g. codex,claude) "
+                          f"on {request.machine} and restart its agent.")
     await blocking(setter, request.machine, request.order)
     await reply(update, f"{request.machine} will try {' > '.join(request.order)}.")

@@ -32,6 +32,10 @@ class BotRuntime:
     def started(self) -> bool:
         return self._app is not None
 
+    def start(self) -> None:
+        """Start the loop and initialise the bot (getMe) if not done yet; raise if Telegram is unreachable."""
+        self._ensure_started()
+
     def _ensure_started(self) -> tuple[asyncio.AbstractEventLoop, AnyApplication]:
         if self._app is None or self._loop is None:
             with self._lock:

@@ -40,14 +40,21 @@ class TelegramIntake:
 
 
 class UpdateRunner:
-    """Run the bot's handlers for a queued update once per update_id."""
+    """Run the bot's handlers for a queued update once per update_id.
 
-    def __init__(self, db: Database, process: Callable[[Mapping[str, Any]], None]) -> None:
+    `prepare` (starting the bot: getMe) runs before the update is recorded, so a Bot API that
+    cannot be reached fails the message for a later retry instead of consuming the update.
+    """
+
+    def __init__(self, db: Database, process: Callable[[Mapping[str, Any]], None],
+                 prepare: Callable[[], object] = lambda: None) -> None:
         self._db = db
         self._process = process
+        self._prepare = prepare
 
     def run(self, update: Mapping[str, Any]) -> bool:
         update_id = int(update["update_id"])
+        self._prepare()
         with self._db.connection() as conn:
             first = claim(conn, CONSUMER, str(update_id))
         if not first:

@@ -124,3 +124,11 @@ def test_engines_shows_the_order_and_refuses_an_unknown_machine(bot: BotHarness)
 
     bot.send(message_update("/engines laptop claude,cursor"))
     assert bot.last_text(chat_id=GROUP).startswith("Engines are claude, codex, gemini")
+
+
+def test_engines_explains_where_the_order_is_set_until_the_registry_can_override_it(bot: BotHarness) -> None:
+    _online(bot)
+
+    bot.send(message_update("/engines laptop codex,claude"))
+
+    assert "ITACHI_ENGINE_PRIORITY" in bot.last_text(chat_id=GROUP)

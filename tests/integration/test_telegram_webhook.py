@@ -127,3 +127,17 @@ def test_without_a_configured_secret_every_webhook_call_is_refused(
         for webhook in _serve(bot):
             assert webhook.post(load_update_fixture("private_help_command"), secret="")[0] == 401
             assert webhook.post(load_update_fixture("private_help_command"), secret="anything")[0] == 401
+
+
+def test_an_unreachable_bot_api_fails_the_message_for_a_retry_without_consuming_the_update(
+    hook: Webhook,
+) -> None:
+    from functions.telegram_consumer import handler
+
+    hook.bot.fake.fail_next("getMe", status=502)
+    event = {"Records": [{"messageId": "m-1",
+                          "body": json.dumps({"update": load_update_fixture("private_help_command")})}]}
+
+    assert handler(event, None) == {"batchItemFailures": [{"itemIdentifier": "m-1"}]}
+    assert handler(event, None) == {"batchItemFailures": []}  # SQS redelivers it later
+    assert len(hook.bot.texts(chat_id=ALICE)) == 1

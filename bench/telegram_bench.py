@@ -1,6 +1,7 @@
 """Telegram benchmarks on the local stack: webhook acknowledgement, handling, and /task to progress.
 
-`.venv/bin/python bench/telegram.py [--acks 300] [--replies 50] [--tasks 10]`
+`.venv/bin/python bench/telegram_bench.py [--acks 300] [--replies 50] [--tasks 10]`
+(not `bench/telegram.py`: that name would shadow python-telegram-bot for mypy and for scripts)
 
 Runs `itachi up`'s stack in this process (embedded Postgres in a temporary home, moto, the API
 on its threaded server, the SQS consumers, the local agent with the fake engine from
@@ -32,8 +33,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
-# This file's own folder comes first on sys.path, and its name would shadow python-telegram-bot.
-sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent)]
+sys.path.insert(0, str(ROOT))
 
 from infra.local.stack import LocalStack, StackOptions  # noqa: E402
 from tests.fakes.fake_telegram import FakeTelegram  # noqa: E402

@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -78,6 +79,18 @@ class Webhook:
         return elapsed
 
 
+def sends_after(fake: FakeTelegram, before: int) -> bool:
+    return len(fake.calls_to("sendMessage")) > before
+
+
+def new_topics(fake: FakeTelegram, before: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    return set(fake.topics) - before
+
+
+def topic_has(fake: FakeTelegram, thread: int, marker: str) -> bool:
+    return any(marker in text for text in fake.sent_texts(GROUP, thread))
+
+
 def bench_acks(hook: Webhook, fake: FakeTelegram, count: int) -> list[float]:
     for _ in range(20):  # warm the route, the pool and the queue client
         hook.post(message_update("/help", chat_id=ALICE))
@@ -91,7 +104,7 @@ def bench_replies(hook: Webhook, fake: FakeTelegram, count: int) -> list[float]:
         before = len(fake.calls_to("sendMessage"))
         started = time.perf_counter()
         hook.post(message_update("/help", chat_id=ALICE))
-        wait(lambda before=before: len(fake.calls_to("sendMessage")) > before)
+        wait(partial(sends_after, fake, before))
         times.append(time.perf_counter() - started)
     return times
 
@@ -132,11 +145,11 @@ def bench_tasks(hook: Webhook, fake: FakeTelegram, count: int) -> tuple[list[flo
         topics_before = set(fake.topics)
         started = time.perf_counter()
         hook.post(message_update(f"/task myproject bench task {i} [fake:write=bench_{i}.txt]"))
-        (key,) = wait(lambda before=topics_before: set(fake.topics) - before)
+        (key,) = wait(partial(new_topics, fake, topics_before))
         thread = key[1]
-        wait(lambda t=thread: any("▶️" in text for text in fake.sent_texts(GROUP, t)), 120)
+        wait(partial(topic_has, fake, thread, "▶️"), 120)
         first_progress.append(time.perf_counter() - started)
-        wait(lambda t=thread: any("✅ Completed" in text for text in fake.sent_texts(GROUP, t)), 120)
+        wait(partial(topic_has, fake, thread, "✅ Completed"), 120)
         result.append(time.perf_counter() - started)
     return first_progress, result
 

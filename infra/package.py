@@ -208,9 +208,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m infra.package", description=__doc__.splitlines()[0])
     parser.add_argument("--stage", default="prod")
     parser.add_argument("--dist", default=str(REPO_ROOT / "dist"))
+    parser.add_argument("--work", help="scratch directory (default build/lambda/<stage>)")
     args = parser.parse_args(argv)
     try:
-        manifest = build(args.stage, Path(args.dist))
+        manifest = build(args.stage, Path(args.dist), work=Path(args.work) if args.work else None)
     except PackageError as exc:
         print(f"package failed: {exc}", file=sys.stderr)
         return 1

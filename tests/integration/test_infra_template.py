@@ -43,7 +43,7 @@ def _offline_prefix() -> list[str]:
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("dist")
     command = [*_offline_prefix(), sys.executable, "-m", "infra.package", "--stage", STAGE,
-               "--dist", str(out)]
+               "--dist", str(out), "--work", str(tmp_path_factory.mktemp("build"))]
     result = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stderr[-3000:]
     return out

@@ -11,6 +11,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +19,11 @@ import pytest
 
 from agent.api_client import ApiClient
 from agent.client_config import ClientConfig
-from chalicelib.bootstrap import Container
+from chalicelib.bootstrap import Container, set_container
+from chalicelib.services.memory_ports import Embedder
 from chalicelib.services.memory_service import MemoryService
 from tests.conftest import RunningApi
+from tests.support.local_stack import make_container, settings_for_test
 
 
 @pytest.fixture
@@ -45,3 +48,27 @@ def call(api: RunningApi, method: str, path: str, body: Any = None, raw: bytes |
             return resp.status, json.loads(resp.read() or b"null")
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read() or b"null")
+
+
+@contextmanager
+def serving(container: Container) -> Iterator[RunningApi]:
+    """Serve the app over HTTP backed by `container` (for containers built by the test itself)."""
+    from app import app as chalice_app
+    from infra.local.api_server import ApiServer
+
+    set_container(container)
+    server = ApiServer(chalice_app, port=0, max_body_bytes=container.settings.max_body_bytes)
+    server.start()
+    try:
+        yield RunningApi(server.url, container.settings.api_keys[0], container)
+    finally:
+        server.stop()
+        set_container(None)
+
+
+def container_with(tmp_path: Path, database_url: str, embedder: Embedder, **settings: Any) -> Container:
+    """A container on `database_url` whose embedder is `embedder` (set before the service is built)."""
+    built = make_container(settings_for_test(tmp_path / "home", database_url, None, **settings),
+                           with_queues=False)
+    built.embedder = embedder  # the composition root's slot for it, filled before first use
+    return built

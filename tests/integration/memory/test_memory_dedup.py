@@ -1,0 +1,78 @@
+"""Deduplication with the real local model: exact, near, and the date/number/name guard."""
+
+from __future__ import annotations
+
+import pytest
+
+from chalicelib.domain.memory_model import MemoryDraft
+from chalicelib.services.memory_service import NEAR_DUPLICATE_COSINE, MemoryService
+
+
+def _fact(text: str, project: str = "d", category: str = "project_rule") -> MemoryDraft:
+    return MemoryDraft(project=project, category=category, content=text)
+
+
+def test_an_exact_duplicate_is_stored_once_and_reinforced(memory: MemoryService) -> None:
+    first = memory.remember(_fact("Always squash commits before merging."))
+    again = memory.remember(_fact("  always squash commits   before merging. "))
+    assert again.id == first.id and again.deduplicated and again.duplicate_kind == "exact"
+    assert memory.get(first.id).times_reinforced == 2
+    assert memory.stats("d").total == 1
+
+
+def test_a_rewording_reinforces_the_existing_memory(memory: MemoryService) -> None:
+    first = memory.remember(_fact("Always squash commits before merging."))
+    reworded = memory.remember(_fact("Squash commits before merging, always."))
+    assert reworded.id == first.id and reworded.duplicate_kind == "near"
+    item = memory.get(first.id)
+    assert item.times_reinforced == 2 and item.content == "Always squash commits before merging."
+    assert memory.stats("d").total == 1
+
+
+def test_rewordings_inside_one_batch_collapse_too(memory: MemoryService) -> None:
+    results = memory.remember_many([_fact("The API timeout is 30 seconds."),
+                                    _fact("The timeout of the API is 30 seconds."),
+                                    _fact("The API timeout is 30 seconds.")])
+    assert len({r.id for r in results}) == 1
+    assert [r.deduplicated for r in results] == [False, True, True]
+    assert memory.get(results[0].id).times_reinforced == 3
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("The API timeout is 30 seconds.", "The API timeout is 60 seconds."),
+    ("The release is on Tuesday 3 March.", "The release is on Tuesday 4 March."),
+    ("Release date: 2026-05-03.", "Release date: 2026-05-04."),
+    ("The memory store runs on Postgres with pgvector and the queue runs on SQS with a dead letter queue.",
+     "The memory store runs on MySQL with pgvector and the queue runs on SQS with a dead letter queue."),
+    ("Use pnpm, not npm, in the web package.", "Use npm, not pnpm, in the web package."),
+])
+def test_similar_statements_that_differ_in_a_date_number_or_name_stay_apart(
+        memory: MemoryService, first: str, second: str) -> None:
+    kept = memory.remember(_fact(first))
+    similar = memory.find_similar("d", "project_rule", second, threshold=0.0, limit=1)
+    assert similar[0].memory.id == kept.id
+    assert similar[0].similarity >= NEAR_DUPLICATE_COSINE, "the pair must look like a near duplicate"
+    other = memory.remember(_fact(second))
+    assert other.id != kept.id and not other.deduplicated
+    assert memory.stats("d").total == 2
+
+
+def test_the_same_text_in_another_project_or_category_is_a_separate_memory(memory: MemoryService) -> None:
+    ids = {memory.remember(_fact("Run the linter before committing.", project=p, category=c)).id
+           for p, c in (("d", "project_rule"), ("e", "project_rule"), ("d", "task_lesson"))}
+    assert len(ids) == 3
+
+
+def test_find_similar_reinforce_and_update_serve_the_learning_loop(memory: MemoryService) -> None:
+    rule = memory.remember(_fact("Prefer uv over pip for installing packages."))
+    similar = memory.find_similar("d", "project_rule", "Install packages with uv, not pip.", threshold=0.6)
+    assert [s.memory.id for s in similar] == [rule.id]
+    assert memory.find_similar("d", "project_rule", "The sky is blue.", threshold=0.6) == []
+    assert memory.reinforce(rule.id).times_reinforced == 2
+    updated = memory.update_content(rule.id, "Always install Python packages with uv, never pip.")
+    assert updated.content.startswith("Always install") and updated.times_reinforced == 2
+    tagged = memory.update_metadata(rule.id, {"source": "user", "applications": 3})
+    assert tagged.metadata == {"source": "user", "applications": 3}
+    assert memory.update_scores(rule.id, confidence=0.95).confidence == 0.95
+    tagged_rules = memory.recent("d", category="project_rule", metadata={"source": "user"})
+    assert [m.id for m in tagged_rules] == [rule.id]

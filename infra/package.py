@@ -34,6 +34,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from infra.aws.functions import table_functions
 from infra.aws.stage import REPO_ROOT, load_stage
 from infra.template import dump, function_ids, render
 
@@ -145,6 +146,18 @@ def stage_project(stage: str, work: Path) -> Path:
     return project
 
 
+def check_handlers(code_root: Path, targets: list[str]) -> None:
+    """Every table handler ("module:function") must exist in the code the Lambdas get."""
+    for target in targets:
+        module, _, attr = target.partition(":")
+        source = code_root / (module.replace(".", "/") + ".py")
+        if not source.is_file():
+            raise PackageError(f"{target}: {source.relative_to(code_root)} is not in the Lambda code")
+        if not re.search(rf"^(async )?def {re.escape(attr)}\b|^{re.escape(attr)}\s*=", source.read_text(),
+                         re.MULTILINE):
+            raise PackageError(f"{target}: {source.relative_to(code_root)} defines no {attr}")
+
+
 def run_chalice(project: Path, stage: str, out: Path) -> None:
     chalice = Path(sys.executable).parent / "chalice"
     env = {**os.environ, "AWS_DEFAULT_REGION": os.environ.get("AWS_DEFAULT_REGION", "us-east-1")}
@@ -187,6 +200,7 @@ def build(stage: str, dist: Path, *, work: Path | None = None) -> dict[str, obje
     work = work or REPO_ROOT / "build" / "lambda" / stage
     shutil.rmtree(work, ignore_errors=True)
     project = stage_project(stage, work)
+    check_handlers(project / "vendor", [fn.target for fn in table_functions() if fn.target])
     chalice_out = work / "chalice-out"
     run_chalice(project, stage, chalice_out)
     artifact = precompile_zip(chalice_out / "deployment.zip", dist / ZIP_NAME)

@@ -20,6 +20,7 @@ from typing import Any
 import boto3
 import pytest
 
+from infra.aws.secrets import SECRETS
 from infra.queues import QUEUES
 from infra.schedules import SCHEDULES
 from tests.conftest import REPO_ROOT
@@ -167,7 +168,7 @@ def test_every_function_runs_after_migrations_and_logs_with_retention(template: 
 
 def test_secret_values_never_appear_in_the_template_or_the_stage_config(template: dict[str, Any]) -> None:
     secrets = resources_of(template, "AWS::SecretsManager::Secret")
-    assert len(secrets) == 5
+    assert len(secrets) == len(SECRETS)
     for secret in secrets.values():
         props = secret["Properties"]
         assert "GenerateSecretString" in props or props["SecretString"] == "unset"

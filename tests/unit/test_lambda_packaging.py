@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from packaging.utils import canonicalize_name
 
-from infra.package import PackageError, _platform_ok, lambda_requirements
+from infra.package import PackageError, _platform_ok, check_handlers, lambda_requirements
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,3 +36,13 @@ def test_a_pin_that_differs_from_the_virtualenv_stops_the_build(tmp_path: Path) 
     requirements.write_text("boto3==0.0.1\n")
     with pytest.raises(PackageError, match="boto3"):
         lambda_requirements(requirements)
+
+
+def test_a_table_row_naming_a_missing_handler_stops_the_build(tmp_path: Path) -> None:
+    (tmp_path / "functions").mkdir()
+    (tmp_path / "functions" / "cleanup.py").write_text("def handler(event, context):\n    return {}\n")
+    check_handlers(tmp_path, ["functions.cleanup:handler"])
+    with pytest.raises(PackageError, match="defines no run"):
+        check_handlers(tmp_path, ["functions.cleanup:run"])
+    with pytest.raises(PackageError, match="not in the Lambda code"):
+        check_handlers(tmp_path, ["functions.nope:handler"])

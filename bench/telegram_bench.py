@@ -52,13 +52,13 @@ def row(name: str, values_s: list[float]) -> str:
     return (f"| {name} | {len(ms)} | {statistics.median(ms):.1f} | {pct(ms, 0.95):.1f} | {max(ms):.1f} |")
 
 
-def wait(probe: Callable[[], Any], timeout_s: float = 60.0) -> Any:
+def wait(probe: Callable[[], Any], timeout_s: float = 60.0, every_s: float = 0.002) -> Any:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         value = probe()
         if value:
             return value
-        time.sleep(0.002)
+        time.sleep(every_s)
     raise TimeoutError("benchmark step timed out")
 
 
@@ -139,19 +139,29 @@ def bench_warm_vs_fresh(stack: LocalStack, warm_runs: int,
     return warm, fresh
 
 
-def bench_tasks(hook: Webhook, fake: FakeTelegram, count: int) -> tuple[list[float], list[float]]:
-    first_progress, result = [], []
+def started_event(stack: LocalStack, description: str) -> bool:
+    assert stack.container is not None
+    tasks = [t for t in stack.container.tasks.list_tasks(limit=5) if t.description == description]
+    return bool(tasks) and any(e.kind == "started" for e in stack.container.tasks.events(tasks[0].id))
+
+
+def bench_tasks(stack: LocalStack, hook: Webhook, fake: FakeTelegram,
+                count: int) -> tuple[list[float], list[float], list[float]]:
+    stored, first_progress, result = [], [], []
     for i in range(count):
         topics_before = set(fake.topics)
+        description = f"bench task {i} [fake:write=bench_{i}.txt]"
         started = time.perf_counter()
-        hook.post(message_update(f"/task myproject bench task {i} [fake:write=bench_{i}.txt]"))
+        hook.post(message_update(f"/task myproject {description}"))
         (key,) = wait(partial(new_topics, fake, topics_before))
         thread = key[1]
+        wait(partial(started_event, stack, description), 120, every_s=0.01)
+        stored.append(time.perf_counter() - started)
         wait(partial(topic_has, fake, thread, "▶️"), 120)
         first_progress.append(time.perf_counter() - started)
         wait(partial(topic_has, fake, thread, "✅ Completed"), 120)
         result.append(time.perf_counter() - started)
-    return first_progress, result
+    return stored, first_progress, result
 
 
 def main() -> int:
@@ -182,7 +192,7 @@ def main() -> int:
             time.sleep(3)  # let the consumer catch up with the acknowledged updates
             replies = bench_replies(hook, fake, args.replies)
             warm, fresh = bench_warm_vs_fresh(stack, 200, 30)
-            first, done = bench_tasks(hook, fake, args.tasks)
+            stored, first, done = bench_tasks(stack, hook, fake, args.tasks)
         finally:
             stack.stop()
     print("| measure | n | p50 ms | p95 ms | max ms |\n|---|---|---|---|---|")
@@ -190,6 +200,7 @@ def main() -> int:
     print(row("/help: webhook to the bot's reply at the Bot API", replies))
     print(row("handlers for one update, persistent loop (warm)", warm))
     print(row("handlers for one update, fresh `async with Application`", fresh))
+    print(row("/task: webhook to the agent's first progress event stored", stored))
     print(row("/task: webhook to the first progress message in its topic", first))
     print(row("/task: webhook to the result in its topic (fake engine)", done))
     return 0

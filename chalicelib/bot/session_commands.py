@@ -6,7 +6,7 @@ from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 
 from chalicelib.bot.context import Context, blocking, itachi, reply, topic_link, topic_of
-from chalicelib.bot.topics import open_topic
+from chalicelib.bot.topics import open_topic, start_story
 from chalicelib.domain.bot_commands import (
     MODES,
     WRAPPERS,
@@ -62,11 +62,9 @@ async def picked(update: Update, context: Context) -> None:
             await blocking(telegram.sender.close_topic, place.chat_id, place.topic_id)
         raise
     await blocking(telegram.session_requests.attach_session, request.id, started.id)
-    topic = await blocking(telegram.topics.register, "session", started.id, place.chat_id, place.topic_id,
-                           title)
-    await blocking(telegram.streams.post, topic, [
-        f"💬 Session {short_id(started.id)} on {started.machine_id} ({choice.label})\n{scoped.rule}\n\n"
-        "Write here to talk to it; /close ends it."])
+    await start_story(context, "session", started.id, place, title,
+                      f"💬 Session {short_id(started.id)} on {started.machine_id} ({choice.label})\n"
+                      f"{scoped.rule}\n\nWrite here to talk to it; /close ends it.")
     link = topic_link(place.chat_id, place.topic_id)
     if query.message is not None:
         await query.edit_message_text(f"Session {short_id(started.id)} started on {started.machine_id} with "

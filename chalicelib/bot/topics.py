@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from telegram import Update
+from telegram.error import TelegramError
 
+from chalicelib.adapters.telegram_topic_repository import Topic
 from chalicelib.bot.context import Context, blocking, itachi
+from chalicelib.logging import get_logger
 from chalicelib.services.telegram_ports import Undeliverable
 
 
@@ -29,3 +32,24 @@ async def open_topic(update: Update, context: Context, title: str) -> Place:
         except Undeliverable:
             pass  # not a forum (or the bot may not manage topics): stream into this chat instead
     return Place(chat.id, 0)
+
+
+async def start_story(context: Context, kind: str, ref_id: str, place: Place, title: str,
+                      header: str) -> Topic:
+    """Post the topic's first message, then register the topic so its stream may begin.
+
+    The header goes out directly, before the topic is registered: no output can overtake it,
+    and the stream's first flush is not held back by the header's. If Telegram refuses it now
+    (flood control), the header joins the stream instead and goes out first once allowed.
+    """
+    telegram = itachi(context).telegram
+    try:
+        await context.bot.send_message(place.chat_id, header, message_thread_id=place.topic_id or None)
+        sent = True
+    except TelegramError:
+        get_logger().warning("topic header deferred to the stream", extra={"ref_id": ref_id})
+        sent = False
+    topic = await blocking(telegram.topics.register, kind, ref_id, place.chat_id, place.topic_id, title)
+    if not sent:
+        await blocking(telegram.streams.post, topic, [header])
+    return topic

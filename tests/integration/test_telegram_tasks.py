@@ -58,9 +58,8 @@ def test_cancel_in_a_task_topic_cancels_it_and_closes_the_story(bot: BotHarness)
     (task,) = bot.container.tasks.list_tasks()
     assert task.status == "cancelled"
     texts = bot.texts(chat_id=GROUP, thread_id=thread)
-    assert texts[0] == f"Task {task.id[:8]} cancelled."
-    # The header and the result were both pending at the flush: one message holds them, in order.
-    assert texts[1].startswith("📋 Task") and texts[1].endswith("\n🛑 Cancelled")
+    assert texts[0].startswith("📋 Task")
+    assert texts[1:] == [f"Task {task.id[:8]} cancelled.", "🛑 Cancelled"]
     topic = bot.fake.topics[(GROUP, thread)]
     assert topic["closed"] is True and topic["name"] == "🛑 myproject: fix the login bug"
 
@@ -132,3 +131,15 @@ def test_engines_explains_where_the_order_is_set_until_the_registry_can_override
     bot.send(message_update("/engines laptop codex,claude"))
 
     assert "ITACHI_ENGINE_PRIORITY" in bot.last_text(chat_id=GROUP)
+
+
+def test_a_header_refused_by_flood_control_goes_out_first_through_the_stream(bot: BotHarness) -> None:
+    bot.fake.fail_next("sendMessage", retry_after=1)  # the header's direct send
+
+    bot.send(message_update("/task myproject fix the login bug"))
+    (task,) = bot.container.tasks.list_tasks()
+    bot.telegram.publisher.published(task.id, [{"kind": "text", "text": "reading the code"}])
+    bot.flush()
+
+    (text,) = bot.texts(chat_id=GROUP, thread_id=_task_topic(bot))
+    assert text.startswith("📋 Task") and text.endswith("\nreading the code")

@@ -1,5 +1,8 @@
 """Fill one project with N realistic, varied memories through the real POST /api/memory/batch.
 
+It also teaches the project a few rules (POST /api/project/rules), so SessionStart has the
+briefing, rules and recent memories a long-lived project has.
+
 Used to measure the hooks at scale (``docs/benchmarks.md``, "Claude Code hooks"):
 
     itachi up --home /tmp/bench-home --port 8787 --no-agent &
@@ -107,6 +110,20 @@ def memories(project: str, count: int, seed: int) -> list[dict[str, Any]]:
     return out
 
 
+def rules(count: int, seed: int) -> list[str]:
+    """Distinct project rules of the kind users teach ("always ...", "never ...")."""
+    rng = random.Random(seed)
+    out: list[str] = []
+    while len(out) < count:
+        module, tool, other = rng.choice(MODULES), rng.choice(TOOLS), rng.choice(TOOLS)
+        rule = rng.choice([f"Always run {tool} checks before merging changes to {module}",
+                           f"Never call {tool} directly from {module}; go through its adapter",
+                           f"Use {tool} for {rng.choice(THINGS)} in {module}, not {other}"])
+        if rule not in out and tool != other:
+            out.append(rule)
+    return out
+
+
 def post(api_url: str, api_key: str, path: str, body: dict[str, Any], timeout: float) -> Any:
     request = urllib.request.Request(
         api_url.rstrip("/") + path, data=json.dumps(body).encode(), method="POST",
@@ -122,6 +139,7 @@ def main() -> int:
     parser.add_argument("--api-key")
     parser.add_argument("--project", required=True)
     parser.add_argument("-n", type=int, default=10_000, help="memories to create")
+    parser.add_argument("--rules", type=int, default=15, help="project rules to teach")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
     config = json.loads((args.home / "config.json").read_text()) if args.home else {}
@@ -137,7 +155,10 @@ def main() -> int:
                       timeout=600)
         stored += len(answer.get("ids", []))
         print(f"{offset + BATCH:>6} sent, {stored} ids, {time.perf_counter() - started:.0f} s", flush=True)
-    print(f"seeded {stored} memories into {args.project} in {time.perf_counter() - started:.0f} s")
+    for rule in rules(args.rules, args.seed):
+        post(api_url, api_key, "/api/project/rules", {"project": args.project, "rule": rule}, timeout=60)
+    print(f"seeded {stored} memories and {args.rules} rules into {args.project} "
+          f"in {time.perf_counter() - started:.0f} s")
     return 0
 
 

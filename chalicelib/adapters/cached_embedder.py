@@ -102,7 +102,7 @@ class CachedEmbedder:
                 "SELECT key, embedding FROM embedding_cache WHERE key = ANY(%s) AND model = %s",
                 (keys, self.model),
             ).fetchall()
-        return {bytes(r["key"]): [float(x) for x in r["embedding"]] for r in rows}
+        return {bytes(r["key"]): [float(x) for x in _floats(r["embedding"])] for r in rows}
 
     def _write(self, computed: dict[bytes, list[float]]) -> None:
         with self._db.connection() as conn:
@@ -113,3 +113,9 @@ class CachedEmbedder:
                     " ON CONFLICT (key) DO NOTHING",
                     [(key, self.model, Vector(vector)) for key, vector in computed.items()],
                 )
+
+
+def _floats(value: object) -> list[float]:
+    """pgvector's loader gives a Vector (or a numpy array, depending on the version)."""
+    to_list = getattr(value, "to_list", None) or getattr(value, "tolist", None)
+    return list(to_list()) if callable(to_list) else list(value)  # type: ignore[call-overload]

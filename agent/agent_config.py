@@ -42,7 +42,7 @@ class AgentConfig:
     commit_changes: bool = True
     poll_wait_s: int = 20
     heartbeat_s: float | None = None  # None: what the server says
-    visibility_s: int = 120
+    visibility_s: int = 60  # a message received by an agent that died reappears after this
     fallback_active: bool = False
     env: Mapping[str, str] = field(default_factory=dict, repr=False)
 
@@ -81,7 +81,7 @@ class AgentConfig:
             commit_changes=env.get("ITACHI_AGENT_COMMIT", "1") not in {"0", "false", "no"},
             poll_wait_s=int(env.get("ITACHI_AGENT_POLL_S") or 20),
             heartbeat_s=float(heartbeat) if heartbeat else None,
-            visibility_s=int(env.get("ITACHI_AGENT_VISIBILITY_S") or 120),
+            visibility_s=int(env.get("ITACHI_AGENT_VISIBILITY_S") or 60),
             fallback_active=env.get(FALLBACK_ENV) == "1",
             env=env,
         )

@@ -38,7 +38,9 @@ def _running_engine(h: AgentHarness, task_id: str, *, with_child: bool = False) 
 
 def test_an_agent_killed_mid_task_leaves_no_engine_and_the_task_is_retried_once_it_restarts(
         h: AgentHarness, repo: Path) -> None:
-    agent = h.start_agent("m1")
+    # A long poll the killed agent had open may still take the retry's message: it comes back
+    # after the visibility timeout, short here.
+    agent = h.start_agent("m1", ITACHI_AGENT_VISIBILITY_S="3")
     task = new_task(h.client, "[fake:child] [fake:sleep_once=120] [fake:write=done.txt]", repo=str(repo))
     engine_pid, child_pid = _running_engine(h, task["id"], with_child=True)
 

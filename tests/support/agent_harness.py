@@ -87,8 +87,13 @@ class AgentHarness:
 
     def wait_status(self, task_id: str, statuses: set[str] = TERMINAL,
                     timeout_s: float = 60) -> dict[str, Any]:
-        return wait_for(lambda: (t := self.client.get(f"/api/tasks/{task_id}"))["status"] in statuses and t,
-                        timeout_s=timeout_s, what=f"task {task_id[:8]} in {sorted(statuses)}")
+        try:
+            return wait_for(lambda: (t := self.client.get(f"/api/tasks/{task_id}"))["status"] in statuses
+                            and t, timeout_s=timeout_s, what=f"task {task_id[:8]} in {sorted(statuses)}")
+        except AssertionError as exc:
+            task = self.client.get(f"/api/tasks/{task_id}")
+            events = [(e["kind"], e["text"]) for e in self.events(task_id)]
+            raise AssertionError(f"{exc}\ntask: {task}\nevents: {events}") from None
 
     def events(self, task_id: str) -> list[dict[str, Any]]:
         return self.client.get(f"/api/tasks/{task_id}/events", limit=1000)["events"]  # type: ignore[no-any-return]

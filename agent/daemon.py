@@ -9,13 +9,14 @@ offline, which has the server retry or fail the tasks it was running.
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import signal
 import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from agent.agent_config import AgentConfig
 from agent.agent_context import AgentContext, log
@@ -35,14 +36,16 @@ class AgentDaemon:
         self.mode = mode  # local | aws | auto
         self.ctx = AgentContext(
             config=config, api=api, instance=uuid.uuid4().hex[:12],
-            registry=ProcessRegistry(config.run_dir / "engines"),
+            registry=ProcessRegistry(config.run_dir / "engines" / config.machine_id),
             worktrees=WorktreeManager(config.worktree_root, config.home / "repos", dict(config.repos)))
         self.router = WorkRouter(self.ctx)
         self._heartbeat_s = config.heartbeat_s or 30.0
         self._queue_url: str | None = None
+        self._lock_file: IO[str] | None = None
 
     # Lifecycle.
     def start(self) -> None:
+        self._hold_lock()
         reaped = self.ctx.registry.reap_stale()
         if reaped:
             log.warning("killed %d engine process group(s) left by a previous agent", len(reaped))
@@ -67,6 +70,17 @@ class AgentDaemon:
             self._heartbeat(status="offline")
         except ApiError as exc:
             log.warning("offline heartbeat not sent: %s", exc)
+
+    def _hold_lock(self) -> None:
+        """One agent per machine id and state directory: it owns (and reaps) the engines recorded there."""
+        path = self.config.run_dir / f"agent-{self.config.machine_id}.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock_file = open(path, "a")  # noqa: SIM115 (held for the process lifetime)
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SystemExit(f"an agent for machine {self.config.machine_id} already runs with "
+                             f"{self.config.home}") from None
 
     # Registration and heartbeats.
     def _heartbeat(self, status: str = "online") -> dict[str, Any]:

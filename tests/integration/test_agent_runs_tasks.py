@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -126,3 +128,14 @@ def test_an_interactive_session_answers_each_input_in_order_and_ends_on_close(h:
 
     assert texts() == ["echo: first", "echo: second", "echo: third"]
     assert (ended["status"], ended["exit_code"]) == ("closed", 0)
+
+
+def test_a_second_agent_for_the_same_machine_and_home_refuses_to_start(h: AgentHarness) -> None:
+    first = h.start_agent("m1")
+    second = subprocess.run([sys.executable, "-m", "agent.cli", "agent", "--local"], env={
+        **os.environ, "ITACHI_HOME": str(h.root / "home-m1"), "ITACHI_MACHINE_ID": "m1",
+        "ITACHI_API_URL": h.api_url, "ITACHI_API_KEY": h.api_key}, capture_output=True, text=True, timeout=30)
+
+    assert second.returncode != 0
+    assert "already runs" in second.stderr
+    assert first.poll() is None

@@ -1,8 +1,10 @@
 """Time from `itachi up` to its ready line, cold (fresh ITACHI_HOME) and warm (existing home).
 
-`.venv/bin/python bench/startup.py [--runs 3]`. Each run starts
+`.venv/bin/python bench/startup.py [--runs 3] [--no-local-model]`. Each run starts
 `.venv/bin/itachi up --home H --port 0 --no-agent`, waits for "Itachi API ready on", sends
 SIGTERM, and checks that the process exits cleanly and that no postgres is left running for H.
+`--no-local-model` configures OpenAI embeddings (a key that is never used, a base URL on
+127.0.0.1) so that the ready line does not wait for the local embedding model to load.
 """
 
 from __future__ import annotations
@@ -38,9 +40,13 @@ def postgres_running_for(home: Path) -> list[int]:
     return pids
 
 
-def one_run(home: Path, timeout_s: float = 120) -> tuple[float, float]:
+NO_LOCAL_MODEL = {"ITACHI_EMBEDDING_PROVIDER": "openai", "OPENAI_API_KEY": "bench-not-used",
+                  "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+
+
+def one_run(home: Path, extra_env: dict[str, str], timeout_s: float = 120) -> tuple[float, float]:
     """Return (seconds to the ready line, seconds to exit after SIGTERM)."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **extra_env}
     env.pop("DATABASE_URL", None)
     started = time.perf_counter()
     proc = subprocess.Popen([str(ITACHI), "up", "--home", str(home), "--port", "0", "--no-agent"],
@@ -75,15 +81,17 @@ def one_run(home: Path, timeout_s: float = 120) -> tuple[float, float]:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--no-local-model", action="store_true")
     args = parser.parse_args()
+    extra = NO_LOCAL_MODEL if args.no_local_model else {}
     cold, warm, stops = [], [], []
     for _ in range(args.runs):
         home = Path(tempfile.mkdtemp(prefix="itachi-bench-"))
         try:
-            ready, stop = one_run(home)
+            ready, stop = one_run(home, extra)
             cold.append(ready)
             stops.append(stop)
-            ready, stop = one_run(home)
+            ready, stop = one_run(home, extra)
             warm.append(ready)
             stops.append(stop)
         finally:

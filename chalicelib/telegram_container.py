@@ -16,6 +16,8 @@ from chalicelib.adapters.session_request_repository import SessionRequestReposit
 from chalicelib.adapters.sqs_stream_trigger import SqsStreamTrigger
 from chalicelib.adapters.telegram_outbox_repository import TelegramOutboxRepository
 from chalicelib.adapters.telegram_topic_repository import TelegramTopicRepository, Topic
+from chalicelib.domain.errors import DomainError
+from chalicelib.domain.topic_story import topic_title
 from chalicelib.services.reminders import Reminders
 from chalicelib.services.task_feedback import TaskFeedback
 from chalicelib.services.telegram_context import TelegramContext
@@ -75,7 +77,25 @@ class TelegramContainer:
             return NullTaskEventPublisher()
         from chalicelib.services.telegram_publisher import TopicEventPublisher
 
-        return TopicEventPublisher(self.topics, self.streams)
+        return TopicEventPublisher(self.topic_of, self.streams)
+
+    def topic_of(self, kind: str, ref_id: str) -> Topic | None:
+        """The topic registered for a task or session, else the one its own record names."""
+        topic = self.topics.by_ref(kind, ref_id)
+        if topic is not None:
+            return topic
+        try:
+            if kind == "task":
+                task = self._c.tasks.get(ref_id)
+                chat, thread, title = task.telegram_chat_id, task.telegram_topic_id, topic_title(
+                    task.project, task.description)
+            else:
+                session = self._c.agent_sessions.get(ref_id)
+                chat, thread, title = session.telegram_chat_id, session.telegram_topic_id, topic_title(
+                    session.machine_id, f"{session.project} session")
+        except DomainError:  # no such task or session
+            return None
+        return Topic(kind, ref_id, chat, thread or 0, title, "open") if chat is not None else None
 
     @cached_property
     def intake(self) -> TelegramIntake:

@@ -35,15 +35,16 @@ class TelegramOutboxRepository:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def enqueue(self, stream: str, chat_id: int, topic_id: int, items: Sequence[tuple[str, str]]) -> None:
-        """Append (kind, body) items to the stream, in order."""
+    def enqueue(self, stream: str, chat_id: int, topic_id: int,
+                items: Sequence[tuple[str, str, int | None]]) -> None:
+        """Append (kind, body, position) items; they are sent by position (none: last), then in order."""
         if not items:
             return
         with self._db.connection() as conn, conn.cursor() as cur:
             cur.executemany(
-                "INSERT INTO telegram_outbox (stream, chat_id, topic_id, kind, body) "
-                "VALUES (%s, %s, %s, %s, %s)",
-                [(stream, chat_id, topic_id, kind, body) for kind, body in items],
+                "INSERT INTO telegram_outbox (stream, chat_id, topic_id, kind, body, position) "
+                "VALUES (%s, %s, %s, %s, %s, %s)",
+                [(stream, chat_id, topic_id, kind, body, position) for kind, body, position in items],
             )
 
     @contextmanager
@@ -64,7 +65,7 @@ class TelegramOutboxRepository:
         with self._db.connection() as conn:
             rows = conn.execute(
                 "SELECT id, chat_id, topic_id, kind, body FROM telegram_outbox WHERE stream = %s "
-                "ORDER BY id LIMIT %s", (stream, limit)).fetchall()
+                "ORDER BY position NULLS LAST, id LIMIT %s", (stream, limit)).fetchall()
         return [OutboxRow(r["id"], int(r["chat_id"]), int(r["topic_id"]), r["kind"], r["body"]) for r in rows]
 
     def delivered(self, stream: str, ids: Sequence[int]) -> None:

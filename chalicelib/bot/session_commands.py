@@ -6,7 +6,7 @@ from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 
 from chalicelib.bot.context import Context, blocking, itachi, reply, topic_link, topic_of
-from chalicelib.bot.topics import open_topic, start_story
+from chalicelib.bot.topics import open_topic, register, send_header
 from chalicelib.domain.bot_commands import (
     MODES,
     WRAPPERS,
@@ -51,6 +51,9 @@ async def picked(update: Update, context: Context) -> None:
     scoped = parse_learn(request.prompt.split())  # "project: prompt" names the project
     title = topic_title(request.machine, scoped.rule)
     place = await open_topic(update, context, title)
+    header = (f"💬 Session on {request.machine} ({choice.label})\n{scoped.rule}\n\n"
+              "Write here to talk to it; /close ends it.")
+    header_sent = await send_header(context, place, header)
     try:
         started = await blocking(container.agent_sessions.start, NewSession(
             scoped.rule, scoped.project or GLOBAL_PROJECT, machine_id=request.machine, engine=choice.engine,
@@ -62,9 +65,7 @@ async def picked(update: Update, context: Context) -> None:
             await blocking(telegram.sender.close_topic, place.chat_id, place.topic_id)
         raise
     await blocking(telegram.session_requests.attach_session, request.id, started.id)
-    await start_story(context, "session", started.id, place, title,
-                      f"💬 Session {short_id(started.id)} on {started.machine_id} ({choice.label})\n"
-                      f"{scoped.rule}\n\nWrite here to talk to it; /close ends it.")
+    await register(context, "session", started.id, place, title, header, header_sent)
     link = topic_link(place.chat_id, place.topic_id)
     if query.message is not None:
         await query.edit_message_text(f"Session {short_id(started.id)} started on {started.machine_id} with "

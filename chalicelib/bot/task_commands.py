@@ -7,7 +7,7 @@ from collections import Counter
 from telegram import Update
 
 from chalicelib.bot.context import Context, blocking, itachi, reply, topic_link, topic_of
-from chalicelib.bot.topics import open_topic, start_story
+from chalicelib.bot.topics import open_topic, register, send_header
 from chalicelib.domain.bot_commands import parse_task, parse_task_ref, short_id
 from chalicelib.domain.errors import InvalidInput
 from chalicelib.domain.task_model import NewTask
@@ -21,12 +21,12 @@ async def task(update: Update, context: Context) -> None:
     container = itachi(context)
     title = topic_title(request.project, request.description)
     place = await open_topic(update, context, title)
+    header = f"📋 {request.project}\n{request.description}\n\nProgress streams here; /cancel stops it."
+    header_sent = await send_header(context, place, header)
     created = await blocking(container.tasks.create, NewTask(
         request.project, request.description, telegram_chat_id=place.chat_id,
         telegram_topic_id=place.topic_id or None, idempotency_key=f"telegram:{update.update_id}"))
-    await start_story(context, "task", created.id, place, title,
-                      f"📋 Task {short_id(created.id)} for {created.project}\n{created.description}\n\n"
-                      "Progress streams here; /cancel stops it.")
+    await register(context, "task", created.id, place, title, header, header_sent)
     if place.topic_id:  # without a topic the header above lands in this chat already
         link = topic_link(place.chat_id, place.topic_id)
         where = f" Progress: {link}" if link else " Progress streams to its topic."

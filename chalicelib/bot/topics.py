@@ -12,6 +12,8 @@ from chalicelib.bot.context import Context, blocking, itachi
 from chalicelib.logging import get_logger
 from chalicelib.services.telegram_ports import Undeliverable
 
+HEADER_POSITION = 0  # before every event (event sequence numbers start at 1)
+
 
 @dataclass(frozen=True)
 class Place:
@@ -34,22 +36,26 @@ async def open_topic(update: Update, context: Context, title: str) -> Place:
     return Place(chat.id, 0)
 
 
-async def start_story(context: Context, kind: str, ref_id: str, place: Place, title: str,
-                      header: str) -> Topic:
-    """Post the topic's first message, then register the topic so its stream may begin.
+async def send_header(context: Context, place: Place, header: str) -> bool:
+    """Post a topic's first message directly, before its task or session exists.
 
-    The header goes out directly, before the topic is registered: no output can overtake it,
-    and the stream's first flush is not held back by the header's. If Telegram refuses it now
-    (flood control), the header joins the stream instead and goes out first once allowed.
+    Nothing can overtake it (there is nothing to stream yet), and the stream's first flush is
+    not held back by the header's. False when Telegram refused it now (e.g. flood control):
+    `queue_header` then puts it first in the stream.
     """
-    telegram = itachi(context).telegram
     try:
         await context.bot.send_message(place.chat_id, header, message_thread_id=place.topic_id or None)
-        sent = True
+        return True
     except TelegramError:
-        get_logger().warning("topic header deferred to the stream", extra={"ref_id": ref_id})
-        sent = False
+        get_logger().warning("topic header deferred to the stream", extra={"chat_id": place.chat_id})
+        return False
+
+
+async def register(context: Context, kind: str, ref_id: str, place: Place, title: str, header: str,
+                   header_sent: bool) -> Topic:
+    """Record the topic of a new task or session; queue its header first if it was not sent."""
+    telegram = itachi(context).telegram
     topic = await blocking(telegram.topics.register, kind, ref_id, place.chat_id, place.topic_id, title)
-    if not sent:
-        await blocking(telegram.streams.post, topic, [header])
+    if not header_sent:
+        await blocking(telegram.streams.post, topic, [header], [HEADER_POSITION])
     return topic

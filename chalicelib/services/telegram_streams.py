@@ -37,16 +37,22 @@ class TopicStreams:
         self._interval = flush_interval_s
         self._sleep = sleep
 
-    def post(self, topic: Topic, texts: Sequence[str]) -> None:
-        """Queue texts for the topic, split to fit, and wake its sender."""
-        items = [("text", part) for text in texts for part in split_message(text)]
+    def post(self, topic: Topic, texts: Sequence[str], positions: Sequence[int | None] | None = None) -> None:
+        """Queue texts for the topic, split to fit, and wake its sender.
+
+        `positions` (one per text, e.g. event sequence numbers) order the output when texts are
+        published out of order; texts without one follow the positioned ones.
+        """
+        places = list(positions) if positions is not None else [None] * len(texts)
+        items = [("text", part, place) for text, place in zip(texts, places, strict=True)
+                 for part in split_message(text)]
         if items:
             self._outbox.enqueue(topic.stream, topic.chat_id, topic.topic_id, items)
             self._wake(topic.stream)
 
     def close(self, topic: Topic, title: str) -> None:
         """After everything queued so far, rename the topic to `title` and close it."""
-        self._outbox.enqueue(topic.stream, topic.chat_id, topic.topic_id, [("close", title)])
+        self._outbox.enqueue(topic.stream, topic.chat_id, topic.topic_id, [("close", title, None)])
         self._wake(topic.stream)
 
     def _wake(self, stream: str, delay_s: int = 0) -> None:
@@ -70,6 +76,7 @@ class TopicStreams:
         """Send one flush of the stream's pending output; return how many messages went out."""
         with self._outbox.lock(stream) as held:
             if not held:  # another sender is at work; look again once it is done
+                get_logger().debug("stream busy", extra={"stream": stream})
                 self._wake(stream, BUSY_RETRY_S)
                 return 0
             if not self._wait_for_turn(stream):

@@ -78,7 +78,7 @@ def test_a_session_relays_topic_text_to_the_engine_and_its_output_back(bot: BotH
     bot.flush()
 
     texts = bot.texts(chat_id=GROUP, thread_id=thread)
-    assert texts[0].startswith(f"💬 Session {session.id[:8]} on laptop (itachi --ds)")
+    assert texts[0].startswith("💬 Session on laptop (itachi --ds)\nshow me git status")
     assert texts[-1].endswith("On branch main, nothing to commit.\n🔧 Bash\n12 passed.")
     assert all("not configured" not in t for t in texts)
 

@@ -131,3 +131,28 @@ def test_events_of_a_task_without_a_topic_go_nowhere(bot: BotHarness) -> None:
     bot.telegram.publisher.published("task-without-topic", [{"kind": "text", "text": "hi"}])
 
     assert bot.telegram.streams.pending_streams() == []
+
+
+def test_events_published_out_of_order_go_out_in_recorded_order(bot: BotHarness, topic: Topic) -> None:
+    publisher = bot.telegram.publisher
+    publisher.published("task-1", [{"kind": "started", "text": "attempt 1 on laptop", "seq": 3}])
+    publisher.published("task-1", [{"kind": "dispatched", "text": "sent to laptop", "seq": 2}])
+
+    bot.flush()
+
+    assert bot.texts(chat_id=GROUP, thread_id=topic.topic_id) == ["• sent to laptop\n▶️ attempt 1 on laptop"]
+
+
+def test_events_of_a_task_whose_topic_is_not_registered_yet_use_the_topic_its_record_names(
+    bot: BotHarness,
+) -> None:
+    from chalicelib.domain.task_model import NewTask
+
+    thread = bot.telegram.sender.create_topic(GROUP, "myproject: early events")
+    task = bot.container.tasks.create(NewTask("myproject", "early events", telegram_chat_id=GROUP,
+                                              telegram_topic_id=thread))
+
+    bot.telegram.publisher.published(task.id, [{"kind": "text", "text": "first words", "seq": 2}])
+    bot.flush()
+
+    assert bot.texts(chat_id=GROUP, thread_id=thread) == [f"Task {task.id[:8]} queued.\nfirst words"]

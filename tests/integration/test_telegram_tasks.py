@@ -44,8 +44,9 @@ def test_task_opens_a_topic_queues_the_task_and_starts_its_story(bot: BotHarness
 
     bot.flush()
 
-    (header,) = bot.texts(chat_id=GROUP, thread_id=thread)
-    assert header.startswith(f"📋 Task {task.id[:8]} for myproject\nfix the login bug")
+    assert bot.texts(chat_id=GROUP, thread_id=thread) == [
+        "📋 myproject\nfix the login bug\n\nProgress streams here; /cancel stops it.",
+        f"Task {task.id[:8]} queued."]
 
 
 def test_cancel_in_a_task_topic_cancels_it_and_closes_the_story(bot: BotHarness) -> None:
@@ -58,8 +59,8 @@ def test_cancel_in_a_task_topic_cancels_it_and_closes_the_story(bot: BotHarness)
     (task,) = bot.container.tasks.list_tasks()
     assert task.status == "cancelled"
     texts = bot.texts(chat_id=GROUP, thread_id=thread)
-    assert texts[0].startswith("📋 Task")
-    assert texts[1:] == [f"Task {task.id[:8]} cancelled.", "🛑 Cancelled"]
+    assert texts[0].startswith("📋 myproject")
+    assert texts[1:] == [f"Task {task.id[:8]} cancelled.", f"Task {task.id[:8]} queued.\n🛑 Cancelled"]
     topic = bot.fake.topics[(GROUP, thread)]
     assert topic["closed"] is True and topic["name"] == "🛑 myproject: fix the login bug"
 
@@ -142,4 +143,5 @@ def test_a_header_refused_by_flood_control_goes_out_first_through_the_stream(bot
     bot.flush()
 
     (text,) = bot.texts(chat_id=GROUP, thread_id=_task_topic(bot))
-    assert text.startswith("📋 Task") and text.endswith("\nreading the code")
+    assert text.startswith("📋 myproject\nfix the login bug")
+    assert text.endswith(f"\nTask {task.id[:8]} queued.\nreading the code")

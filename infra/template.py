@@ -89,7 +89,7 @@ def _adapt_api(resources: Json, stage: StageConfig, code_uri: str) -> None:
     # API Gateway answers an unknown path with 403 "Missing Authentication Token"; Itachi says 404,
     # as the local server does.
     rest["DefinitionBody"]["x-amazon-apigateway-gateway-responses"] = {
-        "MISSING_AUTHENTICATION_TOKEN": {"statusCode": 404,
+        "MISSING_AUTHENTICATION_TOKEN": {"statusCode": "404",
                                          "responseTemplates": {"application/json": NOT_FOUND_BODY}}}
 
 

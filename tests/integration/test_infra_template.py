@@ -152,7 +152,8 @@ def test_no_iam_statement_grants_everything_on_everything(template: dict[str, An
 
 def test_the_api_answers_unknown_paths_with_404_like_the_local_server(template: dict[str, Any]) -> None:
     body = template["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]
-    assert body["x-amazon-apigateway-gateway-responses"]["MISSING_AUTHENTICATION_TOKEN"]["statusCode"] == 404
+    responses = body["x-amazon-apigateway-gateway-responses"]
+    assert responses["MISSING_AUTHENTICATION_TOKEN"]["statusCode"] == "404"
 
 
 def test_every_function_runs_after_migrations_and_logs_with_retention(template: dict[str, Any]) -> None:

@@ -49,7 +49,9 @@ class SessionRunner:
         self._closing.set()
         with self._lock:
             self._close_stdin()
-        threading.Timer(CLOSE_GRACE_S, self._kill_if_alive).start()
+        timer = threading.Timer(CLOSE_GRACE_S, self._kill_if_alive)
+        timer.daemon = True
+        timer.start()
 
     def stop(self) -> None:
         """The agent is stopping: end the engine now."""

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from chalicelib.domain.redaction import redact, redact_json
 from chalicelib.domain.task_states import TaskStatus
 
 DEFAULT_TIME_BUDGET_S = 1800
@@ -112,6 +114,11 @@ class TaskOutcome:
     files_changed: tuple[str, ...] = ()
     cost_usd: float | None = None
     duration_s: float | None = None
+
+
+def redacted(events: Sequence[NewEvent]) -> list[NewEvent]:
+    """Engine output with secrets and private spans removed, as it must be before it is stored."""
+    return [NewEvent(e.kind, redact(e.text), redact_json(e.data)) for e in events]
 
 
 def jsonable(value: Any) -> Any:

@@ -20,7 +20,7 @@ from chalicelib.contracts.machine_messages import SESSION_CLOSE, SESSION_INPUT, 
 from chalicelib.domain.agent_session_states import AgentSession, SessionStatus, ensure_session_transition
 from chalicelib.domain.errors import Conflict, InvalidInput, NotFound, Unavailable
 from chalicelib.domain.machine_selection import TaskNeeds, choose_machine
-from chalicelib.domain.task_model import NewEvent
+from chalicelib.domain.task_model import NewEvent, redacted
 from chalicelib.services.task_policy import TaskPolicy
 from chalicelib.services.task_ports import TaskEventPublisher, TaskQueues, announce_session
 
@@ -119,6 +119,7 @@ class AgentSessionService:
     def record_events(self, session_id: str, machine_id: str, events: Sequence[NewEvent]) -> int:
         with self._db.connection() as conn:
             self._owned(conn, session_id, machine_id)
+            events = redacted(events)
             last = self._sessions.append_events(conn, session_id, events) if events else 0
         announce_session(self._publisher, session_id, [{"kind": e.kind, "text": e.text} for e in events])
         return last

@@ -5,13 +5,14 @@ attempt, so a late call from an agent that lost the task is refused (409)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from chalicelib.adapters.database import Database
 from chalicelib.adapters.task_event_repository import TaskEventRepository
 from chalicelib.adapters.task_repository import Conn, TaskRepository
 from chalicelib.domain.errors import Conflict, InvalidInput, NotFound
-from chalicelib.domain.task_model import NewEvent, Task, TaskEvent, TaskOutcome, TaskResult
+from chalicelib.domain.redaction import redact
+from chalicelib.domain.task_model import NewEvent, Task, TaskEvent, TaskOutcome, TaskResult, redacted
 from chalicelib.domain.task_states import RESULT_STATUSES, TaskStatus, ensure_transition
 from chalicelib.logging import get_logger
 from chalicelib.services.dispatch import TaskDispatcher
@@ -85,7 +86,7 @@ class TaskRunService:
                       new: Sequence[NewEvent]) -> list[TaskEvent]:
         with self._db.connection() as conn:
             task = self._owned(conn, task_id, machine_id, attempt, running=False)
-            events = self._events.append(conn, task_id, attempt, new)
+            events = self._events.append(conn, task_id, attempt, redacted(new))
         announce(self._publisher, task, events)
         return events
 
@@ -111,6 +112,8 @@ class TaskRunService:
         with self._db.connection() as conn:
             task = self._owned(conn, task_id, machine_id, attempt)
             ensure_transition(task.status, result.status)
+            result = replace(result, summary=redact(result.summary),
+                             error=redact(result.error) if result.error else None)
             updated = self._tasks.finish(conn, task_id, machine_id, attempt, result)
             assert updated is not None
             events = self._events.append(conn, task_id, attempt, [NewEvent(

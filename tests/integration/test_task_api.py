@@ -223,3 +223,21 @@ def test_the_prompt_carries_the_project_rules(client: ApiClient, container: Cont
     assert claim["prompt"].startswith("fix the login bug")
     assert "Always run the tests first." in claim["prompt"]
     assert "sky" not in claim["prompt"]
+
+
+def test_secrets_in_engine_output_are_redacted_before_they_are_stored(
+        client: ApiClient, container: Container) -> None:
+    heartbeat(client, "m1")
+    task = new_task(client)
+    drain_dispatch(container)
+    _claim(client, task["id"], "m1")
+    token = "ghp_" + "a" * 36
+    client.post(f"/api/tasks/{task['id']}/events", {"machine_id": "m1", "attempt": 1, "events": [
+        {"kind": "output", "text": f"pushing with {token}", "data": {"command": f"git push {token}"}}]})
+    done = client.post(f"/api/tasks/{task['id']}/result", {"machine_id": "m1", "attempt": 1,
+                                                           "status": "completed", "summary": f"used {token}"})
+
+    stored = client.get(f"/api/tasks/{task['id']}/events")["events"][-2]
+    assert token not in stored["text"] and token not in str(stored["data"])
+    assert "[REDACTED" in stored["text"]
+    assert token not in done["result_summary"]

@@ -15,7 +15,7 @@ class RulesPromptEnricher:
     def __init__(self, source: RulesSource) -> None:
         self._source = source
 
-    def enrich(self, prompt: str, project: str) -> str:
+    def enrich(self, prompt: str, project: str, task_id: str | None = None) -> str:
         rules = self._source.rules(project)
         if not rules:
             return prompt

@@ -19,7 +19,7 @@ class TaskQueues(Protocol):
 
 
 class PromptEnricher(Protocol):
-    def enrich(self, prompt: str, project: str) -> str:
+    def enrich(self, prompt: str, project: str, task_id: str | None = None) -> str:
         """Return the prompt an engine should get for a task of `project`."""
         ...
 

@@ -70,7 +70,7 @@ class TaskRunService:
         get_logger().info("task claimed", extra={"task_id": task_id, "machine_id": machine_id,
                                                  "attempt": task.attempts})
         announce(self._publisher, task, events)
-        prompt = self._enricher.enrich(task.description, task.project)
+        prompt = self._enricher.enrich(task.description, task.project, task_id=task.id)
         return Claim(task, prompt, self._policy.lease_s, self._policy.max_switches)
 
     def renew(self, task_id: str, machine_id: str, attempt: int) -> LeaseState:

@@ -241,3 +241,29 @@ def test_secrets_in_engine_output_are_redacted_before_they_are_stored(
     assert token not in stored["text"] and token not in str(stored["data"])
     assert "[REDACTED" in stored["text"]
     assert token not in done["result_summary"]
+
+
+def test_a_task_outcome_moves_the_confidence_of_the_lessons_its_prompt_carried(
+        client: ApiClient, container: Container) -> None:
+    from chalicelib.domain.insights import Insight
+    from chalicelib.services.lessons import Lessons
+
+    text = "Run the database migrations before fixing the login tests"
+    (vector,) = container.embedder.embed([text])
+    with container.db.connection() as conn:
+        lesson_id = Lessons(container.db).promote(conn, "proj", Insight("learning", text), "error-handling",
+                                                  vector, container.embedder.model, session_id="s1",
+                                                  significance=0.8)
+    heartbeat(client, "m1")
+    task = new_task(client, description="fix the login tests after the database migrations")
+    drain_dispatch(container)
+    claim = _claim(client, task["id"], "m1")
+    assert text in claim["prompt"]
+    client.post(f"/api/tasks/{task['id']}/result", {
+        "machine_id": "m1", "attempt": 1, "status": "failed", "summary": "tests still fail",
+        "files_changed": [], "exit_code": 1})
+    client.post(f"/api/tasks/{task['id']}/outcome", {"attempt": 1, "outcome": "failure"})
+
+    with container.db.connection() as conn:
+        row = conn.execute("SELECT confidence FROM memories WHERE id = %s", (lesson_id,)).fetchone()
+    assert row is not None and abs(row["confidence"] - 0.55) < 1e-6

@@ -11,11 +11,17 @@ from typing import Any, TypeVar
 
 from chalice import Blueprint, Response
 from chalice.app import Request
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from chalicelib.domain.errors import DomainError, InvalidInput
 
 M = TypeVar("M", bound=BaseModel)
+
+
+class WireModel(BaseModel):
+    """Base of request models: validators are built on first use, not at import (Lambda cold start)."""
+
+    model_config = ConfigDict(defer_build=True)
 F = TypeVar("F", bound=Callable[..., Any])
 
 

@@ -5,17 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from chalice import Response
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from chalicelib.bootstrap import get_container
 from chalicelib.domain.task_model import NewEvent
-from chalicelib.http import ApiBlueprint, ok, parse_body, parse_query
+from chalicelib.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.services.agent_sessions import NewSession
 
 bp = ApiBlueprint(__name__)
 
 
-class StartBody(BaseModel):
+class StartBody(WireModel):
     prompt: str = Field(min_length=1, max_length=20_000)
     project: str = Field(min_length=1, max_length=300)
     machine: str | None = Field(default=None, max_length=40)
@@ -25,26 +25,26 @@ class StartBody(BaseModel):
     telegram_topic_id: int | None = None
 
 
-class InputBody(BaseModel):
+class InputBody(WireModel):
     text: str = Field(min_length=1, max_length=20_000)
 
 
-class ListQuery(BaseModel):
+class ListQuery(WireModel):
     machine: str | None = None
     status: str | None = None
     limit: int = Field(default=50, ge=1, le=500)
 
 
-class EventsQuery(BaseModel):
+class EventsQuery(WireModel):
     after: int = Field(default=0, ge=0)
     limit: int = Field(default=200, ge=1, le=1000)
 
 
-class MachineBody(BaseModel):
+class MachineBody(WireModel):
     machine_id: str
 
 
-class AgentEvent(BaseModel):
+class AgentEvent(WireModel):
     kind: str = Field(min_length=1, max_length=40)
     text: str = Field(default="", max_length=20_000)
     data: dict[str, Any] = Field(default_factory=dict)

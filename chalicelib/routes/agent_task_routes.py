@@ -10,13 +10,13 @@ import uuid
 from typing import Any, Literal
 
 from chalice import Response
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from chalicelib.bootstrap import get_container
 from chalicelib.domain.errors import NotFound
 from chalicelib.domain.task_model import NewEvent, TaskOutcome, TaskResult
 from chalicelib.domain.task_states import TaskStatus
-from chalicelib.http import ApiBlueprint, ok, parse_body
+from chalicelib.http import ApiBlueprint, WireModel, ok, parse_body
 
 bp = ApiBlueprint(__name__)
 
@@ -28,18 +28,18 @@ def _task_id(raw: str) -> str:
         raise NotFound(f"no task {raw!r}") from None
 
 
-class ClaimBody(BaseModel):
+class ClaimBody(WireModel):
     machine_id: str
     dispatch_seq: int
     agent_instance: str = Field(min_length=1, max_length=100)
 
 
-class AttemptBody(BaseModel):
+class AttemptBody(WireModel):
     machine_id: str
     attempt: int = Field(ge=1)
 
 
-class EventBody(BaseModel):
+class EventBody(WireModel):
     kind: str = Field(min_length=1, max_length=40)
     text: str = Field(default="", max_length=20_000)
     data: dict[str, Any] = Field(default_factory=dict)
@@ -67,7 +67,7 @@ class ResultBody(AttemptBody):
     error: str | None = Field(default=None, max_length=20_000)
 
 
-class OutcomeBody(BaseModel):
+class OutcomeBody(WireModel):
     attempt: int = Field(ge=1)
     outcome: Literal["success", "failure", "cancelled"]
     engine: str | None = None
@@ -77,7 +77,7 @@ class OutcomeBody(BaseModel):
     duration_s: float | None = None
 
 
-class ReleaseBody(BaseModel):
+class ReleaseBody(WireModel):
     machine_id: str
     dispatch_seq: int
     reason: str = "machine at capacity"

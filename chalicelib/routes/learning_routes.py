@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from chalice import Response
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from chalicelib.bootstrap import get_container
-from chalicelib.http import ApiBlueprint, ok, parse_body, parse_query
+from chalicelib.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.services.insight_extraction import SessionTranscript
 from chalicelib.services.lessons import validate_ids
 
@@ -15,7 +15,7 @@ bp = ApiBlueprint(__name__)
 Project = Field(min_length=1, max_length=200)
 
 
-class ExtractInsightsBody(BaseModel):
+class ExtractInsightsBody(WireModel):
     session_id: str = Field(min_length=1, max_length=200)
     project: str = Project
     conversation_text: str = Field(min_length=1, max_length=400_000)
@@ -24,17 +24,17 @@ class ExtractInsightsBody(BaseModel):
     duration_ms: int | None = Field(default=None, ge=0)
 
 
-class LearningsQuery(BaseModel):
+class LearningsQuery(WireModel):
     project: str = Project
     limit: int = Field(default=15, ge=1, le=15)
 
 
-class RuleBody(BaseModel):
+class RuleBody(WireModel):
     project: str = Project
     rule: str = Field(min_length=1, max_length=2000)
 
 
-class OutcomeBody(BaseModel):
+class OutcomeBody(WireModel):
     task_id: str = Field(min_length=1, max_length=200)
     project: str = Project
     success: bool
@@ -42,11 +42,11 @@ class OutcomeBody(BaseModel):
     attempt: int | None = Field(default=None, ge=1)
 
 
-class FeedbackBody(BaseModel):
+class FeedbackBody(WireModel):
     good: bool
 
 
-class LessonsQuery(BaseModel):
+class LessonsQuery(WireModel):
     project: str = Project
     context: str = Field(min_length=1, max_length=4000)
     limit: int = Field(default=8, ge=1, le=20)

@@ -5,16 +5,16 @@ from __future__ import annotations
 from typing import Literal
 
 from chalice import Response
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from chalicelib.adapters.machine_repository import Heartbeat
 from chalicelib.bootstrap import get_container
-from chalicelib.http import ApiBlueprint, ok, parse_body
+from chalicelib.http import ApiBlueprint, WireModel, ok, parse_body
 
 bp = ApiBlueprint(__name__)
 
 
-class HeartbeatBody(BaseModel):
+class HeartbeatBody(WireModel):
     machine_id: str = Field(min_length=1, max_length=40)
     agent_instance: str = Field(min_length=1, max_length=100)
     status: Literal["online", "draining", "offline"] = "online"

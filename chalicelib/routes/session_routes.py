@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from chalice import Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from chalicelib.bootstrap import get_container
-from chalicelib.http import ApiBlueprint, delivery_key, ok, parse_body, parse_query
+from chalicelib.http import ApiBlueprint, WireModel, delivery_key, ok, parse_body, parse_query
 from chalicelib.services.sessions import SessionEvent
 
 bp = ApiBlueprint(__name__)
@@ -17,7 +17,7 @@ Id = Field(min_length=1, max_length=200)
 Project = Field(min_length=1, max_length=300)
 
 
-class _Strict(BaseModel):
+class _Strict(WireModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
 
 

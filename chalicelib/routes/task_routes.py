@@ -5,19 +5,19 @@ from __future__ import annotations
 from typing import Literal
 
 from chalice import Response
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from chalicelib.bootstrap import get_container
 from chalicelib.domain.task_model import NewTask
 from chalicelib.domain.task_states import TaskStatus
-from chalicelib.http import ApiBlueprint, ok, parse_body, parse_query
+from chalicelib.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 
 bp = ApiBlueprint(__name__)
 
 Engine = Literal["claude", "codex", "gemini"]
 
 
-class CreateTaskBody(BaseModel):
+class CreateTaskBody(WireModel):
     description: str = Field(min_length=1, max_length=20_000)
     project: str = Field(min_length=1, max_length=300)
     repo: str | None = Field(default=None, max_length=2000)
@@ -31,14 +31,14 @@ class CreateTaskBody(BaseModel):
     idempotency_key: str | None = Field(default=None, max_length=200)
 
 
-class ListTasksQuery(BaseModel):
+class ListTasksQuery(WireModel):
     status: str | None = None
     project: str | None = None
     machine: str | None = None
     limit: int = Field(default=50, ge=1, le=500)
 
 
-class EventsQuery(BaseModel):
+class EventsQuery(WireModel):
     after: int = Field(default=0, ge=0)
     limit: int = Field(default=200, ge=1, le=1000)
 

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from chalice import Response
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from chalicelib.bootstrap import get_container
 from chalicelib.domain.llm_budget import DailyBudget
-from chalicelib.http import ApiBlueprint, ok, parse_query
+from chalicelib.http import ApiBlueprint, WireModel, ok, parse_query
 from chalicelib.services.usage_report import usage_report
 
 bp = ApiBlueprint(__name__)
 
 
-class UsageQuery(BaseModel):
+class UsageQuery(WireModel):
     days: int = Field(default=7, ge=1, le=366)
 
 

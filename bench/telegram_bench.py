@@ -8,7 +8,8 @@ on its threaded server, the SQS consumers, the local agent with the fake engine 
 tests/fakes) with Telegram played by the fake Bot API. Updates are posted to the webhook with
 the secret header over one keep-alive connection, as Telegram does. Prints Markdown.
 
-- ack: POST /telegram/webhook until its 200 (record update_id, enqueue; handlers run later).
+- ack: POST /telegram/webhook until its 200 (record update_id, enqueue; handlers run later),
+  and the same work called in-process (the difference is the local HTTP server).
 - reply: POST of /help until the fake Bot API received the bot's answer (queue, consumer, PTB).
 - warm vs fresh: the handlers for one /help in-process, on the persistent loop versus a fresh
   `async with Application` per update.
@@ -87,6 +88,10 @@ def new_topics(fake: FakeTelegram, before: set[tuple[int, int]]) -> set[tuple[in
     return set(fake.topics) - before
 
 
+def topic_messages(fake: FakeTelegram, thread: int, count: int) -> bool:
+    return len(fake.sent_texts(GROUP, thread)) >= count
+
+
 def topic_has(fake: FakeTelegram, thread: int, marker: str) -> bool:
     return any(marker in text for text in fake.sent_texts(GROUP, thread))
 
@@ -95,6 +100,19 @@ def bench_acks(hook: Webhook, fake: FakeTelegram, count: int) -> list[float]:
     for _ in range(20):  # warm the route, the pool and the queue client
         hook.post(message_update("/help", chat_id=ALICE))
     return [hook.post(message_update("/help", chat_id=ALICE)) for _ in range(count)]
+
+
+def bench_intake(stack: LocalStack, count: int) -> list[float]:
+    """The webhook's own work, in-process: record the update_id and enqueue the update."""
+    assert stack.container is not None
+    intake = stack.container.telegram.intake
+    times = []
+    for _ in range(count):
+        update = message_update("/help", chat_id=ALICE)
+        started = time.perf_counter()
+        intake.accept(update)
+        times.append(time.perf_counter() - started)
+    return times
 
 
 def bench_replies(hook: Webhook, fake: FakeTelegram, count: int) -> list[float]:
@@ -146,8 +164,8 @@ def started_event(stack: LocalStack, description: str) -> bool:
 
 
 def bench_tasks(stack: LocalStack, hook: Webhook, fake: FakeTelegram,
-                count: int) -> tuple[list[float], list[float], list[float]]:
-    stored, first_progress, result = [], [], []
+                count: int) -> tuple[list[float], list[float], list[float], list[float]]:
+    stored, first_progress, agent_line, result = [], [], [], []
     for i in range(count):
         topics_before = set(fake.topics)
         description = f"bench task {i} [fake:write=bench_{i}.txt]"
@@ -155,13 +173,22 @@ def bench_tasks(stack: LocalStack, hook: Webhook, fake: FakeTelegram,
         hook.post(message_update(f"/task myproject {description}"))
         (key,) = wait(partial(new_topics, fake, topics_before))
         thread = key[1]
-        wait(partial(started_event, stack, description), 120, every_s=0.01)
+        try:
+            wait(partial(started_event, stack, description), 120, every_s=0.01)
+        except TimeoutError:
+            assert stack.container is not None
+            for task in stack.container.tasks.list_tasks(limit=3):
+                print("stuck?", task.id[:8], task.status.value, task.description, task.machine_id,
+                      [e.kind for e in stack.container.tasks.events(task.id)], file=sys.stderr)
+            raise
         stored.append(time.perf_counter() - started)
-        wait(partial(topic_has, fake, thread, "▶️"), 120)
+        wait(partial(topic_messages, fake, thread, 2), 120)  # the header, then the first progress
         first_progress.append(time.perf_counter() - started)
+        wait(partial(topic_has, fake, thread, "▶️"), 120)
+        agent_line.append(time.perf_counter() - started)
         wait(partial(topic_has, fake, thread, "✅ Completed"), 120)
         result.append(time.perf_counter() - started)
-    return stored, first_progress, result
+    return stored, first_progress, agent_line, result
 
 
 def main() -> int:
@@ -189,19 +216,22 @@ def main() -> int:
             wait(lambda: any(m["status"] == "online" for m in registry.list_machines()), 60)
             hook = Webhook(api_url)
             acks = bench_acks(hook, fake, args.acks)
+            intake = bench_intake(stack, 100)
             time.sleep(3)  # let the consumer catch up with the acknowledged updates
             replies = bench_replies(hook, fake, args.replies)
             warm, fresh = bench_warm_vs_fresh(stack, 200, 30)
-            stored, first, done = bench_tasks(stack, hook, fake, args.tasks)
+            stored, first, agent_line, done = bench_tasks(stack, hook, fake, args.tasks)
         finally:
             stack.stop()
     print("| measure | n | p50 ms | p95 ms | max ms |\n|---|---|---|---|---|")
     print(row("webhook acknowledgement (POST to 200)", acks))
+    print(row("webhook's work in-process (record update_id, enqueue)", intake))
     print(row("/help: webhook to the bot's reply at the Bot API", replies))
     print(row("handlers for one update, persistent loop (warm)", warm))
     print(row("handlers for one update, fresh `async with Application`", fresh))
     print(row("/task: webhook to the agent's first progress event stored", stored))
     print(row("/task: webhook to the first progress message in its topic", first))
+    print(row("/task: webhook to the agent's `▶️ started` line in its topic", agent_line))
     print(row("/task: webhook to the result in its topic (fake engine)", done))
     return 0
 

@@ -22,7 +22,8 @@ from chalicelib.logging import get_logger
 from chalicelib.services.telegram_ports import FloodControl, MessageSender, StreamTrigger, Undeliverable
 
 BUSY_RETRY_S = 1
-MAX_INLINE_WAIT_S = 2.0
+MAX_INLINE_WAIT_S = 2.0  # a 429's retry_after up to this is slept through
+MAX_PACING_SLEEP_S = 0.5  # a longer wait for the flush pace is rescheduled instead
 MAX_ROWS_PER_PUMP = 200
 
 
@@ -79,26 +80,35 @@ class TopicStreams:
                 get_logger().debug("stream busy", extra={"stream": stream})
                 self._wake(stream, BUSY_RETRY_S)
                 return 0
+            if not self._outbox.pending(stream, 1):  # an extra wake-up: all was sent already
+                return 0
             if not self._wait_for_turn(stream):
                 return 0
-            rows = self._outbox.pending(stream, MAX_ROWS_PER_PUMP)
+            rows = self._outbox.pending(stream, MAX_ROWS_PER_PUMP)  # what arrived while waiting too
             sent = self._flush(stream, rows)
             if len(rows) == MAX_ROWS_PER_PUMP:
                 self._wake(stream, BUSY_RETRY_S)
             return sent
 
     def _wait_for_turn(self, stream: str) -> bool:
-        """Honour retry_after and the flush pace: sleep briefly, or reschedule and say False."""
+        """Honour retry_after and the flush pace: sleep briefly, or reschedule and say False.
+
+        Pacing waits are common, so only their last fraction is slept (the rest is an SQS
+        delay): a sender must not hold its consumer while other streams wait. A 429's wait is
+        rare and is slept through when short.
+        """
         state = self._outbox.state(stream)
         now = datetime.now(UTC)
-        wait = 0.0
-        if state.not_before is not None:
-            wait = (state.not_before - now).total_seconds()
-        if state.last_flush_at is not None:
-            wait = max(wait, self._interval - (now - state.last_flush_at).total_seconds())
-        if wait > MAX_INLINE_WAIT_S:
-            self._wake(stream, math.ceil(wait))
+        flood = (state.not_before - now).total_seconds() if state.not_before is not None else 0.0
+        pace = (self._interval - (now - state.last_flush_at).total_seconds()
+                if state.last_flush_at is not None else 0.0)
+        if flood > MAX_INLINE_WAIT_S:
+            self._wake(stream, math.ceil(flood))
             return False
+        if pace > MAX_PACING_SLEEP_S and pace > flood:
+            self._wake(stream, max(1, math.floor(pace)))  # the new wake-up sleeps the remainder
+            return False
+        wait = max(flood, pace)
         if wait > 0:
             self._sleep(wait)
         return True

@@ -156,3 +156,28 @@ def test_events_of_a_task_whose_topic_is_not_registered_yet_use_the_topic_its_re
     bot.flush()
 
     assert bot.texts(chat_id=GROUP, thread_id=thread) == [f"Task {task.id[:8]} queued.\nfirst words"]
+
+
+def test_the_flush_pace_is_kept_without_holding_the_consumer_and_extra_wake_ups_cost_nothing(
+    bot: BotHarness, topic: Topic,
+) -> None:
+    import time
+
+    from chalicelib.adapters.sqs_stream_trigger import SqsStreamTrigger
+    from chalicelib.services.telegram_streams import TopicStreams
+
+    slept: list[float] = []
+    streams = TopicStreams(TelegramOutboxRepository(bot.container.db), bot.telegram.topics,
+                           bot.telegram.sender, SqsStreamTrigger(bot.container.queues), flush_interval_s=0.7,
+                           sleep=slept.append)
+    streams.post(topic, ["first"])
+    assert streams.pump(topic.stream) == 1
+    assert streams.pump(topic.stream) == 0 and slept == []  # nothing pending: no wait at all
+
+    streams.post(topic, ["second"])
+    assert streams.pump(topic.stream) == 0 and slept == []  # too early: rescheduled, not slept
+    time.sleep(0.35)
+    assert streams.pump(topic.stream) == 1  # close enough: the rest of the pace is slept
+
+    assert 0 < slept[0] <= 0.5
+    assert bot.texts(chat_id=GROUP, thread_id=topic.topic_id) == ["first", "second"]

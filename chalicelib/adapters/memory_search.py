@@ -27,24 +27,35 @@ from chalicelib.adapters.memory_repository import LIVE, vector
 from chalicelib.domain.memory_model import SearchHit, SearchMode
 from chalicelib.domain.search_scoring import SearchWeights, candidate_pool, ef_search
 
-CANDIDATE_TERMS = 8  # the rarest query terms pick text candidates; all terms score them
+CANDIDATE_TERMS = 8  # at most this many of the rarest query terms pick text candidates...
+TEXT_BUDGET = 1_500  # ...while the rows they are expected to match stay under this,
+MAX_SHARE = 0.05  # ...or the rarest alone, if at most this share of memories holds it.
+# Every query term still scores every candidate. A term held by more memories than that is
+# weak evidence (idf < 3) and would make the text side visit a large part of a big project.
 
-_TERMS = """
+# A lexeme as a tsquery operand: quoted, with backslashes and quotes escaped.
+_QUOTED = r"('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''')"
+_TERMS = r"""
 stats AS (
   SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs FROM pg_stats
   WHERE schemaname = current_schema() AND tablename = 'memories' AND attname = 'search_tsv'),
-terms AS (
-  SELECT t.lexeme, ('''' || replace(replace(t.lexeme, '\\', '\\\\'), '''', '''''') || '''')::tsquery AS tq,
-    CASE WHEN s.elems IS NULL THEN 1.0 ELSE ln(1.0 / greatest(1e-9, coalesce(
-      s.freqs[array_position(s.elems, t.lexeme)], s.freqs[array_length(s.elems, 1) + 1] * 0.5))) END AS idf
+shares AS (
+  SELECT t.lexeme, CASE WHEN s.elems IS NULL THEN NULL ELSE greatest(1e-9, coalesce(
+      s.freqs[array_position(s.elems, t.lexeme)], s.freqs[array_length(s.elems, 1) + 1] * 0.5)) END AS share
   FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, %(query)s))) AS t(lexeme)
   LEFT JOIN stats s ON true),
+terms AS (
+  SELECT lexeme, share, coalesce(ln(1.0 / share), 1.0) AS idf, QUOTED::tsquery AS tq,
+    row_number() OVER (ORDER BY share NULLS FIRST, lexeme) AS rarity,
+    sum(share) OVER (ORDER BY share NULLS FIRST, lexeme) * (
+      SELECT greatest(reltuples, 1) FROM pg_class WHERE oid = 'memories'::regclass) AS expected_rows
+  FROM shares),
 query AS (
   SELECT (SELECT coalesce(sum(idf), 0) FROM terms) AS total_idf,
-    (SELECT string_agg(quoted, ' | ') FROM (
-       SELECT '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' AS quoted
-       FROM terms ORDER BY idf DESC, lexeme LIMIT %(candidate_terms)s) c)::tsquery AS tq),
-"""
+    (SELECT string_agg(QUOTED, ' | ') FROM terms
+     WHERE rarity <= %(candidate_terms)s AND (share IS NULL OR expected_rows <= %(text_budget)s
+       OR (rarity = 1 AND share <= %(max_share)s)))::tsquery AS tq),
+""".replace("QUOTED", _QUOTED)
 _TEXT_HITS = """
 text_hits AS MATERIALIZED (
   SELECT m.id FROM memories m, query q
@@ -125,6 +136,7 @@ class MemorySearch:
             "query": query, "vector": vector(embedding), "projects": list(scope.projects),
             "category": scope.category, "metadata": Jsonb(scope.metadata) if scope.metadata else None,
             "pool": pool, "limit": limit, "candidate_terms": CANDIDATE_TERMS,
+            "text_budget": TEXT_BUDGET, "max_share": MAX_SHARE,
             "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
             "half_life": weights.half_life_days,
         }

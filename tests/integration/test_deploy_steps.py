@@ -100,21 +100,22 @@ def test_add_machine_creates_its_queue_and_a_user_tagged_for_that_queue_only(
                         ("AWS_SECRET_ACCESS_KEY", "local"), ("AWS_DEFAULT_REGION", "us-east-1")):
         monkeypatch.setenv(name, value)
     stage = load_stage("dev")
+    session = boto3.session.Session()  # not boto3's process-wide default, which earlier tests shaped
     # A stand-in for the deployed stack: the agents group and the output that names it.
-    boto3.client("iam").create_group(GroupName="itachi-dev-agents", Path="/itachi/")
-    cfn = boto3.client("cloudformation")
+    session.client("iam").create_group(GroupName="itachi-dev-agents", Path="/itachi/")
+    cfn = session.client("cloudformation")
     cfn.create_stack(StackName=stage.stack_name, TemplateBody=json.dumps({
         "Resources": {"Marker": {"Type": "AWS::SQS::Queue", "Properties": {}}},
         "Outputs": {"AgentsGroup": {"Value": "itachi-dev-agents"}}}))
     cfn.get_waiter("stack_create_complete").wait(StackName=stage.stack_name,
                                                  WaiterConfig={"Delay": 1, "MaxAttempts": 30})
-    created = Deployer(stage, boto3.session.Session()).add_machine("laptop-1")
-    sqs = boto3.client("sqs")
+    created = Deployer(stage, session).add_machine("laptop-1")
+    sqs = session.client("sqs")
     url = sqs.get_queue_url(QueueName="itachi-dev-machine-laptop-1")["QueueUrl"]
     redrive = json.loads(sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])
                          ["Attributes"]["RedrivePolicy"])
     assert redrive["deadLetterTargetArn"].endswith(":itachi-dev-machine-laptop-1-dlq")
-    iam = boto3.client("iam")
+    iam = session.client("iam")
     tags = iam.list_user_tags(UserName=created["user"])["Tags"]
     assert {"Key": "itachi-machine", "Value": "laptop-1"} in tags
     assert created["AWS_ACCESS_KEY_ID"] and created["AWS_SECRET_ACCESS_KEY"]
@@ -132,7 +133,7 @@ def test_an_update_keeps_every_parameter_it_is_not_given(moto_endpoint: str,
                         ("AWS_SECRET_ACCESS_KEY", "local"), ("AWS_DEFAULT_REGION", "us-east-1")):
         monkeypatch.setenv(name, value)
     stage = load_stage("prod")
-    cfn = boto3.client("cloudformation")
+    cfn = boto3.session.Session().client("cloudformation")
     cfn.create_stack(StackName=stage.stack_name, TemplateBody=json.dumps({
         "Parameters": {"AlarmEmail": {"Type": "String"}, "TelegramChatId": {"Type": "String"}},
         "Resources": {"Marker": {"Type": "AWS::SQS::Queue", "Properties": {}}}}),

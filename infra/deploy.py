@@ -182,7 +182,7 @@ class Deployer:
             raise SystemExit("a machine id is 1-40 characters: letters, digits, '-' and '_'")
         from chalicelib.adapters.sqs_queues import SqsQueues
 
-        queues = SqsQueues(prefix=self.stage.queue_prefix, region=self.region)
+        queues = SqsQueues(prefix=self.stage.queue_prefix, region=self.region, session=self.session)
         queue_url = queues.ensure(MACHINE_QUEUE, key=f"machine-{machine_id}")
         iam = self.client("iam")
         user = f"{self.stage.stack_name}-agent-{machine_id}"

@@ -39,6 +39,7 @@ def load_model(path: str | None = None, threads: int = 0) -> Any:
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no bars in `itachi up`
                 import torch
                 from sentence_transformers import SentenceTransformer
 

@@ -21,7 +21,9 @@ class ReceivedMessage:
 class SqsQueues:
     """Named-queue access over boto3. Clients and queue URLs are created on first use."""
 
-    def __init__(self, *, prefix: str, region: str, endpoint_url: str | None = None) -> None:
+    def __init__(self, *, prefix: str, region: str, endpoint_url: str | None = None,
+                 session: Any = None) -> None:
+        self._session = session  # a boto3 Session; each instance makes its own by default
         self._prefix = prefix
         self._region = region
         self._endpoint = endpoint_url
@@ -46,7 +48,9 @@ class SqsQueues:
                         # Local moto server: any credentials are accepted.
                         kwargs.update(endpoint_url=self._endpoint, aws_access_key_id="local",
                                       aws_secret_access_key="local")
-                    self._client = boto3.client("sqs", **kwargs)
+                    # A session of our own: boto3's process-wide default is not thread-safe.
+                    session = self._session or boto3.session.Session()
+                    self._client = session.client("sqs", **kwargs)
         return self._client
 
     def name(self, key: str) -> str:

@@ -34,6 +34,10 @@ class TestPostgres:
         self.server, self.admin_url = start_postgres(root)
         self.embedding_dim = embedding_dim
         with psycopg.connect(self.admin_url, autocommit=True) as conn:
+            # Test data need no durability: skip fsync so setup and shutdown stay fast on a busy disk.
+            for setting in ("fsync", "synchronous_commit", "full_page_writes"):
+                conn.execute(f"ALTER SYSTEM SET {setting} = off")
+            conn.execute("SELECT pg_reload_conf()")
             conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE_DB}")
             conn.execute(f"CREATE DATABASE {TEMPLATE_DB}")
         apply_migrations(self.url_for(TEMPLATE_DB), embedding_dim=embedding_dim,

@@ -56,7 +56,7 @@ class UpProcess:
         self.stop()
         raise AssertionError("itachi up never became ready:\n" + "".join(self.output[-40:]))
 
-    def stop(self, timeout_s: float = 30) -> int:
+    def stop(self, timeout_s: float = 90) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:

@@ -31,6 +31,7 @@ class _Handler(ChaliceRequestHandler):
     def _generic_handle(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         if length > self.max_body_bytes:
+            self._discard_body(length)
             self.close_connection = True
             self._send_json(413, {"error": "payload_too_large",
                                   "message": f"request body exceeds {self.max_body_bytes} bytes"})
@@ -48,6 +49,15 @@ class _Handler(ChaliceRequestHandler):
         out_headers = {**response["headers"], **response["multiValueHeaders"]}
         response = self._handle_binary(response)
         self._send_http_response(response["statusCode"], out_headers, response["body"])
+
+    def _discard_body(self, length: int) -> None:
+        """Read and drop a moderately oversized body so the client sees our 413, not a reset."""
+        remaining = length if length <= 16 * self.max_body_bytes else 0
+        while remaining > 0:
+            chunk = self.rfile.read(min(remaining, 65536))
+            if not chunk:
+                break
+            remaining -= len(chunk)
 
     def _send_json(self, status: int, body: dict[str, Any]) -> None:
         payload = json.dumps(body).encode()

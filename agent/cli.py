@@ -6,6 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
+from agent import install_hooks, wrappers
 from agent.commands import (
     agent_commands,
     local_stack_commands,
@@ -24,6 +25,8 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     local_stack_commands.add_doctor_parser,
     usage_commands.add_usage_parser,
     telegram_commands.add_telegram_parser,
+    install_hooks.add_parser,
+    wrappers.add_parser,
     agent_commands.add_agent_parser,
     task_commands.add_task_parser,
     task_commands.add_tasks_parser,

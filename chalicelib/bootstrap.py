@@ -11,29 +11,27 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from chalicelib.adapters.database import Database
-from chalicelib.adapters.llm_usage_repository import LlmUsageRepository
-from chalicelib.adapters.openai_chat import OpenAIChat
-from chalicelib.adapters.session_repository import SessionRepository
-from chalicelib.adapters.sqs_queues import SqsQueues
-from chalicelib.domain.llm_budget import DailyBudget
-from chalicelib.services.budgeted_llm import BudgetedLlm, DisabledLlm
-from chalicelib.services.llm_port import LanguageModel
-from chalicelib.services.sessions import SessionService
-from chalicelib.services.task_policy import TaskPolicy
 from chalicelib.settings import Settings
 
+# Adapters and services are imported where they are built: `import app` (a Lambda cold start)
+# then pays only for the routes, and each container builds only what its requests use.
 if TYPE_CHECKING:
+    from chalicelib.adapters.database import Database
+    from chalicelib.adapters.llm_usage_repository import LlmUsageRepository
+    from chalicelib.adapters.sqs_queues import SqsQueues
     from chalicelib.services.agent_sessions import AgentSessionService
     from chalicelib.services.dispatch import TaskDispatcher
     from chalicelib.services.insight_extraction import InsightExtraction
     from chalicelib.services.learning_review import LearningReview
     from chalicelib.services.lesson_enrichment import LessonEnricher
     from chalicelib.services.lessons import Lessons
+    from chalicelib.services.llm_port import LanguageModel
     from chalicelib.services.machines import MachineRegistry
     from chalicelib.services.memory_ports import Embedder
     from chalicelib.services.memory_service import MemoryService
     from chalicelib.services.project_rules import ProjectRules
+    from chalicelib.services.sessions import SessionService
+    from chalicelib.services.task_policy import TaskPolicy
     from chalicelib.services.task_ports import OutcomeRecorder, PromptEnricher, TaskEventPublisher, TaskQueues
     from chalicelib.services.task_runs import TaskRunService
     from chalicelib.services.task_sweep import TaskSweeper
@@ -48,21 +46,31 @@ class Container:
 
     @cached_property
     def db(self) -> Database:
+        from chalicelib.adapters.database import Database
+
         s = self.settings
         return Database(s.database_url, min_size=s.db_pool_min, max_size=s.db_pool_max)
 
     @cached_property
     def queues(self) -> SqsQueues:
+        from chalicelib.adapters.sqs_queues import SqsQueues
+
         s = self.settings
         return SqsQueues(prefix=s.queue_prefix, region=s.aws_region, endpoint_url=s.sqs_endpoint_url)
 
     @cached_property
     def llm_usage(self) -> LlmUsageRepository:
+        from chalicelib.adapters.llm_usage_repository import LlmUsageRepository
+
         return LlmUsageRepository(self.db)
 
     @cached_property
     def llm(self) -> LanguageModel:
         """The budgeted LLM port (a disabled one without an API key)."""
+        from chalicelib.adapters.openai_chat import OpenAIChat
+        from chalicelib.domain.llm_budget import DailyBudget
+        from chalicelib.services.budgeted_llm import BudgetedLlm, DisabledLlm
+
         s = self.settings
         if not s.llm_enabled:
             return DisabledLlm()
@@ -72,7 +80,9 @@ class Container:
 
     @cached_property
     def sessions(self) -> SessionService:
+        from chalicelib.adapters.session_repository import SessionRepository
         from chalicelib.domain.redaction import redact
+        from chalicelib.services.sessions import SessionService
 
         return SessionService(SessionRepository(self.db), redact)
 
@@ -80,6 +90,8 @@ class Container:
     # learning loop's ranked lessons), task_event_publisher (Telegram topics), outcome_recorder.
     @cached_property
     def task_policy(self) -> TaskPolicy:
+        from chalicelib.services.task_policy import TaskPolicy
+
         return TaskPolicy.from_env()
 
     @cached_property

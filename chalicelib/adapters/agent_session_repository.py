@@ -37,7 +37,8 @@ class AgentSessionRepository:
         row = conn.execute(f"SELECT * FROM agent_sessions WHERE id = %s{lock}", (session_id,)).fetchone()
         return _session(row) if row else None
 
-    def search(self, conn: Conn, *, machine: str | None, status: str | None, limit: int) -> list[AgentSession]:
+    def search(self, conn: Conn, *, machine: str | None, status: str | None,
+               limit: int) -> list[AgentSession]:
         rows = conn.execute(
             "SELECT * FROM agent_sessions WHERE (%(m)s::text IS NULL OR machine_id = %(m)s)"
             " AND (%(s)s::text IS NULL OR status = %(s)s) ORDER BY created_at DESC LIMIT %(n)s",

@@ -10,7 +10,6 @@ from pydantic import Field
 from chalicelib.bootstrap import get_container
 from chalicelib.domain.task_model import NewEvent
 from chalicelib.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
-from chalicelib.services.agent_sessions import NewSession
 
 bp = ApiBlueprint(__name__)
 
@@ -61,6 +60,8 @@ class EndedBody(MachineBody):
 
 @bp.route("/api/sessions", methods=["POST"])
 def start_session() -> Response:
+    from chalicelib.services.agent_sessions import NewSession  # lazy: cold start
+
     b = parse_body(bp.current_request, StartBody)
     session = get_container().agent_sessions.start(NewSession(
         b.prompt, b.project, b.machine, b.repo, b.engine, b.telegram_chat_id, b.telegram_topic_id))

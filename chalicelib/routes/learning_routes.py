@@ -7,8 +7,6 @@ from pydantic import Field
 
 from chalicelib.bootstrap import get_container
 from chalicelib.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
-from chalicelib.services.insight_extraction import SessionTranscript
-from chalicelib.services.lessons import validate_ids
 
 bp = ApiBlueprint(__name__)
 
@@ -54,6 +52,8 @@ class LessonsQuery(WireModel):
 
 @bp.route("/api/session/extract-insights", methods=["POST"])
 def extract_insights() -> Response:
+    from chalicelib.services.insight_extraction import SessionTranscript  # lazy: cold start
+
     body = parse_body(bp.current_request, ExtractInsightsBody)
     result = get_container().insight_extraction.submit(SessionTranscript(
         body.session_id, body.project, body.conversation_text, tuple(body.files_changed),
@@ -77,6 +77,8 @@ def teach_rule() -> Response:
 
 @bp.route("/api/lessons/outcome", methods=["POST"])
 def lesson_outcome() -> Response:
+    from chalicelib.services.lessons import validate_ids  # lazy: cold start
+
     body = parse_body(bp.current_request, OutcomeBody)
     ids = validate_ids(body.lesson_ids) if body.lesson_ids is not None else None
     return ok(get_container().lessons.record_outcome(body.task_id, body.project, body.success, ids,
@@ -85,6 +87,8 @@ def lesson_outcome() -> Response:
 
 @bp.route("/api/lessons/{lesson_id}/feedback", methods=["POST"])
 def lesson_feedback(lesson_id: str) -> Response:
+    from chalicelib.services.lessons import validate_ids  # lazy: cold start
+
     body = parse_body(bp.current_request, FeedbackBody)
     (valid,) = validate_ids([lesson_id])
     return ok(get_container().lessons.feedback(valid, body.good))
@@ -92,6 +96,8 @@ def lesson_feedback(lesson_id: str) -> Response:
 
 @bp.route("/api/lessons/{lesson_id}", methods=["GET"])
 def lesson(lesson_id: str) -> Response:
+    from chalicelib.services.lessons import validate_ids  # lazy: cold start
+
     (valid,) = validate_ids([lesson_id])
     return ok(get_container().lessons.get(valid))
 

@@ -7,7 +7,6 @@ from typing import Literal
 from chalice import Response
 from pydantic import Field
 
-from chalicelib.adapters.machine_repository import Heartbeat
 from chalicelib.bootstrap import get_container
 from chalicelib.http import ApiBlueprint, WireModel, ok, parse_body
 
@@ -29,6 +28,8 @@ class HeartbeatBody(WireModel):
 
 @bp.route("/api/machines/heartbeat", methods=["POST"])
 def heartbeat() -> Response:
+    from chalicelib.adapters.machine_repository import Heartbeat  # lazy: cold start
+
     b = parse_body(bp.current_request, HeartbeatBody)
     reg = get_container().machine_registry.heartbeat(Heartbeat(
         b.machine_id, b.status, b.agent_instance, b.active_tasks, b.max_concurrent,

@@ -21,7 +21,6 @@ from chalicelib.routes.memory_schemas import (
     search_json,
     stats_json,
 )
-from chalicelib.services.memory_indexing import DocumentIndexer
 
 bp = ApiBlueprint(__name__)
 
@@ -51,6 +50,8 @@ def code_change() -> Response:
 
 @bp.route("/api/memory/index", methods=["POST"])
 def index_document() -> Response:
+    from chalicelib.services.memory_indexing import DocumentIndexer  # lazy: cold start
+
     body = parse_body(bp.current_request, IndexIn)
     report = DocumentIndexer(get_container().memory).index(body.project, body.path, body.text,
                                                            category=body.category)

@@ -17,7 +17,7 @@ OptionalCategory = Field(default=None, min_length=1, max_length=64, pattern=r"^[
 
 
 class _Wire(BaseModel):
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True, defer_build=True)
 
 
 class MemoryIn(_Wire):

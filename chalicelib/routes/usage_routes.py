@@ -8,7 +8,6 @@ from pydantic import Field
 from chalicelib.bootstrap import get_container
 from chalicelib.domain.llm_budget import DailyBudget
 from chalicelib.http import ApiBlueprint, WireModel, ok, parse_query
-from chalicelib.services.usage_report import usage_report
 
 bp = ApiBlueprint(__name__)
 
@@ -19,6 +18,8 @@ class UsageQuery(WireModel):
 
 @bp.route("/api/usage", methods=["GET"])
 def usage() -> Response:
+    from chalicelib.services.usage_report import usage_report  # lazy: cold start
+
     query = parse_query(bp.current_request, UsageQuery)
     container = get_container()
     s = container.settings

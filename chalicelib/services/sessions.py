@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chalicelib.adapters.session_repository import SessionRepository
 from chalicelib.domain.session_metrics import clip, difficulty
+
+if TYPE_CHECKING:
+    from chalicelib.adapters.session_repository import SessionRepository
 
 MAX_PROGRESS_CHARS = 4000
 MAX_DIFF_CHARS = 20_000

@@ -20,9 +20,12 @@ from chalicelib.domain.memory_model import Memory, MemoryStats, NewMemoryRow, Si
 Conn = psycopg.Connection[Any]
 COLUMNS = (
     "m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, m.significance,"
-    " m.confidence, m.times_reinforced, m.last_reinforced_at, m.access_count, m.last_accessed_at,"
+    " m.confidence, m.times_reinforced, m.last_reinforced_at, coalesce(a.access_count, 0) AS access_count,"
+    " a.last_accessed_at,"
     " m.phase, m.superseded_by, m.session_id, m.source_ids, m.created_at, m.updated_at, m.embedding_model"
 )
+# Memories with their access statistics (kept in a narrow table of their own, see 0011).
+MEMORIES = "memories m LEFT JOIN memory_access a ON a.memory_id = m.id"
 LIVE = "m.superseded_by IS NULL AND m.phase < 3"
 TOUCH_INTERVAL = "10 minutes"
 
@@ -76,10 +79,11 @@ class MemoryRepository:
                 limit: int = 5) -> list[SimilarMemory]:
         """Live memories of (project, category) closest to `embedding`, most similar first."""
         rows = conn.execute(
-            f"SELECT {COLUMNS}, 1 - (m.embedding <=> %s) AS similarity FROM memories m"
+            f"SELECT {COLUMNS}, 1 - (m.embedding <=> %s) AS similarity FROM {MEMORIES}"
             f" WHERE m.project = %s AND m.category = %s AND m.embedding IS NOT NULL AND {LIVE}"
             " ORDER BY m.embedding <=> %s LIMIT %s",
             (vector(embedding), project, category, vector(embedding), limit),
+            prepare=False,  # a generic plan cannot see the project's selectivity (see memory_search)
         ).fetchall()
         return [SimilarMemory(to_memory(r), float(r["similarity"])) for r in rows]
 
@@ -94,14 +98,10 @@ class MemoryRepository:
     # -- reads and single-row writes --------------------------------------------------------
 
     def get(self, memory_id: str, *, record_access: bool = False) -> Memory | None:
+        if record_access:
+            self._record_access([memory_id], throttled=False)
         with self._db.connection() as conn:
-            if record_access:
-                row = conn.execute(
-                    "UPDATE memories m SET access_count = access_count + 1, last_accessed_at = now()"
-                    f" WHERE m.id = %s RETURNING {COLUMNS}", (memory_id,)).fetchone()
-            else:
-                row = conn.execute(f"SELECT {COLUMNS} FROM memories m WHERE m.id = %s",
-                                   (memory_id,)).fetchone()
+            row = conn.execute(f"SELECT {COLUMNS} FROM {MEMORIES} WHERE m.id = %s", (memory_id,)).fetchone()
         return to_memory(row) if row else None
 
     def delete(self, memory_ids: Sequence[str]) -> int:
@@ -119,7 +119,7 @@ class MemoryRepository:
                 params.append(value)
         with self._db.connection() as conn:
             rows = conn.execute(
-                f"SELECT {COLUMNS} FROM memories m WHERE {' AND '.join(where)}"
+                f"SELECT {COLUMNS} FROM {MEMORIES} WHERE {' AND '.join(where)}"
                 " ORDER BY m.created_at DESC, m.id LIMIT %s", (*params, limit)).fetchall()
         return [to_memory(r) for r in rows]
 
@@ -173,7 +173,7 @@ class MemoryRepository:
         """Live memories at least `threshold` similar, exactly computed (rules and lessons are few)."""
         with self._db.connection() as conn:
             rows = conn.execute(
-                f"SELECT {COLUMNS}, 1 - (m.embedding <=> %(v)s) AS similarity FROM memories m"
+                f"SELECT {COLUMNS}, 1 - (m.embedding <=> %(v)s) AS similarity FROM {MEMORIES}"
                 f" WHERE m.project = %(p)s AND (%(c)s::text IS NULL OR m.category = %(c)s)"
                 f" AND m.embedding IS NOT NULL AND {LIVE} AND 1 - (m.embedding <=> %(v)s) >= %(t)s"
                 " ORDER BY similarity DESC LIMIT %(n)s",
@@ -182,17 +182,24 @@ class MemoryRepository:
         return [SimilarMemory(to_memory(r), float(r["similarity"])) for r in rows]
 
     def touch(self, memory_ids: Sequence[str]) -> None:
-        """Record that search results were shown: at most once per memory per TOUCH_INTERVAL.
+        """Record that search results were shown: at most once per memory per TOUCH_INTERVAL."""
+        self._record_access(memory_ids, throttled=True)
 
-        Access statistics are not worth an fsync, nor a new row version on every search.
-        """
+    def _record_access(self, memory_ids: Sequence[str], *, throttled: bool) -> None:
+        """Count an access; best effort (a memory deleted meanwhile is skipped), no fsync wait."""
         if not memory_ids:
             return
-        with self._db.connection() as conn:
-            conn.execute("SET LOCAL synchronous_commit = off")
-            conn.execute("UPDATE memories SET access_count = access_count + 1, last_accessed_at = now()"
-                         " WHERE id = ANY(%s::uuid[]) AND (last_accessed_at IS NULL"
-                         " OR last_accessed_at < now() - %s::interval)", (list(memory_ids), TOUCH_INTERVAL))
+        try:
+            with self._db.connection() as conn:
+                conn.execute("SET LOCAL synchronous_commit = off")
+                conn.execute(
+                    "INSERT INTO memory_access AS a (memory_id, access_count, last_accessed_at)"
+                    " SELECT m.id, 1, now() FROM memories m WHERE m.id = ANY(%s::uuid[]) ORDER BY m.id"
+                    " ON CONFLICT (memory_id) DO UPDATE SET access_count = a.access_count + 1,"
+                    " last_accessed_at = now() WHERE NOT %s OR a.last_accessed_at < now() - %s::interval",
+                    (list(memory_ids), throttled, TOUCH_INTERVAL))
+        except psycopg.errors.ForeignKeyViolation:
+            return
 
     def chunks_of(self, project: str, source_path: str) -> list[tuple[str, str, str | None]]:
         """(id, content_hash, file_hash) of the indexed chunks of one file."""

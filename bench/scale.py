@@ -100,13 +100,14 @@ def load(server: ItachiServer, rows: list[tuple[str, str]]) -> float:
     return time.perf_counter() - started
 
 
-def timed_searches(server: ItachiServer, project: str, count: int, seed: int) -> list[float]:
+def timed_searches(server: ItachiServer, project: str, count: int, seed: int,
+                   mode: str = "hybrid") -> list[float]:
     client, rng = server.client(), random.Random(seed)
     times = []
     for i in range(count):
         query = f"{text(rng, rng.choice(QUESTIONS), i)} ({seed}-{i})"  # always a new text
-        answer = client.search(query, project, 10, "hybrid")
-        assert len(answer["results"]) == 10 and answer["mode"] == "hybrid", answer
+        answer = client.search(query, project, 10, mode)
+        assert len(answer["results"]) == 10 and answer["mode"] == mode, answer
         times.append(client.last_ms)
     return times
 
@@ -118,20 +119,22 @@ def main() -> int:
     parser.add_argument("--large", type=int, default=40_000)
     parser.add_argument("--projects", type=int, default=600)
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--threads", type=int, default=0, help="the server's torch threads (0: default)")
     args = parser.parse_args()
     rows = corpus(args.total, args.large, args.projects)
-    server = ItachiServer().start()
+    server = ItachiServer(env={"ITACHI_EMBEDDING_THREADS": str(args.threads)}).start()
     try:
         seconds = load(server, rows)
         in_global = sum(p == "_global" for p, _ in rows)
         print(f"bulk-loaded {len(rows)} memories ({args.large} in acme/large, {args.projects} small "
               f"projects, {in_global} in _global) in {seconds:.0f} s, HNSW built after")
         for project in ("acme/large", "acme/p0007"):
-            timed_searches(server, project, 20, seed=1)  # warm-up
-            times = timed_searches(server, project, args.queries, seed=2)
             size = sum(p == project for p, _ in rows)
-            print(f"{project} ({size} memories): hybrid search p50 {percentile(times, 50):.1f} ms, "
-                  f"p95 {percentile(times, 95):.1f} ms, max {max(times):.1f} ms over {len(times)} queries")
+            for mode in ("hybrid", "text"):  # text: the same path without embedding the query
+                timed_searches(server, project, 20, seed=1, mode=mode)  # warm-up
+                times = timed_searches(server, project, args.queries, seed=2, mode=mode)
+                print(f"{project} ({size} memories): {mode} search p50 {percentile(times, 50):.1f} ms, "
+                      f"p95 {percentile(times, 95):.1f} ms, max {max(times):.1f} ms, {len(times)} queries")
     finally:
         server.stop()
     return 0

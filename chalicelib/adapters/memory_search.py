@@ -54,7 +54,8 @@ query AS (
   SELECT (SELECT coalesce(sum(idf), 0) FROM terms) AS total_idf,
     (SELECT string_agg(QUOTED, ' | ') FROM terms
      WHERE rarity <= %(candidate_terms)s AND (share IS NULL OR expected_rows <= %(text_budget)s
-       OR (rarity = 1 AND share <= %(max_share)s)))::tsquery AS tq),
+       OR (rarity = 1 AND share <= %(max_share)s)))::tsquery AS tq,
+    (SELECT string_agg(QUOTED, ' | ') FROM terms WHERE rarity <= 32)::tsquery AS tq_all),
 """.replace("QUOTED", _QUOTED)
 _TEXT_HITS = """
 text_hits AS MATERIALIZED (
@@ -62,6 +63,15 @@ text_hits AS MATERIALIZED (
   WHERE q.tq IS NOT NULL AND m.search_tsv @@ q.tq AND {filters}
   ORDER BY (SELECT sum(t.idf) FROM terms t WHERE m.search_tsv @@ t.tq) DESC, m.id
   LIMIT %(pool)s),
+"""
+# Text mode only: when the selective terms found too few memories, any memory holding any query
+# term may fill the pool (a bounded sample, scored like the rest); hybrid mode has vectors for that.
+_TEXT_MORE = """
+text_more AS MATERIALIZED (
+  SELECT m.id FROM memories m, query q
+  WHERE (SELECT count(*) FROM text_hits) < %(pool)s AND q.tq_all IS NOT NULL AND m.search_tsv @@ q.tq_all
+    AND {filters}
+  LIMIT %(wide)s),
 """
 _VECTOR_HITS = """
 vec_ann AS MATERIALIZED (
@@ -79,7 +89,7 @@ _SCORE = {
 }
 _CANDIDATES = {
     "hybrid": "SELECT id FROM text_hits UNION SELECT id FROM vec_ann UNION SELECT id FROM vec_exact",
-    "text": "SELECT id FROM text_hits",
+    "text": "SELECT id FROM text_hits UNION SELECT id FROM text_more",
     "vector": "SELECT id FROM vec_ann UNION SELECT id FROM vec_exact",
 }
 _FINAL = """
@@ -113,6 +123,8 @@ def build_statement(mode: SearchMode, scope: SearchScope) -> str:
     parts = ["WITH", _TERMS]
     if mode in ("hybrid", "text"):
         parts.append(_TEXT_HITS.format(filters=where))
+    if mode == "text":
+        parts.append(_TEXT_MORE.format(filters=where))
     if mode in ("hybrid", "vector"):
         parts.append(_VECTOR_HITS.format(filters=where))
     score = _SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE)
@@ -136,7 +148,7 @@ class MemorySearch:
             "query": query, "vector": vector(embedding), "projects": list(scope.projects),
             "category": scope.category, "metadata": Jsonb(scope.metadata) if scope.metadata else None,
             "pool": pool, "limit": limit, "candidate_terms": CANDIDATE_TERMS,
-            "text_budget": TEXT_BUDGET, "max_share": MAX_SHARE,
+            "text_budget": TEXT_BUDGET, "max_share": MAX_SHARE, "wide": 4 * pool,
             "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
             "half_life": weights.half_life_days,
         }

@@ -119,7 +119,7 @@ def main() -> int:
     parser.add_argument("--large", type=int, default=40_000)
     parser.add_argument("--projects", type=int, default=600)
     parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--threads", type=int, default=0, help="the server's torch threads (0: default)")
+    parser.add_argument("--threads", type=int, default=1, help="the server's torch threads (0: one per core)")
     args = parser.parse_args()
     rows = corpus(args.total, args.large, args.projects)
     server = ItachiServer(env={"ITACHI_EMBEDDING_THREADS": str(args.threads)}).start()

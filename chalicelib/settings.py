@@ -53,7 +53,9 @@ class Settings:
     embedding_model: str = "all-MiniLM-L6-v2"
     embedding_dim: int = 384
     embedding_timeout_s: float = 2.0
-    embedding_threads: int = 0  # local model's torch threads; 0 = torch's default
+    # Local model's torch threads (0 = one per core). One keeps a query's embedding fast on a small
+    # machine that runs other work (docs/benchmarks.md, "Memory core"); raise it for bulk imports.
+    embedding_threads: int = 1
     # LLM (OpenAI-compatible)
     openai_api_key: str = field(default="", repr=False)
     openai_base_url: str | None = None
@@ -117,7 +119,7 @@ class Settings:
             embedding_model=env.get("ITACHI_EMBEDDING_MODEL", default_model),
             embedding_dim=_int(env, "ITACHI_EMBEDDING_DIM", default_dim),
             embedding_timeout_s=_float(env, "ITACHI_EMBEDDING_TIMEOUT_S", 2.0),
-            embedding_threads=_int(env, "ITACHI_EMBEDDING_THREADS", 0),
+            embedding_threads=_int(env, "ITACHI_EMBEDDING_THREADS", 1),
             openai_api_key=env.get("OPENAI_API_KEY", ""),
             openai_base_url=env.get("OPENAI_BASE_URL") or None,
             llm_model=env.get("ITACHI_LLM_MODEL", "gpt-4o-mini"),

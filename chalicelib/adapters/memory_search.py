@@ -25,7 +25,7 @@ from psycopg.types.json import Jsonb
 from chalicelib.adapters.database import Database
 from chalicelib.adapters.memory_repository import LIVE, vector
 from chalicelib.domain.memory_model import SearchHit, SearchMode
-from chalicelib.domain.search_scoring import SearchWeights, candidate_pool, ef_search
+from chalicelib.domain.search_scoring import SearchWeights, candidate_pool, vector_plan
 
 CANDIDATE_TERMS = 8  # at most this many of the rarest query terms pick text candidates...
 TEXT_BUDGET = 1_500  # ...while the rows they are expected to match stay under this,
@@ -75,7 +75,7 @@ text_more AS MATERIALIZED (
 """
 _VECTOR_HITS = """
 vec_ann AS MATERIALIZED (
-  SELECT m.id FROM memories m WHERE m.embedding IS NOT NULL AND {filters}
+  SELECT m.id FROM memories m WHERE %(use_ann)s AND m.embedding IS NOT NULL AND {filters}
   ORDER BY m.embedding <=> %(vector)s LIMIT %(pool)s),
 vec_exact AS MATERIALIZED (
   SELECT m.id FROM memories m
@@ -153,8 +153,10 @@ class MemorySearch:
             "half_life": weights.half_life_days,
         }
         with self._db.connection() as conn:
+            params["use_ann"] = False
             if mode != "text":
-                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef_search(pool)),))
+                params["use_ann"], ef = vector_plan(pool, self._scope_share(conn, scope.projects))
+                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
                 if self._iterative_scan(conn):
                     conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
             # Never a prepared statement: a generic plan cannot see how selective the project is
@@ -173,6 +175,20 @@ class MemorySearch:
             conn.execute("ANALYZE memories")
             row = conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass").fetchone()
         return max(0.0, float(row["reltuples"])) if row else 0.0
+
+    def _scope_share(self, conn: Any, projects: tuple[str, ...]) -> float | None:
+        """The share of all memories in these projects, from the planner's statistics (None: none yet).
+
+        A project missing from the most-common list is small; it counts as nothing.
+        """
+        row = conn.execute(
+            "SELECT most_common_vals::text::text[] AS vals, most_common_freqs AS freqs FROM pg_stats"
+            " WHERE schemaname = current_schema() AND tablename = 'memories' AND attname = 'project'"
+        ).fetchone()
+        if row is None:
+            return None
+        shares = dict(zip(row["vals"] or [], row["freqs"] or [], strict=False))
+        return float(sum(shares.get(p, 0.0) for p in projects))
 
     def _iterative_scan(self, conn: Any) -> bool:
         if self._iterative is None:

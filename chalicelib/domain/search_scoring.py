@@ -22,6 +22,7 @@ from chalicelib.domain.errors import InvalidInput
 UNLISTED_SHARE_FACTOR = 0.5
 MIN_POOL, MAX_POOL = 40, 400
 MIN_EF_SEARCH, MAX_EF_SEARCH = 100, 1000
+ANN_EF_LIMIT = 800  # beyond this breadth an exact scan of the (then small) scope is cheaper
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,26 @@ def candidate_pool(limit: int) -> int:
 
 
 def ef_search(pool: int) -> int:
-    """HNSW search breadth: wide enough that a filtered scan usually still fills the pool."""
+    """HNSW search breadth when the scope's size is unknown (no planner statistics yet)."""
     return max(MIN_EF_SEARCH, min(MAX_EF_SEARCH, 4 * pool))
+
+
+def vector_plan(pool: int, scope_share: float | None) -> tuple[bool, int]:
+    """(use the HNSW index, hnsw.ef_search) for a scope holding `scope_share` of all memories.
+
+    A filtered HNSW scan keeps about ef_search x share rows of the scope, so ef_search is sized
+    for 1.5 x pool of them. When that would exceed ANN_EF_LIMIT the scope is small enough that
+    an exact scan is cheaper than so wide an HNSW search. Unknown share: the index with a
+    default breadth (the statement still falls back to an exact scan when it comes up short).
+    """
+    if scope_share is None:
+        return True, ef_search(pool)
+    if scope_share <= 0:
+        return False, MIN_EF_SEARCH
+    needed = math.ceil(1.5 * pool / scope_share)
+    if needed > ANN_EF_LIMIT:
+        return False, MIN_EF_SEARCH
+    return True, max(MIN_EF_SEARCH, needed)
 
 
 def idf(share: float) -> float:

@@ -15,6 +15,7 @@ from chalicelib.domain.search_scoring import (
     fused_score,
     idf,
     recency_factor,
+    vector_plan,
 )
 
 
@@ -54,3 +55,12 @@ def test_candidate_pool_and_hnsw_breadth_are_bounded() -> None:
     assert candidate_pool(1) == MIN_POOL and candidate_pool(10_000) == MAX_POOL
     assert ef_search(candidate_pool(10)) >= candidate_pool(10)
     assert ef_search(MAX_POOL) <= 1000
+
+
+def test_the_hnsw_breadth_follows_the_scope_and_small_scopes_are_scanned_exactly() -> None:
+    assert vector_plan(40, None) == (True, ef_search(40))  # no statistics yet
+    assert vector_plan(40, 1.0) == (True, 100)
+    assert vector_plan(40, 0.4) == (True, 150)
+    assert vector_plan(40, 0.1) == (True, 600)
+    assert vector_plan(40, 0.05) == (False, 100)  # 1200 would be wider than an exact scan is slow
+    assert vector_plan(40, 0.0) == (False, 100)

@@ -82,6 +82,21 @@ def embeddings(texts: list[str]) -> list[list[float]]:
     return vectors
 
 
+def set_shared_buffers(server: ItachiServer, size: str) -> None:
+    """Give the embedded Postgres more buffer cache (takes effect when `itachi up` restarts)."""
+    import psycopg
+
+    from infra.local.postgres import start_postgres
+
+    handle, url = start_postgres(server.home)
+    try:
+        with psycopg.connect(url, autocommit=True) as conn:
+            statement = psycopg.sql.SQL("ALTER SYSTEM SET shared_buffers = {}")
+            conn.execute(statement.format(psycopg.sql.Literal(size)))
+    finally:
+        handle.cleanup()  # detach: the server stays up while `itachi up` holds it
+
+
 def load(server: ItachiServer, rows: list[tuple[str, str]]) -> float:
     from chalicelib.adapters.database import Database
     from chalicelib.adapters.memory_bulk_load import BulkMemory, bulk_load
@@ -96,7 +111,7 @@ def load(server: ItachiServer, rows: list[tuple[str, str]]) -> float:
                        for i, ((p, c), v) in enumerate(zip(rows, vectors, strict=True))))
     finally:
         db.close()
-    del handle  # the server keeps running: it belongs to `itachi up`
+        handle.cleanup()  # detach: the server stays up while `itachi up` holds it
     return time.perf_counter() - started
 
 
@@ -120,6 +135,7 @@ def main() -> int:
     parser.add_argument("--projects", type=int, default=600)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--threads", type=int, default=1, help="the server's torch threads (0: one per core)")
+    parser.add_argument("--shared-buffers", help="e.g. 512MB: Postgres's buffer cache (default: 128MB)")
     args = parser.parse_args()
     rows = corpus(args.total, args.large, args.projects)
     server = ItachiServer(env={"ITACHI_EMBEDDING_THREADS": str(args.threads)}).start()
@@ -128,6 +144,10 @@ def main() -> int:
         in_global = sum(p == "_global" for p, _ in rows)
         print(f"bulk-loaded {len(rows)} memories ({args.large} in acme/large, {args.projects} small "
               f"projects, {in_global} in _global) in {seconds:.0f} s, HNSW built after")
+        if args.shared_buffers:
+            set_shared_buffers(server, args.shared_buffers)
+            server.restart(server.env)
+            print(f"restarted with shared_buffers = {args.shared_buffers}")
         for project in ("acme/large", "acme/p0007"):
             size = sum(p == project for p, _ in rows)
             for mode in ("hybrid", "text"):  # text: the same path without embedding the query

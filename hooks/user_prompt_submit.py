@@ -24,8 +24,10 @@ def handle(ctx: HookContext) -> str | None:
     query = prompt[:MAX_QUERY_CHARS]
     project_answer, global_answer = ctx.api.get_many(
         [
+            # The project's own 3 slots; _global answers separately below.
             ("/api/memory/search", {"query": query, "project": ctx.project,
-                                    "limit": PROJECT_LIMIT, "mode": "hybrid"}),
+                                    "limit": PROJECT_LIMIT, "mode": "hybrid",
+                                    "include_global": "false"}),
             ("/api/memory/search", {"query": query, "project": "_global",
                                     "limit": GLOBAL_LIMIT, "mode": "hybrid"}),
         ]

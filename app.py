@@ -1,4 +1,5 @@
-"""Chalice app: the REST API and the Telegram webhook. Routes live in chalicelib/routes/."""
+"""Chalice app: the REST API and the Telegram webhook. Each capability package owns its routes
+(`chalicelib/<capability>/routes`); this module registers them and guards every request."""
 
 from __future__ import annotations
 
@@ -9,21 +10,15 @@ from chalice import Chalice, Response
 from chalice.app import Request
 
 from chalicelib.bootstrap import get_container
-from chalicelib.http import error_response
-from chalicelib.logging import get_logger
-from chalicelib.routes import (
-    agent_session_routes,
-    agent_task_routes,
-    health_routes,
-    learning_routes,
-    machine_routes,
-    memory_routes,
-    session_routes,
-    status_routes,
-    task_routes,
-    telegram_routes,
-    usage_routes,
-)
+from chalicelib.kernel.http import error_response
+from chalicelib.kernel.logging import get_logger
+from chalicelib.learning import routes as learning_routes
+from chalicelib.llm import routes as usage_routes
+from chalicelib.memory import routes as memory_routes
+from chalicelib.ops.routes import health_routes, status_routes
+from chalicelib.sessions import routes as session_routes
+from chalicelib.tasks.routes import agent_session_routes, agent_task_routes, machine_routes, task_routes
+from chalicelib.telegram import routes as telegram_routes
 
 app = Chalice(app_name="itachi", configure_logs=False)
 app.register_blueprint(health_routes.bp)

@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chalicelib.settings import DEFAULT_PORT, default_home
+from chalicelib.kernel.settings import DEFAULT_PORT, default_home
 
 
 @dataclass(frozen=True)

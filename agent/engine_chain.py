@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from agent.api_client import ApiError
 from agent.engine_process import run_engine
 from agent.worktrees import Workspace
-from chalicelib.domain.engine_run import RunSummary
-from chalicelib.domain.engine_switch import engine_order, handoff_prompt, plan_switch
+from chalicelib.tasks.domain.engine_run import RunSummary
+from chalicelib.tasks.domain.engine_switch import engine_order, handoff_prompt, plan_switch
 
 if TYPE_CHECKING:
     from agent.task_runner import TaskRunner

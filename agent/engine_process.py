@@ -12,8 +12,8 @@ from typing import IO, TYPE_CHECKING
 from agent import process_tree
 from agent.event_batcher import to_wire
 from agent.worktrees import Workspace
-from chalicelib.domain.engine_run import RunSummary
-from chalicelib.domain.engine_switch import FALLBACK_ENV
+from chalicelib.tasks.domain.engine_run import RunSummary
+from chalicelib.tasks.domain.engine_switch import FALLBACK_ENV
 
 if TYPE_CHECKING:
     from agent.task_runner import TaskRunner

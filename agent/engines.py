@@ -10,7 +10,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from chalicelib.domain.engine_events import EngineEvent, parse_line
+from chalicelib.tasks.domain.engine_events import EngineEvent, parse_line
 
 _STREAM = ("--output-format", "stream-json", "--verbose")
 _EDITS = ("--permission-mode", "acceptEdits")

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from chalicelib.domain.engine_events import EngineEvent, EventKind
+from chalicelib.tasks.domain.engine_events import EngineEvent, EventKind
 
 Post = Callable[[list[dict[str, Any]]], None]
 log = logging.getLogger("itachi.agent")

@@ -21,7 +21,7 @@ from agent.api_client import ApiError
 from agent.engine_process import pump, read_lines
 from agent.event_batcher import EventBatcher, to_wire
 from agent.worktrees import WorkspaceError
-from chalicelib.domain.engine_events import EventKind
+from chalicelib.tasks.domain.engine_events import EventKind
 
 CLOSE_GRACE_S = 10.0
 

@@ -22,8 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from infra.queues import QUEUES  # noqa: E402
-from infra.schedules import SCHEDULES  # noqa: E402
+from chalicelib.kernel.queue_table import QUEUES  # noqa: E402
+from chalicelib.kernel.schedule_table import SCHEDULES  # noqa: E402
 
 
 def handlers() -> list[tuple[str, str, dict[str, str]]]:

@@ -67,7 +67,7 @@ def corpus(total: int, large: int, projects: int) -> list[tuple[str, str]]:
 def embeddings(texts: list[str]) -> list[list[float]]:
     import numpy as np
 
-    from chalicelib.adapters.local_embedder import LocalEmbedder
+    from chalicelib.memory.adapters.local_embedder import LocalEmbedder
 
     key = hashlib.sha256("\n".join(texts).encode()).hexdigest()[:16]
     folder = Path(os.environ.get("ITACHI_TEST_CACHE") or Path.home() / ".cache" / "itachi")
@@ -98,8 +98,8 @@ def set_shared_buffers(server: ItachiServer, size: str) -> None:
 
 
 def load(server: ItachiServer, rows: list[tuple[str, str]]) -> float:
-    from chalicelib.adapters.database import Database
-    from chalicelib.adapters.memory_bulk_load import BulkMemory, bulk_load
+    from chalicelib.kernel.database import Database
+    from chalicelib.memory.adapters.memory_bulk_load import BulkMemory, bulk_load
     from infra.local.postgres import start_postgres
 
     vectors = embeddings([content for _, content in rows])

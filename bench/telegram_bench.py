@@ -131,7 +131,7 @@ def bench_warm_vs_fresh(stack: LocalStack, warm_runs: int,
                         fresh_runs: int) -> tuple[list[float], list[float]]:
     from telegram import Update
 
-    from chalicelib.bot.handler_table import build_application
+    from chalicelib.telegram.bot.handler_table import build_application
 
     container = stack.container
     assert container is not None

@@ -11,32 +11,37 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from chalicelib.settings import Settings
+from chalicelib.kernel.settings import Settings
 
 # Adapters and services are imported where they are built: `import app` (a Lambda cold start)
 # then pays only for the routes, and each container builds only what its requests use.
 if TYPE_CHECKING:
-    from chalicelib.adapters.database import Database
-    from chalicelib.adapters.llm_usage_repository import LlmUsageRepository
-    from chalicelib.adapters.sqs_queues import SqsQueues
-    from chalicelib.services.agent_sessions import AgentSessionService
-    from chalicelib.services.dispatch import TaskDispatcher
-    from chalicelib.services.insight_extraction import InsightExtraction
-    from chalicelib.services.learning_review import LearningReview
-    from chalicelib.services.lesson_enrichment import LessonEnricher
-    from chalicelib.services.lessons import Lessons
-    from chalicelib.services.llm_port import LanguageModel
-    from chalicelib.services.machines import MachineRegistry
-    from chalicelib.services.memory_ports import Embedder
-    from chalicelib.services.memory_service import MemoryService
-    from chalicelib.services.project_rules import ProjectRules
-    from chalicelib.services.sessions import SessionService
-    from chalicelib.services.task_policy import TaskPolicy
-    from chalicelib.services.task_ports import OutcomeRecorder, PromptEnricher, TaskEventPublisher, TaskQueues
-    from chalicelib.services.task_runs import TaskRunService
-    from chalicelib.services.task_sweep import TaskSweeper
-    from chalicelib.services.tasks import TaskService
-    from chalicelib.telegram_container import TelegramContainer
+    from chalicelib.kernel.database import Database
+    from chalicelib.kernel.queues import SqsQueues
+    from chalicelib.learning.services.insight_extraction import InsightExtraction
+    from chalicelib.learning.services.learning_review import LearningReview
+    from chalicelib.learning.services.lesson_enrichment import LessonEnricher
+    from chalicelib.learning.services.lessons import Lessons
+    from chalicelib.learning.services.project_rules import ProjectRules
+    from chalicelib.llm.adapters.llm_usage_repository import LlmUsageRepository
+    from chalicelib.llm.services.llm_port import LanguageModel
+    from chalicelib.memory.services.memory_ports import Embedder
+    from chalicelib.memory.services.memory_service import MemoryService
+    from chalicelib.sessions.services.sessions import SessionService
+    from chalicelib.tasks.services.agent_sessions import AgentSessionService
+    from chalicelib.tasks.services.dispatch import TaskDispatcher
+    from chalicelib.tasks.services.machines import MachineRegistry
+    from chalicelib.tasks.services.task_policy import TaskPolicy
+    from chalicelib.tasks.services.task_ports import (
+        OutcomeRecorder,
+        PromptEnricher,
+        TaskEventPublisher,
+        TaskQueues,
+    )
+    from chalicelib.tasks.services.task_runs import TaskRunService
+    from chalicelib.tasks.services.task_sweep import TaskSweeper
+    from chalicelib.tasks.services.tasks import TaskService
+    from chalicelib.telegram.container import TelegramContainer
 
 
 @dataclass
@@ -46,30 +51,30 @@ class Container:
 
     @cached_property
     def db(self) -> Database:
-        from chalicelib.adapters.database import Database
+        from chalicelib.kernel.database import Database
 
         s = self.settings
         return Database(s.database_url, min_size=s.db_pool_min, max_size=s.db_pool_max)
 
     @cached_property
     def queues(self) -> SqsQueues:
-        from chalicelib.adapters.sqs_queues import SqsQueues
+        from chalicelib.kernel.queues import SqsQueues
 
         s = self.settings
         return SqsQueues(prefix=s.queue_prefix, region=s.aws_region, endpoint_url=s.sqs_endpoint_url)
 
     @cached_property
     def llm_usage(self) -> LlmUsageRepository:
-        from chalicelib.adapters.llm_usage_repository import LlmUsageRepository
+        from chalicelib.llm.adapters.llm_usage_repository import LlmUsageRepository
 
         return LlmUsageRepository(self.db)
 
     @cached_property
     def llm(self) -> LanguageModel:
         """The budgeted LLM port (a disabled one without an API key)."""
-        from chalicelib.adapters.openai_chat import OpenAIChat
-        from chalicelib.domain.llm_budget import DailyBudget
-        from chalicelib.services.budgeted_llm import BudgetedLlm, DisabledLlm
+        from chalicelib.llm.adapters.openai_chat import OpenAIChat
+        from chalicelib.llm.domain.llm_budget import DailyBudget
+        from chalicelib.llm.services.budgeted_llm import BudgetedLlm, DisabledLlm
 
         s = self.settings
         if not s.llm_enabled:
@@ -80,9 +85,9 @@ class Container:
 
     @cached_property
     def sessions(self) -> SessionService:
-        from chalicelib.adapters.session_repository import SessionRepository
-        from chalicelib.domain.redaction import redact
-        from chalicelib.services.sessions import SessionService
+        from chalicelib.kernel.redaction import redact
+        from chalicelib.sessions.adapters.session_repository import SessionRepository
+        from chalicelib.sessions.services.sessions import SessionService
 
         return SessionService(SessionRepository(self.db), redact)
 
@@ -90,13 +95,13 @@ class Container:
     # learning loop's ranked lessons), task_event_publisher (Telegram topics), outcome_recorder.
     @cached_property
     def task_policy(self) -> TaskPolicy:
-        from chalicelib.services.task_policy import TaskPolicy
+        from chalicelib.tasks.services.task_policy import TaskPolicy
 
         return TaskPolicy.from_env()
 
     @cached_property
     def task_queues(self) -> TaskQueues:
-        from chalicelib.adapters.sqs_task_queues import SqsTaskQueues
+        from chalicelib.tasks.adapters.sqs_task_queues import SqsTaskQueues
 
         return SqsTaskQueues(self.queues)
 
@@ -110,33 +115,33 @@ class Container:
 
     @cached_property
     def outcome_recorder(self) -> OutcomeRecorder:
-        from chalicelib.adapters.task_event_repository import TaskOutcomeRepository
-        from chalicelib.services.lesson_outcome_recorder import LessonOutcomeRecorder
+        from chalicelib.learning.services.lesson_outcome_recorder import LessonOutcomeRecorder
+        from chalicelib.tasks.adapters.task_event_repository import TaskOutcomeRepository
 
         return LessonOutcomeRecorder(TaskOutcomeRepository(self.db), self.lessons)  # credits the lessons
 
     @cached_property
     def tasks(self) -> TaskService:
-        from chalicelib.services.tasks import TaskService
+        from chalicelib.tasks.services.tasks import TaskService
 
         return TaskService(self.db, self.task_queues, self.task_event_publisher)
 
     @cached_property
     def task_dispatcher(self) -> TaskDispatcher:
-        from chalicelib.services.dispatch import TaskDispatcher
+        from chalicelib.tasks.services.dispatch import TaskDispatcher
 
         return TaskDispatcher(self.db, self.task_queues, self.task_event_publisher, self.task_policy)
 
     @cached_property
     def task_runs(self) -> TaskRunService:
-        from chalicelib.services.task_runs import TaskRunService
+        from chalicelib.tasks.services.task_runs import TaskRunService
 
         return TaskRunService(self.db, self.task_queues, self.task_event_publisher, self.prompt_enricher,
                               self.outcome_recorder, self.task_dispatcher, self.task_policy)
 
     @cached_property
     def machine_registry(self) -> MachineRegistry:
-        from chalicelib.services.machines import MachineRegistry
+        from chalicelib.tasks.services.machines import MachineRegistry
 
         s = self.settings
         return MachineRegistry(self.db, self.task_queues, self.task_event_publisher, self.task_dispatcher,
@@ -144,34 +149,34 @@ class Container:
 
     @cached_property
     def task_sweeper(self) -> TaskSweeper:
-        from chalicelib.services.task_sweep import TaskSweeper
+        from chalicelib.tasks.services.task_sweep import TaskSweeper
 
         return TaskSweeper(self.db, self.task_event_publisher, self.task_dispatcher, self.task_policy)
 
     @cached_property
     def agent_sessions(self) -> AgentSessionService:
-        from chalicelib.services.agent_sessions import AgentSessionService
+        from chalicelib.tasks.services.agent_sessions import AgentSessionService
 
         return AgentSessionService(self.db, self.task_queues, self.task_event_publisher, self.task_policy)
 
     @cached_property
     def telegram(self) -> TelegramContainer:
         """The Telegram front-end: bot runtime, topics, output streams, reminders (telegram_container.py)."""
-        from chalicelib.telegram_container import TelegramContainer
+        from chalicelib.telegram.container import TelegramContainer
 
         return TelegramContainer(self)
 
     # Memory core: the embedder (cached, local model or OpenAI) and the memory service.
     @cached_property
     def embedder(self) -> Embedder:
-        from chalicelib.adapters.embedders import build_embedder
+        from chalicelib.memory.adapters.embedders import build_embedder
 
         return build_embedder(self.settings, self.db)
 
     @cached_property
     def memory(self) -> MemoryService:
-        from chalicelib.domain.search_scoring import SearchWeights
-        from chalicelib.services.memory_service import MemoryService
+        from chalicelib.memory.domain.search_scoring import SearchWeights
+        from chalicelib.memory.services.memory_service import MemoryService
 
         s = self.settings
         weights = SearchWeights(s.search_vector_weight, s.search_text_weight, s.search_recency_weight,
@@ -181,41 +186,41 @@ class Container:
     # Learning loop: insight extraction, project rules, lessons, weekly reviews (docs/learning.md).
     @cached_property
     def project_rules(self) -> ProjectRules:
-        from chalicelib.domain.redaction import redact
-        from chalicelib.services.project_rules import ProjectRules
+        from chalicelib.kernel.redaction import redact
+        from chalicelib.learning.services.project_rules import ProjectRules
 
         return ProjectRules(self.db, self.embedder, redact)
 
     @cached_property
     def lessons(self) -> Lessons:
-        from chalicelib.services.lessons import Lessons
+        from chalicelib.learning.services.lessons import Lessons
 
         return Lessons(self.db)
 
     @cached_property
     def lesson_enricher(self) -> LessonEnricher:
-        from chalicelib.services.lesson_enrichment import LessonEnricher
+        from chalicelib.learning.services.lesson_enrichment import LessonEnricher
 
         return LessonEnricher(self.db, self.embedder)
 
     @cached_property
     def insight_extraction(self) -> InsightExtraction:
-        from chalicelib.domain.redaction import redact
-        from chalicelib.services.insight_extraction import InsightExtraction
+        from chalicelib.kernel.redaction import redact
+        from chalicelib.learning.services.insight_extraction import InsightExtraction
 
         return InsightExtraction(self.db, self.llm, self.embedder, redact, self.project_rules, self.lessons,
                                  enqueue=lambda body: self.queues.send("ingest", body))
 
     @cached_property
     def learning_review(self) -> LearningReview:
-        from chalicelib.services.learning_review import LearningReview
+        from chalicelib.learning.services.learning_review import LearningReview
 
         return LearningReview(self.db, self.llm, self.embedder)
 
     def warm_up(self) -> None:
         """Pay one-time costs (pool, models) before the first request; used by long-lived servers."""
         self.db.ping()
-        from chalicelib.adapters.embedders import warm_up_embedder
+        from chalicelib.memory.adapters.embedders import warm_up_embedder
 
         warm_up_embedder(self.embedder)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.adapters.idempotency_repository import IdempotencyRepository
 from chalicelib.bootstrap import get_container
-from chalicelib.logging import get_logger
-from chalicelib.services.housekeeping import forget_old_idempotency_records
+from chalicelib.kernel.idempotency import IdempotencyRepository
+from chalicelib.kernel.logging import get_logger
+from chalicelib.ops.services.housekeeping import forget_old_idempotency_records
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:

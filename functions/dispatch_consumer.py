@@ -15,7 +15,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from pydantic import BaseModel, ConfigDict
 
 from chalicelib.bootstrap import get_container
-from chalicelib.logging import get_logger
+from chalicelib.kernel.logging import get_logger
 
 
 class DispatchMessage(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.bootstrap import get_container
-from chalicelib.logging import get_logger
+from chalicelib.kernel.logging import get_logger
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, int]:

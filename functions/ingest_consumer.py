@@ -15,8 +15,8 @@ from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, pro
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
 from chalicelib.bootstrap import get_container
-from chalicelib.logging import get_logger
-from chalicelib.services.insight_extraction import SessionTranscript
+from chalicelib.kernel.logging import get_logger
+from chalicelib.learning.services.insight_extraction import SessionTranscript
 
 
 class UnknownMessage(ValueError):

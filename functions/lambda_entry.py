@@ -1,8 +1,8 @@
 """The Lambda entry point of every table handler (queue consumers and schedules).
 
 The template sets `Handler: functions.lambda_entry.handler` and `ITACHI_HANDLER=module:function`
-(a row of infra/queues.py or infra/schedules.py). The target is imported during the Lambda init
-phase, and every invocation logs as Powertools JSON with the Lambda context and a correlation id:
+(a row of the queue or schedule table in chalicelib/kernel/). The target is imported during the
+Lambda init phase, and every invocation logs as Powertools JSON with the Lambda context and a correlation id:
 the EventBridge event id for a schedule, the invocation's request id for an SQS batch (whose
 message ids are logged too). Handlers stay unaware of it; the local stack calls them directly.
 """
@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from chalicelib.logging import get_logger
+from chalicelib.kernel.logging import get_logger
 
 Handler = Callable[[dict[str, Any], Any], Any]
 

@@ -14,7 +14,7 @@ import os
 import urllib.request
 from typing import Any
 
-from chalicelib.logging import get_logger
+from chalicelib.kernel.logging import get_logger
 
 PHYSICAL_ID = "itachi-schema"
 
@@ -37,9 +37,9 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
 
 def migrate() -> dict[str, Any]:
-    from chalicelib.adapters.database import connect_once
-    from chalicelib.adapters.migrations import apply_migrations
-    from chalicelib.settings import Settings
+    from chalicelib.kernel.database import connect_once
+    from chalicelib.kernel.migrations import apply_migrations
+    from chalicelib.kernel.settings import Settings
 
     settings = Settings.from_env()
     applied = apply_migrations(settings.database_url, embedding_dim=settings.embedding_dim,

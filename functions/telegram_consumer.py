@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from chalicelib.bootstrap import get_container
-from chalicelib.logging import get_logger
+from chalicelib.kernel.logging import get_logger
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from chalicelib.bootstrap import get_container
-from chalicelib.logging import get_logger
+from chalicelib.kernel.logging import get_logger
 
 MAX_PARALLEL_STREAMS = 8
 STALLED_AFTER_S = 30.0

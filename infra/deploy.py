@@ -20,10 +20,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from chalicelib.kernel.queue_table import MACHINE_QUEUE
 from infra.aws.agents import MACHINE_TAG, valid_machine_id
 from infra.aws.secrets import USER_SECRETS
 from infra.aws.stage import REPO_ROOT, StageConfig, load_stage
-from infra.queues import MACHINE_QUEUE
 
 DIST = REPO_ROOT / "dist"
 CAPABILITIES = ["CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND"]
@@ -180,7 +180,7 @@ class Deployer:
         """Create the machine's queue (+ DLQ) and an IAM user that can reach that queue only."""
         if not valid_machine_id(machine_id):
             raise SystemExit("a machine id is 1-40 characters: letters, digits, '-' and '_'")
-        from chalicelib.adapters.sqs_queues import SqsQueues
+        from chalicelib.kernel.queues import SqsQueues
 
         queues = SqsQueues(prefix=self.stage.queue_prefix, region=self.region, session=self.session)
         queue_url = queues.ensure(MACHINE_QUEUE, key=f"machine-{machine_id}")

@@ -43,7 +43,6 @@ TEMPLATE_NAME = "template.json"
 LAMBDA_GLIBC = (2, 26)  # the python3.11 Lambda runtime (Amazon Linux 2)
 LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
 IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo")
-TABLE_MODULES = ("__init__.py", "queues.py", "schedules.py")  # the parts of infra/ a Lambda imports
 
 
 class PackageError(RuntimeError):
@@ -139,9 +138,6 @@ def stage_project(stage: str, work: Path) -> Path:
     (project / "requirements.txt").write_text("# dependencies are vendored by infra/package.py\n")
     vendor = project / "vendor"
     shutil.copytree(REPO_ROOT / "functions", vendor / "functions", ignore=IGNORED)
-    (vendor / "infra").mkdir(parents=True)
-    for name in TABLE_MODULES:
-        shutil.copy2(REPO_ROOT / "infra" / name, vendor / "infra" / name)
     vendor_dependencies(REPO_ROOT / "requirements.txt", vendor)
     return project
 

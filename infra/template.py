@@ -3,8 +3,8 @@
 `render(sam, stage, code_uri=...)` takes what `chalice package` wrote (API Gateway + the API
 Lambda) and adds the VPC, RDS + RDS Proxy, secrets, the queues and schedules of the two tables
 with their Lambdas, the migrations deploy step, IAM, log groups and alarms. Everything that can
-be generated from infra/queues.py and infra/schedules.py is: a new consumer or schedule needs a
-table row only.
+be generated from the queue and schedule tables (chalicelib/kernel/) is: a new consumer or
+schedule needs a table row only.
 """
 
 from __future__ import annotations

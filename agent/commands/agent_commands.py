@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from chalicelib.settings import default_home
+from chalicelib.kernel.settings import default_home
 
 
 def add_agent_parser(sub: Any) -> None:

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from chalicelib.settings import DEFAULT_PORT, default_home
+from chalicelib.kernel.settings import DEFAULT_PORT, default_home
 
 
 def _home(args: argparse.Namespace) -> Path:
@@ -45,8 +45,8 @@ def add_migrate_parser(sub: Any) -> None:
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
-    from chalicelib.adapters.migrations import apply_migrations
-    from chalicelib.settings import Settings
+    from chalicelib.kernel.migrations import apply_migrations
+    from chalicelib.kernel.settings import Settings
 
     home = _home(args)
     settings = Settings.from_env()

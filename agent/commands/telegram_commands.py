@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from chalicelib.settings import Settings, default_home
+from chalicelib.kernel.settings import Settings, default_home
 
 WEBHOOK_PATH = "/telegram/webhook"
 ALLOWED_UPDATES = ["message", "edited_message", "callback_query"]

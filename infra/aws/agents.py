@@ -1,7 +1,7 @@
 """Credentials for the agents on user machines: one IAM group whose policy reaches only the caller's
 own queue.
 
-The queue is named `<prefix>-machine-<id>` (infra/queues.py); each agent user carries the tag
+The queue is named `<prefix>-machine-<id>` (chalicelib/kernel/queue_table.py); each agent user carries the tag
 `itachi-machine=<id>`, and the policy's resource uses that tag, so one policy serves every machine
 and no agent can read another's queue. Agents may send only to the queues agents report to
 (`AGENT_SEND_QUEUE_KEYS`, when the queue table has them); everything else goes through the API
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
+from chalicelib.kernel.queue_table import QUEUES, queue_name
 from infra.aws.cfn import Json, join, ref, sqs_arn
-from infra.queues import QUEUES, queue_name
 
 MACHINE_TAG = "itachi-machine"
 AGENT_SEND_QUEUE_KEYS = ("progress", "results")

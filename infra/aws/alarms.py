@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from chalicelib.kernel.queue_table import QUEUES
 from infra.aws.cfn import Json, get_att, ref
 from infra.aws.queues import dlq_id
-from infra.queues import QUEUES
 
 PERIOD_S = 300
 

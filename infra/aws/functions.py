@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chalicelib.kernel.queue_table import QUEUES, QueueSpec
+from chalicelib.kernel.schedule_table import SCHEDULES, ScheduleSpec
 from infra.aws import database
 from infra.aws.cfn import (
     NO_VALUE,
@@ -26,8 +28,6 @@ from infra.aws.cfn import (
 )
 from infra.aws.network import lambda_vpc_config
 from infra.aws.secrets import DATABASE_SECRET, SECRETS, SecretSpec, secret_arns, secret_environment
-from infra.queues import QUEUES, QueueSpec
-from infra.schedules import SCHEDULES, ScheduleSpec
 
 ENTRY = "functions.lambda_entry.handler"
 MIGRATIONS_ENTRY = "functions.migrate_on_deploy.handler"

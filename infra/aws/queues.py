@@ -1,4 +1,4 @@
-"""SQS queues and DLQs from infra/queues.py, with their Lambda event source mappings.
+"""SQS queues and DLQs from chalicelib/kernel/queue_table.py, with their Lambda event source mappings.
 
 Visibility timeout = 6 x the consumer's timeout (the table computes it), `maxReceiveCount` from
 the table, partial batch responses on every mapping, and a concurrency cap so a burst cannot
@@ -7,9 +7,9 @@ exhaust the database's connections.
 
 from __future__ import annotations
 
+from chalicelib.kernel.queue_table import QUEUES, QueueSpec, queue_name
 from infra.aws.cfn import Json, get_att, pascal, ref, tags
 from infra.aws.functions import consumer_function
-from infra.queues import QUEUES, QueueSpec, queue_name
 
 DLQ_RETENTION_S = 14 * 24 * 3600
 MAX_CONSUMER_CONCURRENCY = 5

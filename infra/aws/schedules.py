@@ -1,10 +1,10 @@
-"""EventBridge rules from infra/schedules.py: exactly one rule per schedule, targeting its function."""
+"""EventBridge rules from the schedule table (chalicelib/kernel/schedule_table.py): one rule per row."""
 
 from __future__ import annotations
 
+from chalicelib.kernel.schedule_table import SCHEDULES, ScheduleSpec
 from infra.aws.cfn import Json, get_att, pascal
 from infra.aws.functions import schedule_function
-from infra.schedules import SCHEDULES, ScheduleSpec
 
 
 def rule_id(spec: ScheduleSpec) -> str:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from chalicelib.adapters.sqs_queues import ReceivedMessage
+from chalicelib.kernel.queues import ReceivedMessage
 
 Handler = Callable[[dict[str, Any], Any], Any]
 

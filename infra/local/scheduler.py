@@ -6,9 +6,9 @@ import threading
 import time
 from collections.abc import Sequence
 
-from chalicelib.logging import get_logger
+from chalicelib.kernel.logging import get_logger
+from chalicelib.kernel.schedule_table import SCHEDULES, ScheduleSpec
 from infra.local.lambda_runtime import LocalLambdaContext, load_handler, scheduled_event
-from infra.schedules import SCHEDULES, ScheduleSpec
 
 
 def run_schedule_once(spec: ScheduleSpec, region: str = "local") -> object:

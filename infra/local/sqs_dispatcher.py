@@ -11,10 +11,10 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib.adapters.sqs_queues import SqsQueues
-from chalicelib.logging import get_logger
+from chalicelib.kernel.logging import get_logger
+from chalicelib.kernel.queue_table import QUEUES, QueueSpec
+from chalicelib.kernel.queues import SqsQueues
 from infra.local.lambda_runtime import LocalLambdaContext, load_handler, sqs_event
-from infra.queues import QUEUES, QueueSpec
 
 
 def deliver_batch(queues: SqsQueues, spec: QueueSpec, *, wait_s: int = 1) -> int:

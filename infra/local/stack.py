@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chalicelib.adapters.migrations import apply_migrations
 from chalicelib.bootstrap import Container, build, set_container
-from chalicelib.settings import Settings
+from chalicelib.kernel.migrations import apply_migrations
+from chalicelib.kernel.queue_table import QUEUES
+from chalicelib.kernel.settings import Settings
 from infra.local.api_server import ApiServer
 from infra.local.home import RunLock, ensure_config, write_private_json
 from infra.local.moto_server import start_moto
@@ -30,7 +31,6 @@ from infra.local.postgres import start_postgres
 from infra.local.processes import http_ok, stop, wait_until
 from infra.local.scheduler import Scheduler
 from infra.local.sqs_dispatcher import SqsDispatcher
-from infra.queues import QUEUES
 
 READY_LINE = "Itachi API ready on {url}"
 

@@ -14,9 +14,9 @@ from typing import Any
 
 from telegram import Bot, BotCommand, Update
 
-from chalicelib.bot.runtime import BotRuntime
-from chalicelib.domain.bot_commands import COMMANDS
-from chalicelib.logging import get_logger
+from chalicelib.kernel.logging import get_logger
+from chalicelib.telegram.bot.runtime import BotRuntime
+from chalicelib.telegram.domain.bot_commands import COMMANDS
 
 ALLOWED_UPDATES = ["message", "edited_message", "callback_query"]
 RETRY_PAUSE_S = 3.0

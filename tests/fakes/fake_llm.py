@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib.domain.llm_budget import Spend, Verdict
-from chalicelib.services.llm_port import ChatFailed, ChatReply, FailureKind
+from chalicelib.llm.domain.llm_budget import Spend, Verdict
+from chalicelib.llm.services.llm_port import ChatFailed, ChatReply, FailureKind
 
 
 @dataclass

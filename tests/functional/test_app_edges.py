@@ -12,7 +12,7 @@ from chalice.test import Client
 
 from app import app
 from chalicelib.bootstrap import Container, build, set_container
-from chalicelib.settings import Settings
+from chalicelib.kernel.settings import Settings
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ CALLS: list[dict[str, Any]] = []
 
 def echo(event: dict[str, Any], context: Any) -> dict[str, Any]:
     """A stand-in table handler: notes what its log lines would carry."""
-    from chalicelib.logging import get_logger
+    from chalicelib.kernel.logging import get_logger
 
     logger = get_logger()
     CALLS.append({"correlation_id": logger.get_correlation_id(), **logger.get_current_keys()})

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from chalicelib.bootstrap import Container
-from chalicelib.services.task_policy import TaskPolicy
+from chalicelib.tasks.services.task_policy import TaskPolicy
 from tests.conftest import RunningApi
 from tests.support.agent_harness import AgentHarness, harness, make_repo, pid_alive
 from tests.support.orchestration import client_for, new_task, wait_for

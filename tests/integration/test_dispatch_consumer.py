@@ -6,8 +6,8 @@ import json
 import time
 
 from chalicelib.bootstrap import Container
+from chalicelib.kernel.queue_table import QueueSpec
 from infra.local.sqs_dispatcher import deliver_batch
-from infra.queues import QueueSpec
 from tests.conftest import RunningApi
 from tests.support.orchestration import client_for, heartbeat, machine_messages, new_task
 

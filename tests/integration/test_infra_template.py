@@ -20,9 +20,9 @@ from typing import Any
 import boto3
 import pytest
 
+from chalicelib.kernel.queue_table import QUEUES
+from chalicelib.kernel.schedule_table import SCHEDULES
 from infra.aws.secrets import SECRETS
-from infra.queues import QUEUES
-from infra.schedules import SCHEDULES
 from tests.conftest import REPO_ROOT
 
 STAGE = "prod"

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from chalicelib.bootstrap import Container, set_container
+from chalicelib.kernel.queue_table import QUEUES
 from infra.local.lambda_runtime import LocalLambdaContext, sqs_event
 from infra.local.sqs_dispatcher import deliver_batch
-from infra.queues import QUEUES
 from tests.conftest import RunningApi
 from tests.fakes.fake_openai import CHAT_PATH, FakeOpenAI
 from tests.integration.test_learning_loop_api import SESSION_1, call
@@ -151,6 +151,6 @@ def test_a_message_of_an_unknown_kind_fails_alone(tmp_path: Path, database_url: 
 
 
 def _received(message_id: str, body: dict[str, Any]) -> Any:
-    from chalicelib.adapters.sqs_queues import ReceivedMessage
+    from chalicelib.kernel.queues import ReceivedMessage
 
     return ReceivedMessage(message_id, f"rh-{message_id}", json.dumps(body), 1)

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from chalicelib.adapters.database import Database
-from chalicelib.services.budgeted_llm import DisabledLlm
-from chalicelib.services.insight_extraction import InsightExtraction, SessionTranscript
-from chalicelib.services.lessons import Lessons
-from chalicelib.services.llm_port import LanguageModel
-from chalicelib.services.project_rules import ProjectRules
+from chalicelib.kernel.database import Database
+from chalicelib.learning.services.insight_extraction import InsightExtraction, SessionTranscript
+from chalicelib.learning.services.lessons import Lessons
+from chalicelib.learning.services.project_rules import ProjectRules
+from chalicelib.llm.services.budgeted_llm import DisabledLlm
+from chalicelib.llm.services.llm_port import LanguageModel
 from tests.fakes.fake_embedder import WordEmbedder
 from tests.fakes.fake_llm import ScriptedLanguageModel
 

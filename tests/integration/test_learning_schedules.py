@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from chalicelib.bootstrap import Container
-from chalicelib.services.insight_extraction import SessionTranscript
+from chalicelib.kernel.schedule_table import SCHEDULES
+from chalicelib.learning.services.insight_extraction import SessionTranscript
 from infra.local.scheduler import run_schedule_once
-from infra.schedules import SCHEDULES
 
 BY_NAME = {spec.name: spec for spec in SCHEDULES}
 DECISIONS = """User: We decided to ship the CLI before the web UI.

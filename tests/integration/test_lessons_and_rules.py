@@ -9,18 +9,18 @@ from typing import Any
 
 import pytest
 
-from chalicelib.adapters.database import Database
-from chalicelib.adapters.learning_memory_repository import LearningMemoryRepository, NewMemory
-from chalicelib.adapters.lesson_repository import LessonRepository
-from chalicelib.domain.errors import InvalidInput, NotFound
-from chalicelib.domain.insights import Insight
-from chalicelib.domain.task_model import TaskOutcome
-from chalicelib.services.budgeted_llm import DisabledLlm
-from chalicelib.services.learning_review import LearningReview
-from chalicelib.services.lesson_enrichment import LessonEnricher
-from chalicelib.services.lesson_outcome_recorder import LessonOutcomeRecorder
-from chalicelib.services.lessons import Lessons
-from chalicelib.services.project_rules import ProjectRules
+from chalicelib.kernel.database import Database
+from chalicelib.kernel.errors import InvalidInput, NotFound
+from chalicelib.learning.adapters.learning_memory_repository import LearningMemoryRepository, NewMemory
+from chalicelib.learning.adapters.lesson_repository import LessonRepository
+from chalicelib.learning.domain.insights import Insight
+from chalicelib.learning.services.learning_review import LearningReview
+from chalicelib.learning.services.lesson_enrichment import LessonEnricher
+from chalicelib.learning.services.lesson_outcome_recorder import LessonOutcomeRecorder
+from chalicelib.learning.services.lessons import Lessons
+from chalicelib.learning.services.project_rules import ProjectRules
+from chalicelib.llm.services.budgeted_llm import DisabledLlm
+from chalicelib.tasks.domain.task_model import TaskOutcome
 from tests.fakes.fake_embedder import WordEmbedder
 from tests.fakes.fake_llm import ScriptedLanguageModel
 

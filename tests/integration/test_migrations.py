@@ -5,8 +5,8 @@ from __future__ import annotations
 import psycopg
 import pytest
 
-from chalicelib.adapters.migrations import apply_migrations, discover, pending, verify_schema
-from chalicelib.domain.errors import ConfigurationError
+from chalicelib.kernel.errors import ConfigurationError
+from chalicelib.kernel.migrations import apply_migrations, discover, pending, verify_schema
 
 
 def test_migrations_are_recorded_and_a_second_run_applies_nothing(database_url: str) -> None:

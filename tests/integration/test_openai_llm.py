@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.adapters.database import Database
-from chalicelib.adapters.llm_usage_repository import LlmUsageRepository
-from chalicelib.adapters.openai_chat import OpenAIChat
 from chalicelib.bootstrap import build
-from chalicelib.domain.llm_budget import DailyBudget
-from chalicelib.services.budgeted_llm import BudgetedLlm
+from chalicelib.kernel.database import Database
+from chalicelib.llm.adapters.llm_usage_repository import LlmUsageRepository
+from chalicelib.llm.adapters.openai_chat import OpenAIChat
+from chalicelib.llm.domain.llm_budget import DailyBudget
+from chalicelib.llm.services.budgeted_llm import BudgetedLlm
 from tests.fakes.fake_openai import CHAT_PATH, FakeOpenAI
 from tests.support.local_stack import settings_for_test
 

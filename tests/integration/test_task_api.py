@@ -9,7 +9,7 @@ import pytest
 
 from agent.api_client import ApiClient, ApiError
 from chalicelib.bootstrap import Container
-from chalicelib.services.task_policy import TaskPolicy
+from chalicelib.tasks.services.task_policy import TaskPolicy
 from tests.conftest import RunningApi
 from tests.support.orchestration import (
     client_for,
@@ -245,8 +245,8 @@ def test_secrets_in_engine_output_are_redacted_before_they_are_stored(
 
 def test_a_task_outcome_moves_the_confidence_of_the_lessons_its_prompt_carried(
         client: ApiClient, container: Container) -> None:
-    from chalicelib.domain.insights import Insight
-    from chalicelib.services.lessons import Lessons
+    from chalicelib.learning.domain.insights import Insight
+    from chalicelib.learning.services.lessons import Lessons
 
     text = "Run the database migrations before fixing the login tests"
     (vector,) = container.embedder.embed([text])

@@ -8,7 +8,7 @@ import pytest
 
 from agent.api_client import ApiClient, ApiError
 from chalicelib.bootstrap import Container
-from chalicelib.services.task_policy import TaskPolicy
+from chalicelib.tasks.services.task_policy import TaskPolicy
 from tests.conftest import RunningApi
 from tests.support.orchestration import client_for, drain_dispatch, heartbeat, machine_messages, new_task
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.adapters.lesson_repository import LessonRepository
-from chalicelib.domain.llm_budget import DailyBudget
-from chalicelib.domain.memory_model import MemoryDraft
-from chalicelib.domain.task_model import NewTask
-from chalicelib.services.budgeted_llm import BudgetedLlm
+from chalicelib.learning.adapters.lesson_repository import LessonRepository
+from chalicelib.llm.domain.llm_budget import DailyBudget
+from chalicelib.llm.services.budgeted_llm import BudgetedLlm
+from chalicelib.memory.domain.memory_model import MemoryDraft
+from chalicelib.tasks.domain.task_model import NewTask
 from tests.fakes.fake_embedder import WordEmbedder
 from tests.fakes.fake_llm import ScriptedChat
 from tests.support.telegram_bot import ALICE, GROUP, BotHarness, bot_harness, message_update

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib.adapters.machine_repository import Heartbeat
-from chalicelib.domain.task_model import NewEvent
+from chalicelib.tasks.adapters.machine_repository import Heartbeat
+from chalicelib.tasks.domain.task_model import NewEvent
 from tests.support.orchestration import machine_messages
 from tests.support.telegram_bot import GROUP, BotHarness, bot_harness, callback_update, message_update
 

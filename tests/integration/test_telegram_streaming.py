@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.adapters.telegram_outbox_repository import TelegramOutboxRepository
-from chalicelib.adapters.telegram_topic_repository import Topic
-from chalicelib.domain.telegram_text import MESSAGE_LIMIT, utf16_len
+from chalicelib.kernel.queue_table import QUEUES
+from chalicelib.telegram.adapters.telegram_outbox_repository import TelegramOutboxRepository
+from chalicelib.telegram.adapters.telegram_topic_repository import Topic
+from chalicelib.telegram.domain.telegram_text import MESSAGE_LIMIT, utf16_len
 from infra.local.sqs_dispatcher import deliver_batch
-from infra.queues import QUEUES
 from tests.support.telegram_bot import GROUP, BotHarness, bot_harness
 
 OUTBOX_SPEC = next(q for q in QUEUES if q.key == "telegram-outbox")
@@ -146,7 +146,7 @@ def test_events_published_out_of_order_go_out_in_recorded_order(bot: BotHarness,
 def test_events_of_a_task_whose_topic_is_not_registered_yet_use_the_topic_its_record_names(
     bot: BotHarness,
 ) -> None:
-    from chalicelib.domain.task_model import NewTask
+    from chalicelib.tasks.domain.task_model import NewTask
 
     thread = bot.telegram.sender.create_topic(GROUP, "myproject: early events")
     task = bot.container.tasks.create(NewTask("myproject", "early events", telegram_chat_id=GROUP,
@@ -163,8 +163,8 @@ def test_the_flush_pace_is_kept_without_holding_the_consumer_and_extra_wake_ups_
 ) -> None:
     import time
 
-    from chalicelib.adapters.sqs_stream_trigger import SqsStreamTrigger
-    from chalicelib.services.telegram_streams import TopicStreams
+    from chalicelib.telegram.adapters.sqs_stream_trigger import SqsStreamTrigger
+    from chalicelib.telegram.services.telegram_streams import TopicStreams
 
     slept: list[float] = []
     streams = TopicStreams(TelegramOutboxRepository(bot.container.db), bot.telegram.topics,

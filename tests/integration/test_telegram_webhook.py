@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from chalicelib.kernel.queue_table import QUEUES
 from infra.local.sqs_dispatcher import deliver_batch
-from infra.queues import QUEUES
 from tests.fakes.fake_telegram import load_update_fixture
 from tests.support.telegram_bot import ALICE, SECRET, BotHarness, bot_harness
 

@@ -16,10 +16,10 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import make_conninfo
 
-from chalicelib.adapters.migrations import apply_migrations
 from chalicelib.bootstrap import Container, build
-from chalicelib.settings import Settings
-from infra.queues import QUEUES
+from chalicelib.kernel.migrations import apply_migrations
+from chalicelib.kernel.queue_table import QUEUES
+from chalicelib.kernel.settings import Settings
 
 TEMPLATE_DB = "itachi_template"
 _counter = itertools.count()

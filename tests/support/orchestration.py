@@ -12,8 +12,8 @@ from typing import Any
 from agent.api_client import ApiClient
 from agent.client_config import ClientConfig
 from chalicelib.bootstrap import Container
+from chalicelib.kernel.queue_table import QUEUES
 from infra.local.sqs_dispatcher import deliver_batch
-from infra.queues import QUEUES
 
 DISPATCH_SPEC = next(q for q in QUEUES if q.key == "dispatch")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from chalicelib.bootstrap import Container, set_container
-from chalicelib.telegram_container import TelegramContainer
+from chalicelib.telegram.container import TelegramContainer
 from tests.fakes.fake_telegram import FakeTelegram, load_update_fixture
 from tests.support.local_stack import make_container, settings_for_test
 

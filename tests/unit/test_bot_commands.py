@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.domain.bot_commands import (
+from chalicelib.kernel.errors import InvalidInput
+from chalicelib.telegram.domain.bot_commands import (
     COMMANDS,
     help_text,
     parse_engines,
@@ -16,7 +17,6 @@ from chalicelib.domain.bot_commands import (
     parse_task_ref,
     picker_data,
 )
-from chalicelib.domain.errors import InvalidInput
 
 
 def test_help_lists_every_command_with_its_usage() -> None:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from chalicelib.domain.llm_budget import DailyBudget
-from chalicelib.services.budgeted_llm import BudgetedLlm, DisabledLlm
+from chalicelib.llm.domain.llm_budget import DailyBudget
+from chalicelib.llm.services.budgeted_llm import BudgetedLlm, DisabledLlm
 from tests.fakes.fake_llm import InMemoryLedger, ScriptedChat
 
 SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.domain.dedup_guard import polarity, salient_tokens, same_facts
+from chalicelib.memory.domain.dedup_guard import polarity, salient_tokens, same_facts
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.domain.heuristic_extractor import extract
+from chalicelib.learning.domain.heuristic_extractor import extract
 
 SESSION = """User: From now on, always use yarn, not npm.
 

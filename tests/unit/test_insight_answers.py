@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.domain.insights import (
+from chalicelib.learning.domain.insights import (
     Extraction,
     Insight,
     extraction_from_answer,

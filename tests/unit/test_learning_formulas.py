@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.domain import lesson_confidence as lc
-from chalicelib.domain.lesson_ranking import (
+from chalicelib.learning.domain import lesson_confidence as lc
+from chalicelib.learning.domain.lesson_ranking import (
     lesson_score,
     recency_decay,
     reinforcement_bonus,
     rule_priority,
 )
-from chalicelib.domain.rule_wording import as_rule, more_specific
-from chalicelib.domain.significance import SessionSignals, heuristic_significance
+from chalicelib.learning.domain.rule_wording import as_rule, more_specific
+from chalicelib.learning.domain.significance import SessionSignals, heuristic_significance
 
 
 def test_success_then_failure_moves_a_new_lesson_from_07_to_08_to_065() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.domain.llm_budget import (
+from chalicelib.llm.domain.llm_budget import (
     UNKNOWN_MODEL_PRICE,
     DailyBudget,
     Spend,

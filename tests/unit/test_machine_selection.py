@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.domain.machine_selection import MachineView, TaskNeeds, choose_machine, online_status
+from chalicelib.tasks.domain.machine_selection import MachineView, TaskNeeds, choose_machine, online_status
 
 
 def machine(mid: str, *, age: float = 1.0, status: str = "online", cap: int = 2, load: int = 0,

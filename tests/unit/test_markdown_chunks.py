@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from chalicelib.domain.markdown_chunks import Chunk, chunk_markdown, estimate_tokens
+from chalicelib.memory.domain.markdown_chunks import Chunk, chunk_markdown, estimate_tokens
 
 
 def _paragraph(n: int, word: str = "word") -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.domain.errors import InvalidInput
-from chalicelib.domain.memory_hygiene import (
+from chalicelib.kernel.errors import InvalidInput
+from chalicelib.memory.domain.memory_hygiene import (
     MAX_CONTENT_CHARS,
     MAX_FILES,
     MAX_METADATA_BYTES,
@@ -13,7 +13,7 @@ from chalicelib.domain.memory_hygiene import (
     clean,
     content_hash,
 )
-from chalicelib.domain.memory_model import MemoryDraft
+from chalicelib.memory.domain.memory_model import MemoryDraft
 
 KEY = "sk-" + "Z" * 40
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.domain.redaction import drop_private, redact, redact_json, scrub
+from chalicelib.kernel.redaction import drop_private, redact, redact_json, scrub
 
 OPENAI_KEY = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuV"
 PRIVATE_KEY = (

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from chalicelib.domain.errors import InvalidInput
-from chalicelib.domain.reminder_time import parse_reminder
+from chalicelib.kernel.errors import InvalidInput
+from chalicelib.telegram.domain.reminder_time import parse_reminder
 
 NOW = datetime(2026, 11, 22, 15, 0, tzinfo=UTC)
 

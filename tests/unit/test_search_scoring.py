@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.domain.errors import InvalidInput
-from chalicelib.domain.search_scoring import (
+from chalicelib.kernel.errors import InvalidInput
+from chalicelib.memory.domain.search_scoring import (
     MAX_POOL,
     MIN_POOL,
     SearchWeights,

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from chalicelib.adapters.secrets import resolve_secret_env, secret_references
-from chalicelib.domain.errors import ConfigurationError
-from chalicelib.settings import Settings
+from chalicelib.kernel.errors import ConfigurationError
+from chalicelib.kernel.secrets import resolve_secret_env, secret_references
+from chalicelib.kernel.settings import Settings
 
 
 class FakeSecretStore:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from chalicelib.settings import Settings
+from chalicelib.kernel.settings import Settings
 
 
 def test_api_key_is_read_from_config_json_when_not_in_the_environment(tmp_path: Path) -> None:

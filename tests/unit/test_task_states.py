@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.domain.errors import Conflict
-from chalicelib.domain.task_states import (
+from chalicelib.kernel.errors import Conflict
+from chalicelib.tasks.domain.task_states import (
     TERMINAL,
     IllegalTransition,
     TaskStatus,

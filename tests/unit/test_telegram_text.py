@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.domain.telegram_text import (
+from chalicelib.telegram.domain.telegram_text import (
     MESSAGE_LIMIT,
     pack_pieces,
     split_message,

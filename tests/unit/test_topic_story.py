@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.domain.topic_story import closed_title, event_line, result_message, topic_title
+from chalicelib.telegram.domain.topic_story import closed_title, event_line, result_message, topic_title
 
 
 def test_progress_events_read_as_marked_lines() -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.domain.memory_model import MemoryDraft
-from chalicelib.services.memory_service import NEAR_DUPLICATE_COSINE, MemoryService
+from chalicelib.memory.domain.memory_model import MemoryDraft
+from chalicelib.memory.services.memory_service import NEAR_DUPLICATE_COSINE, MemoryService
 
 
 def _fact(text: str, project: str = "d", category: str = "project_rule") -> MemoryDraft:

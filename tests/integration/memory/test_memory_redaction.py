@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.domain.memory_model import MemoryDraft
-from chalicelib.services.memory_indexing import DocumentIndexer
+from chalicelib.memory.domain.memory_model import MemoryDraft
+from chalicelib.memory.services.memory_indexing import DocumentIndexer
 from tests.fakes.memory_embedders import WordHashEmbedder
 from tests.integration.memory.conftest import call, container_with, serving
 

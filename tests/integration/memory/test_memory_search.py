@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pytest
 
-from chalicelib.adapters.memory_bulk_load import BulkMemory, bulk_load
 from chalicelib.bootstrap import Container
-from chalicelib.domain.memory_model import MemoryDraft
-from chalicelib.services.memory_service import MemoryService
+from chalicelib.memory.adapters.memory_bulk_load import BulkMemory, bulk_load
+from chalicelib.memory.domain.memory_model import MemoryDraft
+from chalicelib.memory.services.memory_service import MemoryService
 from tests.fakes.memory_embedders import FailingEmbedder, FixedEmbedder, SlowEmbedder
 from tests.integration.memory.conftest import call, container_with, serving
 

@@ -1,0 +1,103 @@
+"""The unit of work: one transaction, the repositories bound to it, and what to do after commit.
+
+A service asks its factory for a unit of work, uses the repositories it exposes, and commits
+once. Leaving the block without `commit()` rolls back. Effects that leave the process (SQS
+sends, Telegram announcements) are registered with `after_commit` and run only once the
+transaction is durable, so a rolled-back change never announces anything.
+
+Each capability declares the repositories its unit of work exposes (a Protocol in its
+`services/ports.py`), a Postgres implementation in its `adapters/` built on
+`PostgresUnitOfWork`, and an in-memory one for unit tests built on `InMemoryUnitOfWork`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, Protocol, Self
+
+from chalicelib.kernel.logging import get_logger
+
+
+class UnitOfWork(Protocol):
+    def __enter__(self) -> Self: ...
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None: ...
+
+    def commit(self) -> None: ...
+
+    def after_commit(self, action: Callable[[], None]) -> None:
+        """Run `action` once the transaction has committed (never if it rolls back)."""
+        ...
+
+
+class _AfterCommit:
+    """The shared bookkeeping: actions queued during the transaction, run after commit."""
+
+    def __init__(self) -> None:
+        self._actions: list[Callable[[], None]] = []
+        self.committed = False
+
+    def after_commit(self, action: Callable[[], None]) -> None:
+        self._actions.append(action)
+
+    def _run_after_commit(self) -> None:
+        actions, self._actions = self._actions, []
+        for action in actions:
+            try:
+                action()
+            except Exception:  # the change is durable; a failed announcement must not undo the reply
+                get_logger().exception("after-commit action failed")
+
+
+class PostgresUnitOfWork(_AfterCommit):
+    """A pooled connection in one transaction; subclasses bind their repositories in `_bind`."""
+
+    def __init__(self, db: Any) -> None:
+        super().__init__()
+        self._db = db
+        self._cm: Any = None
+        self.conn: Any = None
+
+    def _bind(self, conn: Any) -> None:
+        """Create the repositories over `conn` (override)."""
+
+    def __enter__(self) -> Self:
+        self._cm = self._db.connection()
+        self.conn = self._cm.__enter__()
+        self.committed = False
+        self._bind(self.conn)
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc_type is None and not self.committed:
+            self.conn.rollback()
+        self._cm.__exit__(exc_type, exc, tb)
+        self._cm = self.conn = None
+        if self.committed and exc_type is None:
+            self._run_after_commit()
+
+    def commit(self) -> None:
+        self.conn.commit()
+        self.committed = True
+
+
+class InMemoryUnitOfWork(_AfterCommit):
+    """For unit tests: repositories are plain objects; commit only records that it happened."""
+
+    commits = 0
+
+    def __enter__(self) -> Self:
+        self.committed = False
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self.committed and exc_type is None:
+            self._run_after_commit()
+
+    def commit(self) -> None:
+        self.committed = True
+        self.commits += 1

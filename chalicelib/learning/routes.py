@@ -1,0 +1,113 @@
+"""The learning loop's API: insight extraction, project rules, lesson outcomes and feedback."""
+
+from __future__ import annotations
+
+from chalice import Response
+from pydantic import Field
+
+from chalicelib.bootstrap import get_container
+from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
+
+bp = ApiBlueprint(__name__)
+
+Project = Field(min_length=1, max_length=200)
+
+
+class ExtractInsightsBody(WireModel):
+    session_id: str = Field(min_length=1, max_length=200)
+    project: str = Project
+    conversation_text: str = Field(min_length=1, max_length=400_000)
+    files_changed: list[str] = Field(default_factory=list, max_length=2000)
+    summary: str | None = Field(default=None, max_length=20_000)
+    duration_ms: int | None = Field(default=None, ge=0)
+
+
+class LearningsQuery(WireModel):
+    project: str = Project
+    limit: int = Field(default=15, ge=1, le=15)
+
+
+class RuleBody(WireModel):
+    project: str = Project
+    rule: str = Field(min_length=1, max_length=2000)
+
+
+class OutcomeBody(WireModel):
+    task_id: str = Field(min_length=1, max_length=200)
+    project: str = Project
+    success: bool
+    lesson_ids: list[str] | None = Field(default=None, max_length=100)
+    attempt: int | None = Field(default=None, ge=1)
+
+
+class FeedbackBody(WireModel):
+    good: bool
+
+
+class LessonsQuery(WireModel):
+    project: str = Project
+    context: str = Field(min_length=1, max_length=4000)
+    limit: int = Field(default=8, ge=1, le=20)
+
+
+@bp.route("/api/session/extract-insights", methods=["POST"])
+def extract_insights() -> Response:
+    from chalicelib.learning.services.insight_extraction import SessionTranscript  # lazy: cold start
+
+    body = parse_body(bp.current_request, ExtractInsightsBody)
+    result = get_container().insight_extraction.submit(SessionTranscript(
+        body.session_id, body.project, body.conversation_text, tuple(body.files_changed),
+        body.summary, body.duration_ms))
+    return ok(result, status=202 if result.get("queued") else 200)
+
+
+@bp.route("/api/project/learnings", methods=["GET"])
+def project_learnings() -> Response:
+    query = parse_query(bp.current_request, LearningsQuery)
+    rules = get_container().project_rules.learnings(query.project, query.limit)
+    return ok({"project": query.project, "rules": rules})
+
+
+@bp.route("/api/project/rules", methods=["POST"])
+def teach_rule() -> Response:
+    body = parse_body(bp.current_request, RuleBody)
+    result = get_container().project_rules.teach(body.project, body.rule)
+    return ok(result, status=201 if result["outcome"] == "stored" else 200)
+
+
+@bp.route("/api/lessons/outcome", methods=["POST"])
+def lesson_outcome() -> Response:
+    from chalicelib.learning.services.lessons import validate_ids  # lazy: cold start
+
+    body = parse_body(bp.current_request, OutcomeBody)
+    ids = validate_ids(body.lesson_ids) if body.lesson_ids is not None else None
+    return ok(get_container().lessons.record_outcome(body.task_id, body.project, body.success, ids,
+                                                     body.attempt))
+
+
+@bp.route("/api/lessons/{lesson_id}/feedback", methods=["POST"])
+def lesson_feedback(lesson_id: str) -> Response:
+    from chalicelib.learning.services.lessons import validate_ids  # lazy: cold start
+
+    body = parse_body(bp.current_request, FeedbackBody)
+    (valid,) = validate_ids([lesson_id])
+    return ok(get_container().lessons.feedback(valid, body.good))
+
+
+@bp.route("/api/lessons/{lesson_id}", methods=["GET"])
+def lesson(lesson_id: str) -> Response:
+    from chalicelib.learning.services.lessons import validate_ids  # lazy: cold start
+
+    (valid,) = validate_ids([lesson_id])
+    return ok(get_container().lessons.get(valid))
+
+
+@bp.route("/api/lessons", methods=["GET"])
+def top_lessons() -> Response:
+    query = parse_query(bp.current_request, LessonsQuery)
+    ranked = get_container().lesson_enricher.top_lessons(query.project, query.context, query.limit)
+    return ok({"project": query.project, "lessons": [
+        {"id": r.item.id, "project": r.item.project, "content": r.item.content,
+         "confidence": r.item.confidence, "relevance": round(r.item.similarity, 4),
+         "score": round(r.score, 4), "lesson_kind": r.item.metadata.get("lesson_kind")}
+        for r in ranked]})

@@ -1,0 +1,28 @@
+"""GET /api/usage: LLM spend by day and purpose, and today's budget."""
+
+from __future__ import annotations
+
+from chalice import Response
+from pydantic import Field
+
+from chalicelib.bootstrap import get_container
+from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_query
+from chalicelib.llm.domain.llm_budget import DailyBudget
+
+bp = ApiBlueprint(__name__)
+
+
+class UsageQuery(WireModel):
+    days: int = Field(default=7, ge=1, le=366)
+
+
+@bp.route("/api/usage", methods=["GET"])
+def usage() -> Response:
+    from chalicelib.llm.services.usage_report import usage_report  # lazy: cold start
+
+    query = parse_query(bp.current_request, UsageQuery)
+    container = get_container()
+    s = container.settings
+    budget = DailyBudget(usd=s.llm_daily_budget_usd, tokens=s.llm_daily_budget_tokens)
+    return ok(usage_report(container.llm_usage, budget, model=container.llm.model,
+                           enabled=container.llm.enabled, days=query.days))

@@ -1,0 +1,130 @@
+"""The LanguageModel the container hands out: budget first, then the call, then the bill.
+
+Before each call the worst case (estimated prompt + `max_tokens` of output) is reserved against
+the day's budget; a call that does not fit is skipped with a warning naming the purpose and the
+cap, and answers None. After the call the reservation is settled to the tokens the provider
+reported. A timed-out call keeps its reservation as its cost (the provider may have billed it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from chalicelib.kernel.logging import get_logger
+from chalicelib.llm.domain.llm_budget import (
+    DailyBudget,
+    Spend,
+    Verdict,
+    check_budget,
+    cost_usd,
+    estimate_prompt_tokens,
+)
+from chalicelib.llm.services.llm_port import ChatFailed, ChatModel
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+class UsageLedger(Protocol):
+    def reserve(self, purpose: str, model: str, tokens: int, usd: float,
+                decide: Callable[[Spend], Verdict]) -> tuple[int | None, Verdict]: ...
+
+    def settle(self, usage_id: int, *, status: str, prompt_tokens: int, completion_tokens: int,
+               cost_usd: float, attempts: int, detail: str | None = None) -> None: ...
+
+
+class DisabledLlm:
+    """No model configured: every call answers None at once, and nothing is recorded."""
+
+    enabled = False
+    model = ""
+
+    def complete_json(self, purpose: str, system: str, user: str, schema: dict[str, Any], *,
+                      max_tokens: int = 1000, temperature: float = 0.2) -> dict[str, Any] | None:
+        return None
+
+    def complete_text(self, purpose: str, system: str, user: str, *,
+                      max_tokens: int = 1000, temperature: float = 0.5) -> str | None:
+        return None
+
+
+class BudgetedLlm:
+    enabled = True
+
+    def __init__(self, chat: ChatModel, ledger: UsageLedger, budget: DailyBudget) -> None:
+        self._chat = chat
+        self._ledger = ledger
+        self._budget = budget
+
+    @property
+    def model(self) -> str:
+        return self._chat.model
+
+    def complete_json(self, purpose: str, system: str, user: str, schema: dict[str, Any], *,
+                      max_tokens: int = 1000, temperature: float = 0.2) -> dict[str, Any] | None:
+        return self._call(purpose, system, user, schema, max_tokens, temperature)  # type: ignore[return-value]
+
+    def complete_text(self, purpose: str, system: str, user: str, *,
+                      max_tokens: int = 1000, temperature: float = 0.5) -> str | None:
+        return self._call(purpose, system, user, None, max_tokens, temperature)  # type: ignore[return-value]
+
+    def _call(self, purpose: str, system: str, user: str, schema: dict[str, Any] | None,
+              max_tokens: int, temperature: float) -> dict[str, Any] | str | None:
+        log = get_logger()
+        model = self._chat.model
+        prompt = estimate_prompt_tokens(system, user, json.dumps(schema) if schema else "")
+        worst_usd = cost_usd(model, prompt, max_tokens)
+        usage_id, verdict = self._ledger.reserve(
+            purpose, model, prompt + max_tokens, worst_usd,
+            lambda spent: check_budget(self._budget, spent, worst_usd, prompt + max_tokens))
+        if usage_id is None:
+            log.warning(f"LLM call skipped: {verdict.reason}; the caller falls back",
+                        extra={"purpose": purpose, "model": model})
+            return None
+        try:
+            reply = self._chat.chat(system, user, schema=schema, schema_name=_schema_name(purpose),
+                                    max_tokens=max_tokens, temperature=temperature)
+        except ChatFailed as exc:
+            timed_out = exc.kind == "timeout"
+            self._ledger.settle(usage_id, status="timeout" if timed_out else "error",
+                                prompt_tokens=prompt if timed_out else 0, completion_tokens=0,
+                                cost_usd=worst_usd if timed_out else 0.0, attempts=exc.attempts,
+                                detail=f"{exc.kind}: {exc}")
+            log.warning("LLM call failed; the caller falls back",
+                        extra={"purpose": purpose, "model": model, "failure": exc.kind,
+                               "attempts": exc.attempts})
+            return None
+        except Exception:
+            self._ledger.settle(usage_id, status="error", prompt_tokens=0, completion_tokens=0,
+                                cost_usd=0.0, attempts=1, detail="unexpected error")
+            raise
+        answer = _parse(reply.content, schema is not None)
+        self._ledger.settle(
+            usage_id, status="ok" if answer is not None else "malformed",
+            prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
+            cost_usd=cost_usd(model, reply.prompt_tokens, reply.completion_tokens),
+            attempts=reply.attempts)
+        if answer is None:
+            log.warning("LLM answer unusable (not the JSON object asked for); the caller falls back",
+                        extra={"purpose": purpose, "model": model})
+        return answer
+
+
+def _parse(content: str | None, as_json: bool) -> dict[str, Any] | str | None:
+    if content is None or not content.strip():
+        return None
+    if not as_json:
+        return content.strip()
+    fenced = _FENCE.match(content)
+    try:
+        value = json.loads(fenced.group(1) if fenced else content)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _schema_name(purpose: str) -> str:
+    """Structured-output names allow [a-zA-Z0-9_-] only."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", purpose)[:64] or "answer"

@@ -1,0 +1,31 @@
+"""LLM spend by day and purpose, and where today stands against the budget."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from chalicelib.llm.domain.llm_budget import DailyBudget, Spend
+
+
+class UsageSource(Protocol):
+    def spent_today(self) -> Spend: ...
+
+    def by_day_and_purpose(self, days: int) -> list[dict[str, Any]]: ...
+
+
+def usage_report(source: UsageSource, budget: DailyBudget, *, model: str, enabled: bool,
+                 days: int = 7) -> dict[str, Any]:
+    """Return {llm, today, days}: rows per (day, purpose) for the last `days` UTC days, newest first."""
+    spent = source.spent_today()
+    return {
+        "llm": {"enabled": enabled, "model": model or None},
+        "today": {
+            "spent_usd": round(spent.usd, 6),
+            "spent_tokens": spent.tokens,
+            "budget_usd": budget.usd,
+            "budget_tokens": budget.tokens or None,
+            "remaining_usd": round(max(0.0, budget.usd - spent.usd), 6),
+            "remaining_tokens": max(0, budget.tokens - spent.tokens) if budget.tokens else None,
+        },
+        "days": source.by_day_and_purpose(days),
+    }

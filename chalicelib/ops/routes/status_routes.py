@@ -1,0 +1,16 @@
+"""GET /api/status: what this deployment runs (authenticated; /health is the open probe)."""
+
+from __future__ import annotations
+
+from chalice import Response
+
+from chalicelib.bootstrap import get_container
+from chalicelib.kernel.http import ApiBlueprint, ok
+from chalicelib.ops.services.health import describe_deployment
+
+bp = ApiBlueprint(__name__)
+
+
+@bp.route("/api/status", methods=["GET"])
+def status() -> Response:
+    return ok(describe_deployment(get_container()))

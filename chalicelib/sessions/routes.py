@@ -1,0 +1,89 @@
+"""Session API used by the hooks: events, edits, completion and the SessionStart briefing."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from chalice import Response
+from pydantic import ConfigDict, Field
+
+from chalicelib.bootstrap import get_container
+from chalicelib.kernel.http import ApiBlueprint, WireModel, delivery_key, ok, parse_body, parse_query
+from chalicelib.sessions.services.sessions import SessionEvent
+
+bp = ApiBlueprint(__name__)
+
+Id = Field(min_length=1, max_length=200)
+Project = Field(min_length=1, max_length=300)
+
+
+class _Strict(WireModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+
+class EventIn(_Strict):
+    session_id: str = Id
+    project: str = Project
+    event: Literal["start", "stop", "pre_compact", "compact", "tool_failure"]
+    client: str = Field(default="claude", max_length=40)
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class EditIn(_Strict):
+    session_id: str = Id
+    project: str = Project
+    file: str = Field(min_length=1, max_length=2000)
+    tool: str = Field(default="Edit", max_length=80)
+    lines_added: int = Field(default=0, ge=0)
+    lines_removed: int = Field(default=0, ge=0)
+    language: str | None = Field(default=None, max_length=40)
+    diff: str | None = None
+    failed: bool = False
+
+
+class Turn(_Strict):
+    role: Literal["user", "assistant", "system"]
+    text: str = Field(max_length=100_000)
+    line: int | None = None
+
+
+class CompleteIn(_Strict):
+    session_id: str = Id
+    project: str = Project
+    client: str = Field(default="claude", max_length=40)
+    reason: str = Field(default="other", max_length=80)
+    duration_ms: int | None = Field(default=None, ge=0)
+    files_changed: list[str] = Field(default_factory=list, max_length=2000)
+    summary: str | None = None
+    transcript: list[Turn] | None = Field(default=None, max_length=5000)
+
+
+class BriefingQuery(_Strict):
+    project: str = Project
+
+
+@bp.route("/api/session/event", methods=["POST"])
+def record_event() -> Response:
+    body = parse_body(bp.current_request, EventIn)
+    created = get_container().sessions.record_event(SessionEvent(**body.model_dump()),
+                                                    delivery_key(bp.current_request))
+    return ok({"recorded": created}, status=201 if created else 200)
+
+
+@bp.route("/api/session/edit", methods=["POST"])
+def record_edit() -> Response:
+    body = parse_body(bp.current_request, EditIn)
+    created = get_container().sessions.record_edit(body.model_dump(), delivery_key(bp.current_request))
+    return ok({"recorded": created}, status=201 if created else 200)
+
+
+@bp.route("/api/session/complete", methods=["POST"])
+def complete() -> Response:
+    body = parse_body(bp.current_request, CompleteIn)
+    return ok(get_container().sessions.complete(body.model_dump()))
+
+
+@bp.route("/api/session/briefing", methods=["GET"])
+def briefing() -> Response:
+    query = parse_query(bp.current_request, BriefingQuery)
+    return ok(get_container().sessions.briefing(query.project))

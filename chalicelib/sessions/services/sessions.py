@@ -1,0 +1,96 @@
+"""Hook-reported sessions: events, edits, completion, and the SessionStart briefing.
+
+Everything text-like is redacted before it is stored. Transcripts are kept with the session
+so nothing is lost even when insight extraction is unavailable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from chalicelib.sessions.domain.session_metrics import clip, difficulty
+
+if TYPE_CHECKING:
+    from chalicelib.sessions.adapters.session_repository import SessionRepository
+
+MAX_PROGRESS_CHARS = 4000
+MAX_DIFF_CHARS = 20_000
+MAX_TURN_CHARS = 8000
+HOT_FILE_DAYS = 14
+
+Redact = Callable[[str], str]
+
+
+@dataclass(frozen=True)
+class SessionEvent:
+    session_id: str
+    project: str
+    client: str
+    event: str
+    data: dict[str, Any]
+
+
+class SessionService:
+    def __init__(self, repo: SessionRepository, redact: Redact) -> None:
+        self._repo = repo
+        self._redact = redact
+
+    def _clean(self, text: str | None, limit: int) -> str | None:
+        return clip(self._redact(text), limit) if text else text
+
+    def record_event(self, ev: SessionEvent, delivery_key: str | None = None) -> bool:
+        """Append a hook event; `stop` updates progress, compactions and failures are counted."""
+        data = _redact_tree(ev.data, self._redact)
+        progress = None
+        if ev.event == "stop":
+            progress = self._clean(str(ev.data.get("last_assistant_message") or ""), MAX_PROGRESS_CHARS)
+        compaction = ev.event == "pre_compact" or (
+            ev.event == "start" and ev.data.get("source") == "compact")
+        return self._repo.record_event(ev.session_id, ev.project, ev.client, ev.event, data,
+                                       progress=progress or None, compaction=compaction,
+                                       failure=ev.event == "tool_failure", delivery_key=delivery_key)
+
+    def record_edit(self, edit: dict[str, Any], delivery_key: str | None = None) -> bool:
+        """Record one edit; a delivery key seen before (a hook's outbox replay) is a no-op."""
+        clean = {**edit, "diff": self._clean(edit.get("diff"), MAX_DIFF_CHARS)}
+        return self._repo.record_edit(clean, delivery_key)
+
+    def complete(self, session: dict[str, Any]) -> dict[str, Any]:
+        """Close the session with its (redacted) transcript; return its difficulty."""
+        transcript = session.get("transcript")
+        if transcript is not None:
+            transcript = [{**turn, "text": self._clean(turn.get("text"), MAX_TURN_CHARS)}
+                          for turn in transcript]
+        row = self._repo.complete({**session, "transcript": transcript,
+                                   "summary": self._clean(session.get("summary"), MAX_PROGRESS_CHARS)})
+        return {"session_id": row["session_id"],
+                "difficulty": difficulty(row["tool_failures"], row["tool_successes"], row["compactions"])}
+
+    def briefing(self, project: str) -> dict[str, Any]:
+        """Recent sessions, hot files, patterns, decisions and active tasks of one project."""
+        recent = self._repo.recent_sessions(project, 5)
+        return {
+            "project": project,
+            "recent_sessions": [
+                {"session_id": r["session_id"], "summary": clip(r["summary"], 300),
+                 "ended_at": r["ended_at"].isoformat() if r["ended_at"] else None,
+                 "files_changed": list(r["files_changed"])[:10]} for r in recent],
+            "hot_files": self._repo.hot_files(project, HOT_FILE_DAYS, 8),
+            "active_patterns": [clip(t, 200) for t in self._repo.recent_memory_texts(
+                project, ("pattern", "pattern_observation"), 5)],
+            "recent_decisions": [clip(t, 200) for t in self._repo.recent_memory_texts(
+                project, ("decision",), 5)],
+            "active_tasks": self._repo.active_tasks(project, 5),
+        }
+
+
+def _redact_tree(value: Any, redact: Redact) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redact_tree(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact_tree(v, redact) for v in value]
+    return value

@@ -1,0 +1,62 @@
+"""Interactive agent sessions: records and their state machine.
+
+    starting -> active -> closing -> closed;  any open state -> failed | closed
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from chalicelib.tasks.domain.task_model import jsonable
+from chalicelib.tasks.domain.task_states import IllegalTransition
+
+
+class SessionStatus(StrEnum):
+    STARTING = "starting"
+    ACTIVE = "active"
+    CLOSING = "closing"
+    CLOSED = "closed"
+    FAILED = "failed"
+
+    @property
+    def open(self) -> bool:
+        return self not in {SessionStatus.CLOSED, SessionStatus.FAILED}
+
+
+_ALLOWED: dict[SessionStatus, frozenset[SessionStatus]] = {
+    SessionStatus.STARTING: frozenset({SessionStatus.ACTIVE, SessionStatus.CLOSING,
+                                       SessionStatus.CLOSED, SessionStatus.FAILED}),
+    SessionStatus.ACTIVE: frozenset({SessionStatus.CLOSING, SessionStatus.CLOSED, SessionStatus.FAILED}),
+    SessionStatus.CLOSING: frozenset({SessionStatus.CLOSED, SessionStatus.FAILED}),
+}
+
+
+def ensure_session_transition(current: SessionStatus | str, target: SessionStatus | str) -> SessionStatus:
+    src, dst = SessionStatus(current), SessionStatus(target)
+    if dst not in _ALLOWED.get(src, frozenset()):
+        raise IllegalTransition(f"a {src.value} session cannot become {dst.value}")
+    return dst
+
+
+@dataclass(frozen=True)
+class AgentSession:
+    id: str
+    machine_id: str
+    project: str
+    status: SessionStatus
+    engine: str = "claude"
+    repo: str | None = None
+    input_seq: int = 0
+    exit_code: int | None = None
+    error: str | None = None
+    telegram_chat_id: int | None = None
+    telegram_topic_id: int | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    closed_at: datetime | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return jsonable(asdict(self))  # type: ignore[no-any-return]

@@ -1,0 +1,131 @@
+"""Task records as the services see them (frozen), and their JSON form for the API."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from chalicelib.kernel.redaction import redact, redact_json
+from chalicelib.tasks.domain.task_states import TaskStatus
+
+DEFAULT_TIME_BUDGET_S = 1800
+DEFAULT_MAX_ATTEMPTS = 2
+
+
+@dataclass(frozen=True)
+class NewTask:
+    project: str
+    description: str
+    repo: str | None = None
+    engine: str | None = None
+    target_machine: str | None = None
+    time_budget_s: int = DEFAULT_TIME_BUDGET_S
+    cost_budget_usd: float | None = None
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    telegram_chat_id: int | None = None
+    telegram_topic_id: int | None = None
+    idempotency_key: str | None = None
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    project: str
+    description: str
+    status: TaskStatus
+    repo: str | None = None
+    engine: str | None = None
+    current_engine: str | None = None
+    target_machine: str | None = None
+    machine_id: str | None = None
+    time_budget_s: int = DEFAULT_TIME_BUDGET_S
+    cost_budget_usd: float | None = None
+    attempts: int = 0
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS
+    dispatch_seq: int = 0
+    engine_switches: int = 0
+    cancel_requested: bool = False
+    agent_instance: str | None = None
+    lease_expires_at: datetime | None = None
+    worktree: str | None = None
+    branch: str | None = None
+    result_summary: str | None = None
+    files_changed: tuple[str, ...] = ()
+    exit_code: int | None = None
+    cost_usd: float | None = None
+    error: str | None = None
+    telegram_chat_id: int | None = None
+    telegram_topic_id: int | None = None
+    idempotency_key: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    dispatched_at: datetime | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return jsonable(asdict(self))
+
+
+@dataclass(frozen=True)
+class TaskEvent:
+    task_id: str
+    seq: int
+    kind: str
+    text: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+    attempt: int = 0
+    created_at: datetime | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return jsonable(asdict(self))
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    kind: str
+    text: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TaskResult:
+    status: TaskStatus
+    summary: str = ""
+    files_changed: tuple[str, ...] = ()
+    exit_code: int | None = None
+    cost_usd: float | None = None
+    engine: str | None = None
+    worktree: str | None = None
+    branch: str | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskOutcome:
+    task_id: str
+    attempt: int
+    project: str
+    outcome: str  # success | failure | cancelled
+    engine: str | None = None
+    summary: str = ""
+    files_changed: tuple[str, ...] = ()
+    cost_usd: float | None = None
+    duration_s: float | None = None
+
+
+def redacted(events: Sequence[NewEvent]) -> list[NewEvent]:
+    """Engine output with secrets and private spans removed, as it must be before it is stored."""
+    return [NewEvent(e.kind, redact(e.text), redact_json(e.data)) for e in events]
+
+
+def jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return value

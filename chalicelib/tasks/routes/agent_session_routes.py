@@ -1,0 +1,123 @@
+"""Interactive agent sessions: start, input, close, follow (users); claim, events, end (agent)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalice import Response
+from pydantic import Field
+
+from chalicelib.bootstrap import get_container
+from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
+from chalicelib.tasks.domain.task_model import NewEvent
+
+bp = ApiBlueprint(__name__)
+
+
+class StartBody(WireModel):
+    prompt: str = Field(min_length=1, max_length=20_000)
+    project: str = Field(min_length=1, max_length=300)
+    machine: str | None = Field(default=None, max_length=40)
+    repo: str | None = Field(default=None, max_length=2000)
+    engine: str = "claude"
+    telegram_chat_id: int | None = None
+    telegram_topic_id: int | None = None
+
+
+class InputBody(WireModel):
+    text: str = Field(min_length=1, max_length=20_000)
+
+
+class ListQuery(WireModel):
+    machine: str | None = None
+    status: str | None = None
+    limit: int = Field(default=50, ge=1, le=500)
+
+
+class EventsQuery(WireModel):
+    after: int = Field(default=0, ge=0)
+    limit: int = Field(default=200, ge=1, le=1000)
+
+
+class MachineBody(WireModel):
+    machine_id: str
+
+
+class AgentEvent(WireModel):
+    kind: str = Field(min_length=1, max_length=40)
+    text: str = Field(default="", max_length=20_000)
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class AgentEventsBody(MachineBody):
+    events: list[AgentEvent] = Field(max_length=500)
+
+
+class EndedBody(MachineBody):
+    exit_code: int | None = None
+    error: str | None = None
+
+
+@bp.route("/api/sessions", methods=["POST"])
+def start_session() -> Response:
+    from chalicelib.tasks.services.agent_sessions import NewSession  # lazy: cold start
+
+    b = parse_body(bp.current_request, StartBody)
+    session = get_container().agent_sessions.start(NewSession(
+        b.prompt, b.project, b.machine, b.repo, b.engine, b.telegram_chat_id, b.telegram_topic_id))
+    return ok(session.to_json(), status=201)
+
+
+@bp.route("/api/sessions", methods=["GET"])
+def list_sessions() -> Response:
+    q = parse_query(bp.current_request, ListQuery)
+    sessions = get_container().agent_sessions.list_sessions(machine=q.machine, status=q.status, limit=q.limit)
+    return ok({"sessions": [s.to_json() for s in sessions]})
+
+
+@bp.route("/api/sessions/{session_id}", methods=["GET"])
+def get_session(session_id: str) -> Response:
+    return ok(get_container().agent_sessions.get(session_id).to_json())
+
+
+@bp.route("/api/sessions/{session_id}/input", methods=["POST"])
+def send_input(session_id: str) -> Response:
+    b = parse_body(bp.current_request, InputBody)
+    return ok({"seq": get_container().agent_sessions.send_input(session_id, b.text)}, status=202)
+
+
+@bp.route("/api/sessions/{session_id}/close", methods=["POST"])
+def close_session(session_id: str) -> Response:
+    return ok(get_container().agent_sessions.close(session_id).to_json(), status=202)
+
+
+@bp.route("/api/sessions/{session_id}/events", methods=["GET"])
+def session_events(session_id: str) -> Response:
+    q = parse_query(bp.current_request, EventsQuery)
+    service = get_container().agent_sessions
+    session = service.get(session_id)
+    events = service.events(session_id, after=q.after, limit=q.limit)
+    return ok({"session_id": session.id, "status": session.status.value, "events": events,
+               "next_after": events[-1]["seq"] if events else q.after})
+
+
+@bp.route("/api/sessions/{session_id}/claim", methods=["POST"])
+def claim_session(session_id: str) -> Response:
+    b = parse_body(bp.current_request, MachineBody)
+    session, inputs = get_container().agent_sessions.claim(session_id, b.machine_id)
+    return ok({"session": session.to_json(), "inputs": inputs})
+
+
+@bp.route("/api/sessions/{session_id}/events", methods=["POST"])
+def post_session_events(session_id: str) -> Response:
+    b = parse_body(bp.current_request, AgentEventsBody)
+    last = get_container().agent_sessions.record_events(
+        session_id, b.machine_id, [NewEvent(e.kind, e.text, e.data) for e in b.events])
+    return ok({"last_seq": last})
+
+
+@bp.route("/api/sessions/{session_id}/ended", methods=["POST"])
+def session_ended(session_id: str) -> Response:
+    b = parse_body(bp.current_request, EndedBody)
+    session = get_container().agent_sessions.ended(session_id, b.machine_id, b.exit_code, b.error)
+    return ok(session.to_json())

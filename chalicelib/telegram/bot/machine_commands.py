@@ -1,0 +1,59 @@
+"""/machines, /repos and /engines."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from telegram import Update
+
+from chalicelib.kernel.errors import NotFound, Unavailable
+from chalicelib.telegram.bot.context import Context, blocking, itachi, reply
+from chalicelib.telegram.domain.bot_commands import parse_engines
+
+
+def _machine_line(m: dict[str, Any]) -> str:
+    engines = ", ".join(m["engine_priority"]) or "-"
+    return (f"{m['id']} ({m['status']}): {m['assigned_tasks']}/{m['max_concurrent']} busy, "
+            f"engines {engines}, heartbeat {m['seconds_since_heartbeat']:.0f}s ago")
+
+
+async def machines(update: Update, context: Context) -> None:
+    listed = await blocking(itachi(context).machine_registry.list_machines)
+    if not listed:
+        await reply(update, "No machine has registered yet. Run `itachi agent` (or `itachi up`) on one.")
+        return
+    await reply(update, "Machines:\n" + "\n".join(f"- {_machine_line(m)}" for m in listed))
+
+
+async def repos(update: Update, context: Context) -> None:
+    listed = await blocking(itachi(context).machine_registry.list_machines)
+    owners: dict[str, list[str]] = {}
+    for m in listed:
+        for name in [*m["projects"], *m["repos"]]:
+            owners.setdefault(name, []).append(m["id"])
+    if not owners:
+        await reply(update, "No repositories registered: agents report the projects they have.")
+        return
+    lines = [f"- {name}: {', '.join(sorted(set(ids)))}" for name, ids in sorted(owners.items())]
+    await reply(update, "Repositories (machines that have them):\n" + "\n".join(lines))
+
+
+async def engines(update: Update, context: Context) -> None:
+    request = parse_engines(context.args or [])
+    registry = itachi(context).machine_registry
+    listed = await blocking(registry.list_machines)
+    chosen = [m for m in listed if request.machine in (None, m["id"])]
+    if request.machine and not chosen:
+        raise NotFound(f"No machine named {request.machine}.")
+    if request.order is None:
+        lines = [f"- {m['id']}: {' > '.join(m['engine_priority']) or '-'}" for m in chosen]
+        await reply(update, "Engine order:\n" + "\n".join(lines) if lines else "No machine is registered.")
+        return
+    # The agent reports its order with every heartbeat; a server-side override needs the
+    # registry's set_engine_priority (and the agent adopting it), used here once it exists.
+    setter = getattr(registry, "set_engine_priority", None)
+    if setter is None:
+        raise Unavailable("The engine order is the agent's: set ITACHI_ENGINE_PRIORITY (e.g. codex,claude) "
+                          f"on {request.machine} and restart its agent.")
+    await blocking(setter, request.machine, request.order)
+    await reply(update, f"{request.machine} will try {' > '.join(request.order)}.")

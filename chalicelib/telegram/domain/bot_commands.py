@@ -1,0 +1,199 @@
+"""The bot's command list, its help text, and parsing of each command's arguments.
+
+Parsers take the words after the command (PTB's `context.args`) and raise InvalidInput with
+the command's usage when the words do not fit, so the bot answers with the usage line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from chalicelib.kernel.errors import InvalidInput
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    name: str
+    usage: str
+    summary: str
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("task", "/task <project> <description>", "Queue a coding task; progress streams to a topic"),
+    CommandSpec("session", "/session <machine> <prompt>", "Start an interactive engine session in a topic"),
+    CommandSpec("close", "/close", "End the interactive session of this topic"),
+    CommandSpec("cancel", "/cancel <task>", "Cancel a task (in a task's topic the id may be left out)"),
+    CommandSpec("status", "/status", "Queue and machine health"),
+    CommandSpec("machines", "/machines", "List the agent machines"),
+    CommandSpec("repos", "/repos", "List the repositories the machines have"),
+    CommandSpec("engines", "/engines [machine] [order]", "Show or set a machine's engine order"),
+    CommandSpec("recall", "/recall <query>", "Search memory"),
+    CommandSpec("learn", "/learn [project:] <rule>", "Store a project rule (confidence 0.95)"),
+    CommandSpec("feedback", "/feedback <task> good|bad", "Rate a task's outcome to reinforce lessons"),
+    CommandSpec("remind", "/remind <when> <message>", "Set a reminder (30m, 2h, 17:30, tomorrow 9am)"),
+    CommandSpec("start", "/start", "Introduce the bot"),
+    CommandSpec("help", "/help", "List the commands"),
+)
+COMMAND_NAMES = frozenset(spec.name for spec in COMMANDS)
+
+ENGINES = ("claude", "codex", "gemini")
+# The session picker's rows: the wrapper a user knows -> the engine it runs.
+WRAPPERS = {"itachi": "claude", "itachic": "codex", "itachig": "gemini"}
+# The picker's columns: --ds starts fresh, --cds continues the engine's latest session.
+MODES = {"ds": "--ds", "cds": "--cds"}
+PICKER_PREFIX = "sp"
+_SHORT_ID = re.compile(r"^[0-9a-fA-F-]{4,36}$")
+_NAME = re.compile(r"^[\w.@/-]{1,100}$")
+
+
+def spec(name: str) -> CommandSpec:
+    return next(s for s in COMMANDS if s.name == name)
+
+
+def help_text() -> str:
+    lines = ["Itachi: memory and tasks for your coding agents.", ""]
+    lines += [f"{s.usage}: {s.summary}" for s in COMMANDS]
+    lines += ["", "Text in a session's topic goes to that session. Other text gets a conversational "
+              "answer from memory when an LLM is configured."]
+    return "\n".join(lines)
+
+
+def _usage(name: str) -> InvalidInput:
+    return InvalidInput(f"Usage: {spec(name).usage}")
+
+
+@dataclass(frozen=True)
+class TaskRequest:
+    project: str
+    description: str
+
+
+def parse_task(args: Sequence[str]) -> TaskRequest:
+    if len(args) < 2 or not _NAME.match(args[0]):
+        raise _usage("task")
+    return TaskRequest(args[0], " ".join(args[1:]))
+
+
+@dataclass(frozen=True)
+class SessionRequest:
+    machine: str
+    prompt: str
+
+
+def parse_session(args: Sequence[str]) -> SessionRequest:
+    if len(args) < 2 or not _NAME.match(args[0]):
+        raise _usage("session")
+    return SessionRequest(args[0], " ".join(args[1:]))
+
+
+def parse_task_ref(args: Sequence[str], command: str, *, optional: bool = False) -> str | None:
+    """A task id or its first characters (at least 4 hex digits)."""
+    if not args:
+        if optional:
+            return None
+        raise _usage(command)
+    if not _SHORT_ID.match(args[0]):
+        raise InvalidInput(f"'{args[0]}' is not a task id. Usage: {spec(command).usage}")
+    return args[0].lower()
+
+
+@dataclass(frozen=True)
+class Feedback:
+    task_ref: str
+    good: bool
+
+
+def parse_feedback(args: Sequence[str]) -> Feedback:
+    if len(args) != 2 or args[1].lower() not in {"good", "bad"}:
+        raise _usage("feedback")
+    ref = parse_task_ref(args[:1], "feedback")
+    assert ref is not None
+    return Feedback(ref, args[1].lower() == "good")
+
+
+@dataclass(frozen=True)
+class EnginesRequest:
+    machine: str | None
+    order: tuple[str, ...] | None
+
+
+def parse_engines(args: Sequence[str]) -> EnginesRequest:
+    """`/engines`, `/engines <machine>`, or `/engines <machine> codex,claude` (or space-separated)."""
+    if not args:
+        return EnginesRequest(None, None)
+    if not _NAME.match(args[0]):
+        raise _usage("engines")
+    words = [w.strip().lower() for part in args[1:] for w in part.split(",") if w.strip()]
+    if not words:
+        return EnginesRequest(args[0], None)
+    unknown = [w for w in words if w not in ENGINES]
+    if unknown or len(set(words)) != len(words):
+        raise InvalidInput(f"Engines are {', '.join(ENGINES)}, each at most once. "
+                           f"Usage: {spec('engines').usage}")
+    return EnginesRequest(args[0], tuple(words))
+
+
+@dataclass(frozen=True)
+class LearnRequest:
+    project: str | None
+    rule: str
+
+
+def parse_learn(args: Sequence[str]) -> LearnRequest:
+    """`/learn <rule>` or `/learn myproject: <rule>`."""
+    if not args:
+        raise _usage("learn")
+    first = args[0]
+    if first.endswith(":") and len(first) > 1 and _NAME.match(first[:-1]) and len(args) > 1:
+        return LearnRequest(first[:-1], " ".join(args[1:]))
+    return LearnRequest(None, " ".join(args))
+
+
+def parse_query(args: Sequence[str], command: str) -> str:
+    if not args:
+        raise _usage(command)
+    return " ".join(args)
+
+
+@dataclass(frozen=True)
+class PickerChoice:
+    request_id: str
+    wrapper: str
+    mode: str
+
+    @property
+    def engine(self) -> str:
+        return WRAPPERS[self.wrapper]
+
+    @property
+    def resume(self) -> bool:
+        return self.mode == "cds"
+
+    @property
+    def label(self) -> str:
+        return f"{self.wrapper} {MODES[self.mode]}"
+
+
+def picker_data(request_id: str, wrapper: str, mode: str) -> str:
+    """Callback data for one picker button (Telegram allows 64 bytes)."""
+    data = f"{PICKER_PREFIX}:{request_id}:{wrapper}:{mode}"
+    if wrapper not in WRAPPERS or mode not in MODES or len(data.encode()) > 64:
+        raise ValueError("invalid picker choice")
+    return data
+
+
+def parse_picker_data(data: str) -> PickerChoice | None:
+    parts = data.split(":")
+    if len(parts) != 4 or parts[0] != PICKER_PREFIX:
+        return None
+    _, request_id, wrapper, mode = parts
+    if wrapper not in WRAPPERS or mode not in MODES or not request_id:
+        return None
+    return PickerChoice(request_id, wrapper, mode)
+
+
+def short_id(identifier: str) -> str:
+    """The first 8 characters of an id, as shown to users."""
+    return identifier.replace("-", "")[:8]

@@ -1,0 +1,39 @@
+"""POST /telegram/webhook: Telegram's updates. Outside /api/*: Telegram's secret header, not an API key."""
+
+from __future__ import annotations
+
+import hmac
+
+from chalice import Response
+from pydantic import BaseModel, ConfigDict
+
+from chalicelib.bootstrap import get_container
+from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
+
+bp = ApiBlueprint(__name__)
+SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
+
+
+class UpdateEnvelope(BaseModel):
+    """What must hold for any update; the rest is PTB's to parse in the consumer."""
+
+    model_config = ConfigDict(extra="allow")
+    update_id: int
+
+
+def secret_matches(given: str, expected: str) -> bool:
+    """Constant-time comparison; with no secret configured nothing matches."""
+    return bool(expected) and hmac.compare_digest(given.encode(), expected.encode())
+
+
+@bp.route("/telegram/webhook", methods=["POST"])
+def telegram_webhook() -> Response:
+    request = bp.current_request
+    container = get_container()
+    if not secret_matches(request.headers.get(SECRET_HEADER, ""), container.settings.telegram_webhook_secret):
+        return Response(body={"error": "unauthorized"}, status_code=401,
+                        headers={"Content-Type": "application/json"})
+    parse_body(request, UpdateEnvelope)
+    # Acknowledge at once: the handlers run from the queue, so a slow one never causes a redelivery.
+    accepted = container.telegram.intake.accept(request.json_body)
+    return ok({"ok": True, "duplicate": not accepted})

@@ -20,7 +20,7 @@ from telegram.ext import (
     filters,
 )
 
-from chalicelib.bot import (
+from chalicelib.telegram.bot import (
     conversation,
     guard,
     help_commands,

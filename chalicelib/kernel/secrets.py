@@ -1,8 +1,8 @@
 """Secrets Manager values behind environment variables (production; local runs use plain variables).
 
 A deployment names a secret instead of holding a value: `<VAR>_SECRET_ID=<name or ARN>` fills
-`<VAR>` when `<VAR>` itself is unset. All referenced secrets are read in one
-`BatchGetSecretValue` call, once per process, the first time `Settings` are built (a Lambda
+`<VAR>` when `<VAR>` itself is unset. All referenced secrets are read through Powertools
+parameters (one batch, cached for five minutes) the first time `Settings` are built (a Lambda
 container's first request, never at import). A secret still holding the placeholder `unset`
 (created by the stack, not yet given a value) counts as empty, so that feature stays off.
 
@@ -22,7 +22,8 @@ from chalicelib.kernel.errors import ConfigurationError
 
 SUFFIX = "_SECRET_ID"
 PLACEHOLDER = "unset"
-_BATCH_LIMIT = 20
+# A rotated secret is picked up by a process at most this long after rotation.
+SECRET_TTL_S = 300
 
 Fetch = Callable[[list[str]], dict[str, str]]
 
@@ -69,25 +70,23 @@ def _decode(target: str, raw: str, env: Mapping[str, str]) -> str:
 
 
 def fetch_secrets(secret_ids: list[str]) -> dict[str, str]:
-    """Read secrets by name or ARN with BatchGetSecretValue; raise naming any that is missing."""
-    import boto3
-    from botocore.config import Config
+    """Read secrets by name or ARN through Powertools parameters (cached for SECRET_TTL_S seconds)."""
+    from aws_lambda_powertools.utilities import parameters
 
-    client = boto3.client("secretsmanager", config=Config(connect_timeout=3, read_timeout=5,
-                                                           retries={"max_attempts": 3, "mode": "standard"}))
-    values: dict[str, str] = {}
-    for start in range(0, len(secret_ids), _BATCH_LIMIT):
-        wanted = secret_ids[start:start + _BATCH_LIMIT]
-        response = client.batch_get_secret_value(SecretIdList=wanted)
-        for error in response.get("Errors", []):
-            raise ConfigurationError(f"cannot read secret {error.get('SecretId')}: {error.get('ErrorCode')}")
-        for item in response.get("SecretValues", []):
-            value = item.get("SecretString", "")
-            # The answer names each secret by ARN and name; map back to the id that was asked for.
-            for asked in wanted:
-                if asked in (item.get("ARN"), item.get("Name")):
-                    values[asked] = value
-    missing = [s for s in secret_ids if s not in values]
+    try:
+        names = sorted({_name_of(s) for s in secret_ids})
+        values = parameters.get_secrets_by_name(names, max_age=SECRET_TTL_S)
+    except parameters.exceptions.GetParameterError as exc:
+        raise ConfigurationError(f"cannot read secrets: {type(exc.__cause__ or exc).__name__}") from None
+    found = {asked: values.get(_name_of(asked)) for asked in secret_ids}
+    missing = [asked for asked, value in found.items() if value is None]
     if missing:
         raise ConfigurationError(f"secrets not returned: {', '.join(missing)}")
-    return values
+    return {asked: value if isinstance(value, str) else str(value) for asked, value in found.items()}
+
+
+def _name_of(secret_id: str) -> str:
+    """The secret's name (asked and answered by name): an ARN ends in `:secret:<name>-<6 chars>`."""
+    if ":secret:" not in secret_id:
+        return secret_id
+    return secret_id.split(":secret:", 1)[1].rsplit("-", 1)[0]

@@ -11,13 +11,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from chalicelib.kernel.settings import Settings
-
 # Adapters and services are imported where they are built: `import app` (a Lambda cold start)
 # then pays only for the routes, and each container builds only what its requests use.
 if TYPE_CHECKING:
     from chalicelib.kernel.database import Database
     from chalicelib.kernel.queues import SqsQueues
+    from chalicelib.kernel.settings import Settings
     from chalicelib.learning.services.insight_extraction import InsightExtraction
     from chalicelib.learning.services.learning_review import LearningReview
     from chalicelib.learning.services.lesson_enrichment import LessonEnricher
@@ -97,7 +96,7 @@ class Container:
     def task_policy(self) -> TaskPolicy:
         from chalicelib.tasks.services.task_policy import TaskPolicy
 
-        return TaskPolicy.from_env()
+        return TaskPolicy.from_settings(self.settings)
 
     @cached_property
     def task_queues(self) -> TaskQueues:
@@ -234,7 +233,11 @@ class Container:
 
 
 def build(settings: Settings | None = None) -> Container:
-    return Container(settings or Settings.from_env())
+    if settings is None:
+        from chalicelib.kernel.settings import Settings  # pydantic-settings: paid on first use
+
+        settings = Settings.from_env()
+    return Container(settings)
 
 
 _container: Container | None = None

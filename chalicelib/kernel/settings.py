@@ -1,12 +1,21 @@
-"""One frozen Settings object, read from the environment once per process."""
+"""One frozen Settings object (pydantic-settings), read from the environment once per process.
+
+Each field names its environment variable. `Settings.from_env(env)` reads a given mapping (tests,
+the local stack) or the process environment; in AWS, `<VAR>_SECRET_ID` variables are first
+resolved from Secrets Manager (chalicelib/kernel/secrets.py). Secrets are held in memory only and
+never appear in `repr`.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, SettingsConfigDict
 
 DEFAULT_PORT = 8787
 
@@ -19,61 +28,96 @@ def default_home() -> Path:
     return Path.home() / ".local" / "share" / "itachi"
 
 
-def _csv(value: str | None) -> tuple[str, ...]:
-    return tuple(part.strip() for part in (value or "").split(",") if part.strip())
+def _env(name: str, *more: str) -> Any:
+    """The variable(s) a field is read from; the field's own name works too (model_copy, tests)."""
+    return AliasChoices(name, *more)
 
 
-def _float(env: Mapping[str, str], name: str, default: float) -> float:
-    raw = env.get(name)
-    return float(raw) if raw not in (None, "") else default
+Csv = Annotated[tuple[str, ...], NoDecode]
+UserIds = Annotated[tuple[int, ...], NoDecode]
+_EMBEDDING_DEFAULTS = {"openai": ("text-embedding-3-small", 1536), "local": ("all-MiniLM-L6-v2", 384)}
 
 
-def _int(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name)
-    return int(raw) if raw not in (None, "") else default
+class Settings(BaseSettings):
+    """Deployment settings; one instance per process, built by the composition root."""
 
+    model_config = SettingsConfigDict(frozen=True, extra="ignore", case_sensitive=True,
+                                      env_ignore_empty=True, populate_by_name=True)
 
-@dataclass(frozen=True)
-class Settings:
-    """Deployment settings. Secrets are held in memory only, never logged (repr=False)."""
-
-    home: Path
-    stage: str = "local"
-    database_url: str = field(default="", repr=False)
-    api_keys: tuple[str, ...] = field(default=(), repr=False)
-    aws_region: str = "us-east-1"
-    sqs_endpoint_url: str | None = None
-    queue_prefix: str = "itachi-local"
-    max_body_bytes: int = 1_000_000
+    home: Path = Field(default_factory=default_home, validation_alias=_env("ITACHI_HOME"))
+    stage: str = Field("local", validation_alias=_env("ITACHI_STAGE"))
+    database_url: str = Field("", repr=False, validation_alias=_env("DATABASE_URL"))
+    api_keys: Csv = Field((), repr=False, validation_alias=_env("ITACHI_API_KEYS", "ITACHI_API_KEY"))
+    aws_region: str = Field("us-east-1", validation_alias=_env("AWS_REGION", "AWS_DEFAULT_REGION"))
+    sqs_endpoint_url: str | None = Field(None, validation_alias=_env("ITACHI_SQS_ENDPOINT"))
+    queue_prefix: str = Field("itachi-local", validation_alias=_env("ITACHI_QUEUE_PREFIX"))
+    max_body_bytes: int = Field(1_000_000, gt=0, validation_alias=_env("ITACHI_MAX_BODY_BYTES"))
     # Database pool: a Lambda container serves one request at a time (min 0, max 2 there).
-    db_pool_min: int = 1
-    db_pool_max: int = 8
-    # Embeddings
-    embedding_provider: str = "local"  # local | openai
-    embedding_model: str = "all-MiniLM-L6-v2"
-    embedding_dim: int = 384
-    embedding_timeout_s: float = 2.0
+    db_pool_min: int = Field(1, ge=0, validation_alias=_env("ITACHI_DB_POOL_MIN"))
+    db_pool_max: int = Field(8, ge=1, validation_alias=_env("ITACHI_DB_POOL_MAX"))
+    # Embeddings: OpenAI's when an OpenAI key is set, unless the deployment pins the provider.
+    embedding_provider: str = Field("local", validation_alias=_env("ITACHI_EMBEDDING_PROVIDER"))
+    embedding_model: str = Field("all-MiniLM-L6-v2", validation_alias=_env("ITACHI_EMBEDDING_MODEL"))
+    embedding_dim: int = Field(384, gt=0, validation_alias=_env("ITACHI_EMBEDDING_DIM"))
+    embedding_timeout_s: float = Field(2.0, gt=0, validation_alias=_env("ITACHI_EMBEDDING_TIMEOUT_S"))
     # Local model's torch threads (0 = one per core). One keeps a query's embedding fast on a small
     # machine that runs other work (docs/benchmarks.md, "Memory core"); raise it for bulk imports.
-    embedding_threads: int = 1
+    embedding_threads: int = Field(1, ge=0, validation_alias=_env("ITACHI_EMBEDDING_THREADS"))
     # LLM (OpenAI-compatible)
-    openai_api_key: str = field(default="", repr=False)
-    openai_base_url: str | None = None
-    llm_model: str = "gpt-4o-mini"
-    llm_daily_budget_usd: float = 1.0
-    llm_daily_budget_tokens: int = 0  # 0 = no token cap, the dollar cap applies
-    # Hybrid search
-    # Chosen on LoCoMo (docs/benchmarks.md, "Memory core"); the seeds' 0.7/0.3 measured lower.
-    search_vector_weight: float = 0.4
-    search_text_weight: float = 0.6
-    search_recency_half_life_days: float = 90.0
-    search_recency_weight: float = 0.1
+    openai_api_key: str = Field("", repr=False, validation_alias=_env("OPENAI_API_KEY"))
+    openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
+    llm_model: str = Field("gpt-4o-mini", validation_alias=_env("ITACHI_LLM_MODEL"))
+    llm_daily_budget_usd: float = Field(1.0, ge=0, validation_alias=_env("ITACHI_LLM_DAILY_BUDGET_USD"))
+    # 0 = no token cap, the dollar cap applies
+    llm_daily_budget_tokens: int = Field(0, ge=0, validation_alias=_env("ITACHI_LLM_DAILY_BUDGET_TOKENS"))
+    # Hybrid search. Chosen on LoCoMo (docs/benchmarks.md, "Memory core"); the seeds' 0.7/0.3 measured lower.
+    search_vector_weight: float = Field(0.4, ge=0, validation_alias=_env("ITACHI_SEARCH_VECTOR_WEIGHT"))
+    search_text_weight: float = Field(0.6, ge=0, validation_alias=_env("ITACHI_SEARCH_TEXT_WEIGHT"))
+    search_recency_half_life_days: float = Field(
+        90.0, gt=0, validation_alias=_env("ITACHI_SEARCH_RECENCY_HALF_LIFE_DAYS"))
+    search_recency_weight: float = Field(0.1, ge=0, validation_alias=_env("ITACHI_SEARCH_RECENCY_WEIGHT"))
+    # Task orchestration: leases, heartbeats, claim and overdue windows (docs/tasks.md).
+    task_lease_s: float = Field(90.0, gt=0, validation_alias=_env("ITACHI_TASK_LEASE_S"))
+    task_offline_after_s: float = Field(90.0, gt=0, validation_alias=_env("ITACHI_TASK_OFFLINE_AFTER_S"))
+    task_heartbeat_s: float = Field(30.0, gt=0, validation_alias=_env("ITACHI_TASK_HEARTBEAT_S"))
+    task_claim_timeout_s: float = Field(300.0, gt=0, validation_alias=_env("ITACHI_TASK_CLAIM_TIMEOUT_S"))
+    task_overdue_grace_s: float = Field(120.0, ge=0, validation_alias=_env("ITACHI_TASK_OVERDUE_GRACE_S"))
+    task_max_switches: int = Field(2, ge=0, validation_alias=_env("ITACHI_TASK_MAX_SWITCHES"))
     # Telegram
-    telegram_bot_token: str = field(default="", repr=False)
-    telegram_webhook_secret: str = field(default="", repr=False)
-    telegram_allowed_users: tuple[int, ...] = ()
-    telegram_chat_id: int | None = None
-    telegram_api_url: str = "https://api.telegram.org/bot"
+    telegram_bot_token: str = Field("", repr=False, validation_alias=_env("TELEGRAM_BOT_TOKEN"))
+    telegram_webhook_secret: str = Field("", repr=False, validation_alias=_env("TELEGRAM_WEBHOOK_SECRET"))
+    telegram_allowed_users: UserIds = Field((), validation_alias=_env("TELEGRAM_ALLOWED_USERS"))
+    telegram_chat_id: int | None = Field(None, validation_alias=_env("TELEGRAM_CHAT_ID"))
+    telegram_api_url: str = Field("https://api.telegram.org/bot", validation_alias=_env("TELEGRAM_API_URL"))
+
+    @field_validator("api_keys", "telegram_allowed_users", mode="before")
+    @classmethod
+    def _split_csv(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derive_defaults(cls, data: Any) -> Any:
+        """Fill what depends on other values: the embedding provider's model and dimension, and
+        (without keys in the environment) the API key `itachi up` generated into config.json."""
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        if not _first(data, "ITACHI_API_KEYS", "ITACHI_API_KEY", "api_keys"):
+            home = _first(data, "ITACHI_HOME", "home")
+            home = Path(home).expanduser() if home else default_home()
+            data["api_keys"] = tuple(_config_file_keys(home / "config.json"))
+        provider = _first(data, "ITACHI_EMBEDDING_PROVIDER", "embedding_provider") or (
+            "openai" if _first(data, "OPENAI_API_KEY", "openai_api_key") else "local")
+        data["embedding_provider"] = provider
+        model, dim = _EMBEDDING_DEFAULTS.get(provider, _EMBEDDING_DEFAULTS["local"])
+        if not _first(data, "ITACHI_EMBEDDING_MODEL", "embedding_model"):
+            data["embedding_model"] = model
+        if not _first(data, "ITACHI_EMBEDDING_DIM", "embedding_dim"):
+            data["embedding_dim"] = dim
+        return data
 
     @property
     def llm_enabled(self) -> bool:
@@ -83,58 +127,34 @@ class Settings:
     def config_path(self) -> Path:
         return self.home / "config.json"
 
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with some fields changed (validated like the original)."""
+        return type(self).model_validate({**self.model_dump(), **changes})
+
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        """Build settings from environment variables (and $ITACHI_HOME/config.json keys)."""
+        """Build settings from `env` (default: the process environment), secrets resolved first."""
         env = os.environ if env is None else env
         if any(key.endswith("_SECRET_ID") for key in env):
-            # Production: values live in Secrets Manager, named by VAR_SECRET_ID.
             from chalicelib.kernel.secrets import resolve_secret_env
 
             env = resolve_secret_env(env)
-        home = Path(env["ITACHI_HOME"]).expanduser() if env.get("ITACHI_HOME") else default_home()
-        keys = list(_csv(env.get("ITACHI_API_KEYS")) or _csv(env.get("ITACHI_API_KEY")))
-        if not keys:
-            keys.extend(_config_file_keys(home / "config.json"))
-        # OpenAI embeddings when a key is set, unless the deployment pins the provider.
-        provider = env.get("ITACHI_EMBEDDING_PROVIDER") or (
-            "openai" if env.get("OPENAI_API_KEY") else "local"
-        )
-        default_model, default_dim = (
-            ("text-embedding-3-small", 1536) if provider == "openai" else ("all-MiniLM-L6-v2", 384)
-        )
-        chat = env.get("TELEGRAM_CHAT_ID")
-        return cls(
-            home=home,
-            stage=env.get("ITACHI_STAGE", "local"),
-            database_url=env.get("DATABASE_URL", ""),
-            api_keys=tuple(keys),
-            aws_region=env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION") or "us-east-1",
-            sqs_endpoint_url=env.get("ITACHI_SQS_ENDPOINT") or None,
-            queue_prefix=env.get("ITACHI_QUEUE_PREFIX", "itachi-local"),
-            max_body_bytes=_int(env, "ITACHI_MAX_BODY_BYTES", 1_000_000),
-            db_pool_min=_int(env, "ITACHI_DB_POOL_MIN", 1),
-            db_pool_max=_int(env, "ITACHI_DB_POOL_MAX", 8),
-            embedding_provider=provider,
-            embedding_model=env.get("ITACHI_EMBEDDING_MODEL", default_model),
-            embedding_dim=_int(env, "ITACHI_EMBEDDING_DIM", default_dim),
-            embedding_timeout_s=_float(env, "ITACHI_EMBEDDING_TIMEOUT_S", 2.0),
-            embedding_threads=_int(env, "ITACHI_EMBEDDING_THREADS", 1),
-            openai_api_key=env.get("OPENAI_API_KEY", ""),
-            openai_base_url=env.get("OPENAI_BASE_URL") or None,
-            llm_model=env.get("ITACHI_LLM_MODEL", "gpt-4o-mini"),
-            llm_daily_budget_usd=_float(env, "ITACHI_LLM_DAILY_BUDGET_USD", 1.0),
-            llm_daily_budget_tokens=_int(env, "ITACHI_LLM_DAILY_BUDGET_TOKENS", 0),
-            search_vector_weight=_float(env, "ITACHI_SEARCH_VECTOR_WEIGHT", 0.4),
-            search_text_weight=_float(env, "ITACHI_SEARCH_TEXT_WEIGHT", 0.6),
-            search_recency_half_life_days=_float(env, "ITACHI_SEARCH_RECENCY_HALF_LIFE_DAYS", 90.0),
-            search_recency_weight=_float(env, "ITACHI_SEARCH_RECENCY_WEIGHT", 0.1),
-            telegram_bot_token=env.get("TELEGRAM_BOT_TOKEN", ""),
-            telegram_webhook_secret=env.get("TELEGRAM_WEBHOOK_SECRET", ""),
-            telegram_allowed_users=tuple(int(u) for u in _csv(env.get("TELEGRAM_ALLOWED_USERS"))),
-            telegram_chat_id=int(chat) if chat else None,
-            telegram_api_url=env.get("TELEGRAM_API_URL", "https://api.telegram.org/bot"),
-        )
+        return cls.model_validate(_MappingSource(cls, env)())
+
+
+class _MappingSource(EnvSettingsSource):
+    """pydantic-settings' environment source over a given mapping instead of `os.environ`."""
+
+    def __init__(self, settings_cls: type[BaseSettings], env: Mapping[str, str]) -> None:
+        self._mapping = env
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return dict(self._mapping)
+
+
+def _first(data: Mapping[str, Any], *keys: str) -> Any:
+    return next((data[k] for k in keys if data.get(k) not in (None, "")), None)
 
 
 def _config_file_keys(path: Path) -> list[str]:

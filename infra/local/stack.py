@@ -7,7 +7,6 @@ part in reverse order, so no Postgres server is left behind.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import os
 import signal
@@ -81,8 +80,8 @@ class LocalStack:
 
         self.api = ApiServer(app, port=self.options.port, max_body_bytes=base.max_body_bytes)
         config = ensure_config(home, self.api.url)
-        settings = dataclasses.replace(
-            base, home=home, database_url=url, sqs_endpoint_url=endpoint,
+        settings = base.replace(
+            home=home, database_url=url, sqs_endpoint_url=endpoint,
             api_keys=(config["api_key"], *base.api_keys),
         )
         apply_migrations(url, embedding_dim=settings.embedding_dim,

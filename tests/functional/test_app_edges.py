@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,8 +17,8 @@ from chalicelib.kernel.settings import Settings
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[Client]:
     # No database needed: every request here is answered before any service runs.
-    settings = dataclasses.replace(Settings.from_env({"ITACHI_HOME": str(tmp_path)}),
-                                   api_keys=("k1", "k2"), max_body_bytes=1000)
+    settings = Settings.from_env({"ITACHI_HOME": str(tmp_path)}).replace(
+        api_keys=("k1", "k2"), max_body_bytes=1000)
     container: Container = build(settings)
     set_container(container)
     with Client(app) as c:

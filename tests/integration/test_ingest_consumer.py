@@ -3,7 +3,6 @@ with the real openai SDK talking to the fake OpenAI server and the queue on moto
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,8 +33,7 @@ def fake() -> Iterator[FakeOpenAI]:
 
 def llm_container(tmp_path: Path, database_url: str, moto_endpoint: str, fake: FakeOpenAI,
                   budget_usd: float = 1.0) -> Container:
-    settings = dataclasses.replace(
-        settings_for_test(tmp_path / "home", database_url, moto_endpoint),
+    settings = settings_for_test(tmp_path / "home", database_url, moto_endpoint).replace(
         openai_api_key="sk-test", openai_base_url=fake.base_url, llm_daily_budget_usd=budget_usd)
     return make_container(settings)
 

@@ -3,7 +3,6 @@ with spend recorded in real Postgres."""
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
 from collections.abc import Iterator
@@ -141,9 +140,8 @@ def test_a_server_without_json_schema_support_is_asked_for_plain_json(
 
 def test_the_container_builds_a_budgeted_model_from_settings(
         fake: FakeOpenAI, database_url: str, tmp_path: Path) -> None:
-    settings = dataclasses.replace(settings_for_test(tmp_path, database_url, None),
-                                   openai_api_key="sk-test", openai_base_url=fake.base_url,
-                                   llm_model="gpt-4o-mini")
+    settings = settings_for_test(tmp_path, database_url, None).replace(
+        openai_api_key="sk-test", openai_base_url=fake.base_url, llm_model="gpt-4o-mini")
     container = build(settings)
     fake.script_chat("hello")
     try:

@@ -6,7 +6,6 @@ Each test that needs a database gets its own database cloned from a migrated tem
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import os
 import uuid
@@ -60,8 +59,7 @@ class TestPostgres:
 def settings_for_test(home: Path, database_url: str, sqs_endpoint: str | None,
                   **overrides: Any) -> Settings:
     base = Settings.from_env({"ITACHI_HOME": str(home)})
-    return dataclasses.replace(
-        base,
+    return base.replace(
         database_url=database_url,
         sqs_endpoint_url=sqs_endpoint,
         queue_prefix=f"t{uuid.uuid4().hex[:10]}",

@@ -103,7 +103,7 @@ def telegram_settings(home: Path, database_url: str, moto_endpoint: str, fake: F
         "telegram_bot_token": fake.token, "telegram_api_url": fake.base_url,
         "telegram_allowed_users": (ALICE,), "telegram_chat_id": GROUP, "telegram_webhook_secret": SECRET,
     }
-    return dataclasses.replace(base, **{**fields, **overrides})
+    return base.replace(**{**fields, **overrides})
 
 
 @contextmanager

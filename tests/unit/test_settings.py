@@ -39,3 +39,26 @@ def test_an_openai_key_selects_openai_embeddings_unless_pinned(tmp_path: Path) -
 def test_telegram_allow_list_is_parsed_as_user_ids(tmp_path: Path) -> None:
     settings = Settings.from_env({"ITACHI_HOME": str(tmp_path), "TELEGRAM_ALLOWED_USERS": "1, 22"})
     assert settings.telegram_allowed_users == (1, 22)
+
+
+def test_task_timing_comes_from_the_one_settings_object(tmp_path: Path) -> None:
+    from chalicelib.tasks.services.task_policy import TaskPolicy
+
+    settings = Settings.from_env({"ITACHI_HOME": str(tmp_path), "ITACHI_TASK_LEASE_S": "12.5",
+                                  "ITACHI_TASK_MAX_SWITCHES": "0"})
+    policy = TaskPolicy.from_settings(settings)
+    assert (policy.lease_s, policy.max_switches) == (12.5, 0)
+    assert TaskPolicy.from_settings(Settings.from_env({"ITACHI_HOME": str(tmp_path)})) == TaskPolicy()
+
+
+def test_a_malformed_setting_is_refused_naming_its_variable(tmp_path: Path) -> None:
+    import pydantic
+    import pytest
+
+    with pytest.raises(pydantic.ValidationError, match="ITACHI_DB_POOL_MAX"):
+        Settings.from_env({"ITACHI_HOME": str(tmp_path), "ITACHI_DB_POOL_MAX": "many"})
+
+
+def test_replace_keeps_validation_and_secrets_out_of_the_repr(tmp_path: Path) -> None:
+    settings = Settings.from_env({"ITACHI_HOME": str(tmp_path)}).replace(openai_api_key="sk-zzz")
+    assert settings.llm_enabled and "sk-zzz" not in repr(settings)

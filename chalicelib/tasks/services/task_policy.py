@@ -1,13 +1,15 @@
-"""Timing and retry policy of task orchestration, from ITACHI_TASK_* environment variables."""
+"""Timing and retry policy of task orchestration (`ITACHI_TASK_*` settings)."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from chalicelib.tasks.domain.engine_switch import MAX_SWITCHES
 from chalicelib.tasks.domain.machine_selection import OFFLINE_AFTER_S
+
+if TYPE_CHECKING:
+    from chalicelib.kernel.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -21,18 +23,9 @@ class TaskPolicy:
     waiting_batch: int = 50  # queued tasks re-offered per trigger
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> TaskPolicy:
-        env = os.environ if env is None else env
-
-        def number(name: str, default: float) -> float:
-            raw = env.get(f"ITACHI_TASK_{name}")
-            return float(raw) if raw else default
-
-        return cls(
-            lease_s=number("LEASE_S", cls.lease_s),
-            offline_after_s=number("OFFLINE_AFTER_S", cls.offline_after_s),
-            heartbeat_s=number("HEARTBEAT_S", cls.heartbeat_s),
-            claim_timeout_s=number("CLAIM_TIMEOUT_S", cls.claim_timeout_s),
-            overdue_grace_s=number("OVERDUE_GRACE_S", cls.overdue_grace_s),
-            max_switches=int(number("MAX_SWITCHES", cls.max_switches)),
-        )
+    def from_settings(cls, settings: Settings) -> TaskPolicy:
+        s = settings
+        return cls(lease_s=s.task_lease_s, offline_after_s=s.task_offline_after_s,
+                   heartbeat_s=s.task_heartbeat_s, claim_timeout_s=s.task_claim_timeout_s,
+                   overdue_grace_s=s.task_overdue_grace_s,
+                   max_switches=s.task_max_switches)

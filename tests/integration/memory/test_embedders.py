@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import threading
 from pathlib import Path
@@ -54,7 +53,7 @@ def test_openai_embedder_reports_a_persistent_failure() -> None:
 def test_settings_choose_openai_with_a_key_and_its_base_url(tmp_path: Path, database_url: str) -> None:
     base = settings_for_test(tmp_path, database_url, None)
     with FakeOpenAI() as fake:
-        settings = dataclasses.replace(base, embedding_provider="openai", openai_api_key="sk-test",
+        settings = base.replace(embedding_provider="openai", openai_api_key="sk-test",
                                        openai_base_url=fake.base_url, embedding_dim=1536,
                                        embedding_model="text-embedding-3-small")
         db = Database(database_url)
@@ -65,9 +64,9 @@ def test_settings_choose_openai_with_a_key_and_its_base_url(tmp_path: Path, data
         finally:
             db.close()
     with pytest.raises(ConfigurationError):
-        build_embedder(dataclasses.replace(settings, openai_api_key=""), Database(database_url))
+        build_embedder(settings.replace(openai_api_key=""), Database(database_url))
     with pytest.raises(ConfigurationError):
-        build_embedder(dataclasses.replace(settings, embedding_provider="other"), Database(database_url))
+        build_embedder(settings.replace(embedding_provider="other"), Database(database_url))
 
 
 def test_the_cache_serves_repeats_from_the_table_across_processes(database_url: str) -> None:

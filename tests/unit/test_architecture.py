@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -85,31 +85,30 @@ def _graph() -> dict[str, set[str]]:
                                                                  "hooks")}
 
 
-def test_domain_modules_import_only_the_standard_library_and_other_domains() -> None:
+def _layer_violations(layer: str, allowed: Callable[[str], bool]) -> dict[str, set[str]]:
+    """Imports of modules in `layer` (domain, services...) that `allowed` refuses."""
     bad: dict[str, set[str]] = defaultdict(set)
     for module, names in _graph().items():
-        if _layer(module) != "domain":
-            continue
-        for name in names:
-            top = name.split(".")[0]
-            if top in STDLIB or _within(name, PURE_SHARED):
-                continue
-            if top == "chalicelib" and _layer(name) == "domain":
-                continue
-            bad[module].add(name)
+        if _layer(module) == layer:
+            bad[module].update(name for name in names if not allowed(name))
+    return {module: names for module, names in bad.items() if names}
+
+
+def _pure(name: str) -> bool:
+    top = name.split(".")[0]
+    return top in STDLIB or _within(name, PURE_SHARED) or (top == "chalicelib" and _layer(name) == "domain")
+
+
+def test_domain_modules_import_only_the_standard_library_and_other_domains() -> None:
+    bad = _layer_violations("domain", _pure)
     assert not bad, "\n".join(_violations("domain is pure", bad))
 
 
 # Lifted once every capability's services run over a unit of work.
 @pytest.mark.xfail(reason="services still being moved onto units of work", strict=False)
 def test_services_never_import_adapters_or_drivers() -> None:
-    bad: dict[str, set[str]] = defaultdict(set)
-    for module, names in _graph().items():
-        if _layer(module) != "services":
-            continue
-        for name in names:
-            if _layer(name) == "adapters" or _within(name, KERNEL_ADAPTERS) or _within(name, DRIVERS):
-                bad[module].add(name)
+    bad = _layer_violations("services", lambda name: not (
+        _layer(name) == "adapters" or _within(name, KERNEL_ADAPTERS) or _within(name, DRIVERS)))
     assert not bad, "\n".join(_violations("services use ports and a unit of work", bad))
 
 

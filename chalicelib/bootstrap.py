@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.lessons import Lessons
     from chalicelib.learning.services.project_rules import ProjectRules
     from chalicelib.llm.adapters.llm_usage_repository import LlmUsageRepository
-    from chalicelib.llm.services.llm_port import LanguageModel
-    from chalicelib.memory.services.memory_ports import Embedder
+    from chalicelib.llm.services.ports import LanguageModel
     from chalicelib.memory.services.memory_service import MemoryService
+    from chalicelib.memory.services.ports import Embedder
     from chalicelib.sessions.services.sessions import SessionService
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
     from chalicelib.tasks.services.dispatch import TaskDispatcher

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -10,6 +9,8 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
+
+from chalicelib.kernel.lazy import Lazy
 
 
 def _configure(conn: psycopg.Connection[Any]) -> None:
@@ -26,33 +27,28 @@ class Database:
         self._url = url
         self._min = min_size
         self._max = max_size
-        self._pool: ConnectionPool | None = None
-        self._lock = threading.Lock()
+        self._pool: Lazy[ConnectionPool] = Lazy(self._open_pool)
 
     @property
     def url(self) -> str:
         return self._url
 
-    def _get_pool(self) -> ConnectionPool:
-        if self._pool is None:
-            with self._lock:
-                if self._pool is None:
-                    pool = ConnectionPool(
-                        self._url,
-                        min_size=self._min,
-                        max_size=self._max,
-                        kwargs={"row_factory": dict_row, "autocommit": False},
-                        configure=_configure,
-                        open=False,
-                    )
-                    pool.open(wait=True, timeout=15)
-                    self._pool = pool
-        return self._pool
+    def _open_pool(self) -> ConnectionPool:
+        pool = ConnectionPool(
+            self._url,
+            min_size=self._min,
+            max_size=self._max,
+            kwargs={"row_factory": dict_row, "autocommit": False},
+            configure=_configure,
+            open=False,
+        )
+        pool.open(wait=True, timeout=15)
+        return pool
 
     @contextmanager
     def connection(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
         """Yield a pooled connection; commit on success, roll back on error."""
-        with self._get_pool().connection() as conn:
+        with self._pool.get().connection() as conn:
             yield conn  # type: ignore[misc]
 
     def ping(self) -> None:
@@ -60,9 +56,9 @@ class Database:
             conn.execute("SELECT 1")
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.close()
-            self._pool = None
+        pool = self._pool.reset()
+        if pool is not None:
+            pool.close()
 
 
 def connect_once(url: str) -> psycopg.Connection[dict[str, Any]]:

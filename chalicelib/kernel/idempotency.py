@@ -31,3 +31,14 @@ class IdempotencyRepository:
                 (days,),
             )
             return cur.rowcount
+
+
+class PostgresClaims:
+    """`claim` over a unit of work's connection: the claim commits (or not) with the work."""
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self._conn = conn
+
+    def claim(self, consumer: str, key: str) -> bool:
+        """Record (consumer, key); False if it was already processed."""
+        return claim(self._conn, consumer, key)

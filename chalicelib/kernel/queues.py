@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib.kernel.lazy import Lazy
 from chalicelib.kernel.queue_table import QueueSpec, queue_name
 
 
@@ -27,31 +27,29 @@ class SqsQueues:
         self._prefix = prefix
         self._region = region
         self._endpoint = endpoint_url
-        self._client: Any = None
+        self._client: Lazy[Any] = Lazy(self._connect)
         self._urls: dict[str, str] = {}
-        self._lock = threading.Lock()
 
     @property
     def client(self) -> Any:
-        if self._client is None:
-            with self._lock:
-                if self._client is None:
-                    import boto3
-                    from botocore.config import Config
+        return self._client.get()
 
-                    kwargs: dict[str, Any] = {
-                        "region_name": self._region,
-                        "config": Config(retries={"max_attempts": 3, "mode": "standard"},
-                                         connect_timeout=3, read_timeout=30),
-                    }
-                    if self._endpoint:
-                        # Local moto server: any credentials are accepted.
-                        kwargs.update(endpoint_url=self._endpoint, aws_access_key_id="local",
-                                      aws_secret_access_key="local")
-                    # A session of our own: boto3's process-wide default is not thread-safe.
-                    session = self._session or boto3.session.Session()
-                    self._client = session.client("sqs", **kwargs)
-        return self._client
+    def _connect(self) -> Any:
+        import boto3
+        from botocore.config import Config
+
+        kwargs: dict[str, Any] = {
+            "region_name": self._region,
+            "config": Config(retries={"max_attempts": 3, "mode": "standard"},
+                             connect_timeout=3, read_timeout=30),
+        }
+        if self._endpoint:
+            # Local moto server: any credentials are accepted.
+            kwargs.update(endpoint_url=self._endpoint, aws_access_key_id="local",
+                          aws_secret_access_key="local")
+        # A session of our own: boto3's process-wide default is not thread-safe.
+        session = self._session or boto3.session.Session()
+        return session.client("sqs", **kwargs)
 
     def name(self, key: str) -> str:
         return queue_name(self._prefix, key)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib.llm.domain.llm_budget import Spend, Verdict
-from chalicelib.llm.services.llm_port import ChatFailed, ChatReply, FailureKind
+from chalicelib.llm.services.ports import ChatFailed, ChatReply, FailureKind
 
 
 @dataclass

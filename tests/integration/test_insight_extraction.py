@@ -14,7 +14,7 @@ from chalicelib.learning.services.insight_extraction import InsightExtraction, S
 from chalicelib.learning.services.lessons import Lessons
 from chalicelib.learning.services.project_rules import ProjectRules
 from chalicelib.llm.services.budgeted_llm import DisabledLlm
-from chalicelib.llm.services.llm_port import LanguageModel
+from chalicelib.llm.services.ports import LanguageModel
 from tests.fakes.fake_embedder import WordEmbedder
 from tests.fakes.fake_llm import ScriptedLanguageModel
 

@@ -43,7 +43,7 @@ def db(database_url: str) -> Iterator[Database]:
 def llm_for(fake: FakeOpenAI, db: Database, budget: DailyBudget | None = None,
             timeout_s: float = 5.0) -> BudgetedLlm:
     chat = OpenAIChat(api_key="sk-test", base_url=fake.base_url, model="gpt-4o-mini",
-                      timeout_s=timeout_s, max_retries=2, backoff_s=0.01)
+                      timeout_s=timeout_s, max_retries=2)
     return BudgetedLlm(chat, LlmUsageRepository(db), budget or DailyBudget(usd=1.0))
 
 

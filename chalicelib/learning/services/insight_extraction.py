@@ -34,10 +34,10 @@ from chalicelib.learning.domain.insights import (
     lessons_to_promote,
 )
 from chalicelib.learning.services.insight_prompt import SCHEMA, SYSTEM, user_prompt
-from chalicelib.learning.services.learning_ports import Redact, TextEmbedder
 from chalicelib.learning.services.lessons import Lessons
+from chalicelib.learning.services.ports import Redact, TextEmbedder
 from chalicelib.learning.services.project_rules import ProjectRules
-from chalicelib.llm.services.llm_port import LanguageModel
+from chalicelib.llm.services.ports import LanguageModel
 
 CONSUMER = "extract-insights"
 MAX_QUEUED_BYTES = 250_000  # SQS takes 256 KiB per message; larger sessions run inline

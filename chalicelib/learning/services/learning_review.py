@@ -23,8 +23,8 @@ from chalicelib.learning.adapters.learning_memory_repository import (
 )
 from chalicelib.learning.adapters.lesson_repository import LessonRepository
 from chalicelib.learning.domain import lesson_confidence
-from chalicelib.learning.services.learning_ports import TextEmbedder
-from chalicelib.llm.services.llm_port import LanguageModel
+from chalicelib.learning.services.ports import TextEmbedder
+from chalicelib.llm.services.ports import LanguageModel
 
 REVIEW_INTERVAL_DAYS = 6  # weekly schedule, with a day of slack
 REFLECTION_WINDOW_DAYS = 7

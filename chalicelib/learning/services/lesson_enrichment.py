@@ -16,7 +16,7 @@ from chalicelib.kernel.logging import get_logger
 from chalicelib.learning.adapters.learning_memory_repository import LearnedItem, LearningMemoryRepository
 from chalicelib.learning.adapters.lesson_repository import LessonRepository
 from chalicelib.learning.domain.lesson_ranking import lesson_score
-from chalicelib.learning.services.learning_ports import TextEmbedder
+from chalicelib.learning.services.ports import TextEmbedder
 
 GLOBAL_PROJECT = "_global"
 MAX_LESSONS = 5

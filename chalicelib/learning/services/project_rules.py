@@ -18,7 +18,7 @@ from chalicelib.learning.adapters.learning_memory_repository import Conn, Learni
 from chalicelib.learning.domain.insights import RuleCandidate
 from chalicelib.learning.domain.lesson_confidence import TAUGHT
 from chalicelib.learning.domain.rule_wording import as_rule, more_specific
-from chalicelib.learning.services.learning_ports import Redact, TextEmbedder
+from chalicelib.learning.services.ports import Redact, TextEmbedder
 
 RULE_DEDUP_SIMILARITY = 0.85
 MAX_LEARNINGS = 15

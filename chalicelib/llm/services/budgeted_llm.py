@@ -22,7 +22,7 @@ from chalicelib.llm.domain.llm_budget import (
     cost_usd,
     estimate_prompt_tokens,
 )
-from chalicelib.llm.services.llm_port import ChatFailed, ChatModel
+from chalicelib.llm.services.ports import ChatFailed, ChatModel
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 

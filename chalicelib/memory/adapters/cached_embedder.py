@@ -17,7 +17,7 @@ from concurrent.futures import Future
 from pgvector import Vector
 
 from chalicelib.kernel.database import Database
-from chalicelib.memory.services.memory_ports import Embedder
+from chalicelib.memory.services.ports import Embedder
 
 LRU_SIZE = 2048
 

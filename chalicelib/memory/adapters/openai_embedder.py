@@ -7,11 +7,11 @@ Retry-After). Empty texts are sent as a single space: the API rejects empty inpu
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib.memory.services.memory_ports import EmbeddingFailed
+from chalicelib.kernel.openai_client import openai_client
+from chalicelib.memory.services.ports import EmbeddingFailed
 
 BATCH_SIZE = 128
 MAX_INPUT_CHARS = 24_000  # about 6k tokens, under the 8k-token input limit
@@ -20,14 +20,10 @@ MAX_INPUT_CHARS = 24_000  # about 6k tokens, under the 8k-token input limit
 class OpenAIEmbedder:
     def __init__(self, *, api_key: str, model: str = "text-embedding-3-small", dimension: int = 1536,
                  base_url: str | None = None, timeout_s: float = 10.0, max_retries: int = 2) -> None:
-        self._api_key = api_key
         self._model = model
         self._dimension = dimension
-        self._base_url = base_url
-        self._timeout_s = timeout_s
-        self._max_retries = max_retries
-        self._client: Any = None
-        self._lock = threading.Lock()
+        self._client = openai_client(api_key=api_key, base_url=base_url, timeout_s=timeout_s,
+                                     max_retries=max_retries)
 
     @property
     def model(self) -> str:
@@ -36,16 +32,6 @@ class OpenAIEmbedder:
     @property
     def dimension(self) -> int:
         return self._dimension
-
-    def _get_client(self) -> Any:
-        if self._client is None:
-            with self._lock:
-                if self._client is None:
-                    import openai
-
-                    self._client = openai.OpenAI(api_key=self._api_key, base_url=self._base_url,
-                                                 timeout=self._timeout_s, max_retries=self._max_retries)
-        return self._client
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
@@ -61,7 +47,7 @@ class OpenAIEmbedder:
         if self._model.startswith("text-embedding-3"):
             extra["dimensions"] = self._dimension  # these models can shorten their vectors
         try:
-            response = self._get_client().embeddings.create(model=self._model, input=inputs, **extra)
+            response = self._client.get().embeddings.create(model=self._model, input=inputs, **extra)
         except openai.APIError as exc:
             raise EmbeddingFailed(f"embedding request failed: {type(exc).__name__}") from None
         data = sorted(response.data, key=lambda item: item.index)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from chalicelib.kernel.logging import get_logger
-from chalicelib.memory.services.memory_ports import Embedder
+from chalicelib.memory.services.ports import Embedder
 
 WORKERS = 4
 

@@ -40,8 +40,8 @@ from chalicelib.memory.domain.memory_model import (
 )
 from chalicelib.memory.domain.search_scoring import SearchWeights
 from chalicelib.memory.services.deadline_embedding import DeadlineEmbedder
-from chalicelib.memory.services.memory_ports import Embedder
 from chalicelib.memory.services.memory_store import MemoryStore
+from chalicelib.memory.services.ports import Embedder
 
 MAX_QUERY_CHARS = 2_000
 NEAR_DUPLICATE_COSINE = 0.92

@@ -13,5 +13,6 @@ bp = ApiBlueprint(__name__)
 
 @bp.route("/health", methods=["GET"])
 def health() -> Response:
-    report = check_health(get_container())
+    container = get_container()
+    report = check_health(container.db, container.queues)
     return ok(report, status=200 if report["status"] == "ok" else 503)

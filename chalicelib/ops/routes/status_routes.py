@@ -13,4 +13,5 @@ bp = ApiBlueprint(__name__)
 
 @bp.route("/api/status", methods=["GET"])
 def status() -> Response:
-    return ok(describe_deployment(get_container()))
+    container = get_container()
+    return ok(describe_deployment(container.settings, container.db, container.queues))

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from chalicelib.bootstrap import Container
 from chalicelib.kernel.queue_table import QUEUES
+from chalicelib.kernel.settings import Settings
+from chalicelib.ops.services.ports import Database, Queues
 
 
-def check_health(container: Container) -> dict[str, Any]:
+def check_health(database: Database, queues: Queues) -> dict[str, Any]:
     """Return {status, database, queues}; status is "ok" only when every part is up."""
-    database = _check(lambda: container.db.ping())
-    queues = _check(lambda: [container.queues.url(spec.key) for spec in QUEUES])
-    healthy = database["status"] == "up" and queues["status"] == "up"
-    return {"status": "ok" if healthy else "degraded", "database": database, "queues": queues}
+    db_status = _check(database.ping)
+    queue_status = _check(lambda: [queues.url(spec.key) for spec in QUEUES])
+    healthy = db_status["status"] == "up" and queue_status["status"] == "up"
+    return {"status": "ok" if healthy else "degraded", "database": db_status, "queues": queue_status}
 
 
-def _check(probe: Any) -> dict[str, str]:
+def _check(probe: Callable[[], object]) -> dict[str, str]:
     try:
         probe()
     except Exception as exc:  # a health probe reports every failure rather than raising
@@ -24,13 +26,13 @@ def _check(probe: Any) -> dict[str, str]:
     return {"status": "up"}
 
 
-def describe_deployment(container: Container) -> dict[str, Any]:
+def describe_deployment(settings: Settings, database: Database, queues: Queues) -> dict[str, Any]:
     """Stage, embedding model and dimension, LLM on/off, and the health report."""
-    s = container.settings
+    s = settings
     return {
         "stage": s.stage,
         "embedding": {"provider": s.embedding_provider, "model": s.embedding_model,
                       "dimension": s.embedding_dim},
         "llm": {"enabled": s.llm_enabled, "model": s.llm_model if s.llm_enabled else None},
-        "health": check_health(container),
+        "health": check_health(database, queues),
     }

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from chalicelib.kernel.logging import get_logger
-from chalicelib.llm.services.llm_port import LanguageModel
+from chalicelib.llm.services.ports import LanguageModel
 from chalicelib.telegram.domain.bot_commands import help_text
 from chalicelib.telegram.domain.conversation_rules import compose_system, is_significant
 

@@ -20,8 +20,8 @@ import pytest
 from agent.api_client import ApiClient
 from agent.client_config import ClientConfig
 from chalicelib.bootstrap import Container, set_container
-from chalicelib.memory.services.memory_ports import Embedder
 from chalicelib.memory.services.memory_service import MemoryService
+from chalicelib.memory.services.ports import Embedder
 from tests.conftest import RunningApi
 from tests.support.local_stack import make_container, settings_for_test
 

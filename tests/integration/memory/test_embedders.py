@@ -14,7 +14,7 @@ from chalicelib.memory.adapters.cached_embedder import CachedEmbedder
 from chalicelib.memory.adapters.embedders import build_embedder
 from chalicelib.memory.adapters.local_embedder import LocalEmbedder
 from chalicelib.memory.adapters.openai_embedder import BATCH_SIZE, OpenAIEmbedder
-from chalicelib.memory.services.memory_ports import EmbeddingFailed
+from chalicelib.memory.services.ports import EmbeddingFailed
 from tests.fakes.fake_openai import EMBEDDINGS_PATH, FakeOpenAI
 from tests.fakes.memory_embedders import SlowEmbedder, WordHashEmbedder
 from tests.support.local_stack import settings_for_test

@@ -18,6 +18,7 @@ from chalicelib.memory import routes as memory_routes
 from chalicelib.ops.routes import health_routes, status_routes
 from chalicelib.sessions import routes as session_routes
 from chalicelib.tasks.routes import agent_session_routes, agent_task_routes, machine_routes, task_routes
+from chalicelib.sync import routes as sync_routes
 from chalicelib.telegram import routes as telegram_routes
 
 app = Chalice(app_name="itachi", configure_logs=False)
@@ -32,6 +33,7 @@ app.register_blueprint(agent_session_routes.bp)
 app.register_blueprint(telegram_routes.bp)
 app.register_blueprint(learning_routes.bp)
 app.register_blueprint(memory_routes.bp)
+app.register_blueprint(sync_routes.bp)
 
 
 def _authorized(request: Request, keys: tuple[str, ...]) -> bool:

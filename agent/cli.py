@@ -12,6 +12,7 @@ from agent.commands import (
     local_stack_commands,
     memory_commands,
     session_commands,
+    sync_commands,
     task_commands,
     telegram_commands,
     usage_commands,
@@ -36,6 +37,7 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     memory_commands.add_remember_parser,
     memory_commands.add_forget_parser,
     memory_commands.add_index_parser,
+    sync_commands.add_sync_parser,
 ]
 
 

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_service import MemoryService
     from chalicelib.memory.services.ports import Embedder
     from chalicelib.sessions.services.sessions import SessionService
+    from chalicelib.sync.services.file_sync import FileSync
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
     from chalicelib.tasks.services.dispatch import TaskDispatcher
     from chalicelib.tasks.services.machines import MachineRegistry
@@ -215,6 +216,14 @@ class Container:
         from chalicelib.learning.services.learning_review import LearningReview
 
         return LearningReview(self.db, self.llm, self.embedder)
+
+    # End-to-end encrypted file sync: ciphertext only (docs/sync.md).
+    @cached_property
+    def file_sync(self) -> FileSync:
+        from chalicelib.sync.adapters.sync_file_repository import PostgresSyncUnitOfWork
+        from chalicelib.sync.services.file_sync import FileSync
+
+        return FileSync(lambda: PostgresSyncUnitOfWork(self.db))
 
     def warm_up(self) -> None:
         """Pay one-time costs (pool, models) before the first request; used by long-lived servers."""

@@ -12,9 +12,14 @@ _CREATE_NEW_PROCESS_GROUP = 0x00000200
 
 def spawn_module(module: str, *args: str) -> bool:
     """Run ``python -I -m module args`` detached from this process; False if it cannot start."""
+    return start_module(module, *args) is not None
+
+
+def start_module(module: str, *args: str) -> subprocess.Popen[bytes] | None:
+    """Like `spawn_module`, returning the process so a hook can wait on it within its deadline."""
     windows = os.name == "nt"
     try:
-        subprocess.Popen(
+        return subprocess.Popen(
             [sys.executable, "-I", "-m", module, *args],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -26,5 +31,4 @@ def spawn_module(module: str, *args: str) -> bool:
             creationflags=(_DETACHED_PROCESS | _CREATE_NEW_PROCESS_GROUP) if windows else 0,
         )
     except OSError:
-        return False
-    return True
+        return None

@@ -1,4 +1,5 @@
-"""PostToolUse: record each file edit as a code-change memory and a session edit.
+"""PostToolUse: record each file edit as a code-change memory and a session edit, and push
+edited files that sync (end-to-end encrypted; their contents are never recorded).
 
 A tool call that reports a failure is recorded as a ``tool_failure`` session event (it feeds
 the session's difficulty) and as a failed edit, never as a code change.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hooks import file_sync
 from hooks.edits import edits_from_payload, failure_of
 from hooks.runtime import HookContext, fail_open
 
@@ -21,8 +23,11 @@ def handle(ctx: HookContext) -> None:
     error = failure_of(ctx.payload)
     edits = edits_from_payload(ctx.payload)[:MAX_FILES]
     project, client = ctx.project, ctx.config.client
+    synced = file_sync.synced_paths(ctx, [e.file for e in edits]) if error is None else {}
     posts: list[tuple[str, dict[str, Any]]] = []
     for edit in edits:
+        if edit.file in synced or _is_secret_file(edit.file):  # end-to-end encrypted: no diff
+            edit = edit._replace(summary=f"Edited {edit.file} (synced, contents not recorded)", diff="")
         measures = {"lines_added": edit.lines_added, "lines_removed": edit.lines_removed,
                     "language": edit.language}
         if error is None:
@@ -44,7 +49,13 @@ def handle(ctx: HookContext) -> None:
         }))
     if posts:
         ctx.api.post_many(posts)
+    if synced:
+        file_sync.push_edits(ctx, sorted(set(synced.values())))
     return None
+
+
+def _is_secret_file(path: str) -> bool:
+    return path.replace("\\", "/").rsplit("/", 1)[-1].startswith(".env")
 
 
 if __name__ == "__main__":

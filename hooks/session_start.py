@@ -1,13 +1,15 @@
-"""SessionStart: brief the model on the project and refresh MEMORY.md's managed sections.
+"""SessionStart: brief the model on the project, refresh MEMORY.md's managed sections, and pull
+the project's encrypted synced files.
 
 Fires on startup, resume, clear and compact (so memory is re-injected after compaction).
-The three reads run in parallel under one deadline; whatever arrived is used.
+The reads run in parallel under one deadline; whatever arrived is used.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from hooks import file_sync
 from hooks.context_render import rule_lines, session_context_lines, session_start_context
 from hooks.memory_md import (
     CONTEXT_HEADING,
@@ -43,7 +45,12 @@ def handle(ctx: HookContext) -> str | None:
         ("/api/project/learnings", {"project": project, "limit": 15}),
         ("/api/memory/recent", {"project": project, "limit": 5}),
     ]
-    (briefing, learnings, recent), _ = ctx.api.exchange(gets, posts)
+    sync_check = file_sync.changes_request(ctx)
+    if sync_check is not None:
+        gets.append(sync_check)
+    (briefing, learnings, recent, *sync_answer), _ = ctx.api.exchange(gets, posts)
+    if sync_check is not None:
+        file_sync.pull_if_needed(ctx, sync_answer[0])
     if ctx.config.client == "claude":
         _refresh_memory_md(ctx, briefing, learnings, recent)
     text = session_start_context(project, briefing, learnings, recent)

@@ -17,8 +17,8 @@ from chalicelib.llm import routes as usage_routes
 from chalicelib.memory import routes as memory_routes
 from chalicelib.ops.routes import health_routes, status_routes
 from chalicelib.sessions import routes as session_routes
-from chalicelib.tasks.routes import agent_session_routes, agent_task_routes, machine_routes, task_routes
 from chalicelib.sync import routes as sync_routes
+from chalicelib.tasks.routes import agent_session_routes, agent_task_routes, machine_routes, task_routes
 from chalicelib.telegram import routes as telegram_routes
 
 app = Chalice(app_name="itachi", configure_logs=False)

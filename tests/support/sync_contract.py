@@ -28,13 +28,13 @@ def item(path: str, base: int, blob: bytes | None = None) -> PushItem:
 
 
 class FileSyncContract:
-    def test_a_new_file_is_stored_as_version_one_with_the_hash_of_its_ciphertext(self, sync: FileSync) -> None:
+    def test_a_new_file_is_version_one_with_the_hash_of_its_ciphertext(self, sync: FileSync) -> None:
         blob = envelope()
         (stored,) = sync.push(P, "laptop", [item(".env", 0, blob)])
         assert (stored.path, stored.version, stored.machine_id) == (".env", 1, "laptop")
         assert stored.content_hash == content_hash(blob) and stored.size == len(blob)
 
-    def test_a_push_based_on_an_old_version_is_refused_and_the_newer_version_kept(self, sync: FileSync) -> None:
+    def test_a_push_on_an_old_version_is_refused_and_the_newer_one_kept(self, sync: FileSync) -> None:
         sync.push(P, "laptop", [item(".env", 0)])
         newer = envelope()
         sync.push(P, "desktop", [item(".env", 1, newer)])
@@ -52,7 +52,7 @@ class FileSyncContract:
         assert sync.push(P, "laptop", [again]) == first
         assert [v.version for v in sync.listing(P)] == [1]
 
-    def test_pull_returns_the_newest_version_of_each_changed_file_after_the_cursor(self, sync: FileSync) -> None:
+    def test_pull_returns_the_newest_version_of_what_changed_after_the_cursor(self, sync: FileSync) -> None:
         sync.push(P, "a", [item(".env", 0), item("CLAUDE.md", 0)])
         page = sync.pull(P, 0)
         assert sorted(v.path for v in page.files) == [".env", "CLAUDE.md"] and not page.more
@@ -84,7 +84,7 @@ class FileSyncContract:
         (latest,) = sync.listing(P)
         assert latest.version == KEEP_VERSIONS + 3
 
-    def test_changes_answer_metadata_only_and_nothing_when_the_cursor_is_current(self, sync: FileSync) -> None:
+    def test_changes_are_metadata_only_and_empty_at_the_current_cursor(self, sync: FileSync) -> None:
         sync.push(P, "a", [item(".env", 0)])
         page = sync.changes(P, 0)
         assert [v.path for v in page.files] == [".env"] and page.files[0].ciphertext is None
@@ -99,7 +99,8 @@ class FileSyncContract:
         PushItem(".git/config", 0, envelope()), PushItem(".env", 0, b"API_KEY=plaintext-is-refused\n" * 3),
         PushItem(".env", 0, envelope(), "0" * 64), PushItem(".env", -1, envelope()),
     ])
-    def test_what_is_not_a_relative_path_with_ciphertext_is_refused(self, sync: FileSync, bad: PushItem) -> None:
+    def test_what_is_not_a_relative_path_with_ciphertext_is_refused(self, sync: FileSync,
+                                                                    bad: PushItem) -> None:
         with pytest.raises(InvalidInput):
             sync.push(P, "a", [bad])
         assert sync.listing(P) == []

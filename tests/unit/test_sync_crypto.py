@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from agent.sync.crypto import DecryptionFailed, decrypt, encrypt, in_parallel
@@ -14,7 +16,7 @@ from chalicelib.contracts.sync_envelope import (
 )
 
 PASS = b"correct horse battery staple"
-WHERE = {"project": "github.com/me/app", "path": ".env", "version": 3}
+WHERE: dict[str, Any] = {"project": "github.com/me/app", "path": ".env", "version": 3}
 
 
 def test_a_file_decrypts_to_its_bytes_with_the_same_passphrase_and_identity() -> None:
@@ -45,10 +47,10 @@ def test_any_altered_byte_fails_authentication(offset: int) -> None:
 
 
 @pytest.mark.parametrize("other", [{"path": "CLAUDE.md"}, {"version": 2}, {"project": "github.com/x/y"}])
-def test_ciphertext_moved_to_another_path_version_or_project_fails(other: dict[str, object]) -> None:
+def test_ciphertext_moved_to_another_path_version_or_project_fails(other: dict[str, Any]) -> None:
     blob = encrypt(b"x=1\n", PASS, **WHERE)
     with pytest.raises(DecryptionFailed):
-        decrypt(blob, PASS, **{**WHERE, **other})  # type: ignore[arg-type]
+        decrypt(blob, PASS, **{**WHERE, **other})
 
 
 def test_fewer_than_the_minimum_iterations_are_refused() -> None:

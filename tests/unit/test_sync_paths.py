@@ -40,7 +40,8 @@ def test_paths_that_escape_or_enter_git_are_refused(raw: str) -> None:
 def test_a_project_config_adds_includes_and_excludes(tmp_path) -> None:  # type: ignore[no-untyped-def]
     (tmp_path / "sync").mkdir()
     (tmp_path / "sync" / "config.json").write_text(
-        '{"machine_keys": ["HOST_*"], "projects": {"p": {"include": ["docs/*.md"], "exclude": ["notes/tmp/**"]}}}')
+        '{"machine_keys": ["HOST_*"],'
+        ' "projects": {"p": {"include": ["docs/*.md"], "exclude": ["notes/tmp/**"]}}}')
     config = load_project_sync(tmp_path, "p", env={"ITACHI_SYNC_MACHINE_KEYS": "GPU_ID"})
     assert config.syncs("docs/a.md") and not config.syncs("notes/tmp/x.md") and config.syncs("notes/x.md")
     assert config.machine_keys == ("HOST_*", "GPU_ID")

@@ -24,7 +24,7 @@ from chalicelib.sync.domain.sync_model import (
     replayed,
     stale_items,
 )
-from chalicelib.sync.services.sync_ports import SyncUnitOfWorkFactory
+from chalicelib.sync.services.ports import SyncUnitOfWorkFactory
 
 MAX_PULL = 500
 

@@ -66,13 +66,14 @@ def test_a_stale_push_is_409_naming_the_newer_version(api: RunningApi) -> None:
 
 
 @pytest.mark.parametrize("file,field", [
-    ({"path": ".env", "base_version": 0, "ciphertext": base64.b64encode(b"TOKEN=plaintext-here" * 5).decode()},
-     "ciphertext"),
+    ({"path": ".env", "base_version": 0,
+      "ciphertext": base64.b64encode(b"TOKEN=plaintext-here" * 5).decode()}, "ciphertext"),
     ({"path": ".env", "base_version": 0, "ciphertext": "not base64!!"}, "ciphertext"),
     ({"path": "../outside", "base_version": 0, "ciphertext": base64.b64encode(envelope()).decode()}, "path"),
     ({"path": ".git/config", "base_version": 0, "ciphertext": base64.b64encode(envelope()).decode()}, "path"),
     ({"path": ".env", "base_version": 0}, "ciphertext"),
-    ({"path": ".env", "base_version": -1, "ciphertext": base64.b64encode(envelope()).decode()}, "files.0.base_version"),
+    ({"path": ".env", "base_version": -1, "ciphertext": base64.b64encode(envelope()).decode()},
+     "files.0.base_version"),
 ])
 def test_plaintext_and_malformed_pushes_are_400_naming_the_field(api: RunningApi, file: dict[str, Any],
                                                                   field: str) -> None:

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import RunningApi
 from tests.fakes.fake_itachi_api import FakeItachiApi, unreachable_url
 from tests.support.orchestration import wait_for
-from tests.support.sync_machines import PROJECT, Machine, make_machine, share_key
+from tests.support.sync_machines import Machine, make_machine, share_key
 
 MARKER = "HOOK-SYNC-MARKER-51d2"
 START = {"hook_event_name": "SessionStart", "source": "startup"}
@@ -50,7 +50,8 @@ def test_session_start_pulls_what_another_machine_pushed(machines: tuple[Machine
     assert b.read(".env") == a.read(".env") and b.read("CLAUDE.md") == b"Use yarn.\n"
     wait_for(lambda: "sync_worker pull ok written=2" in hook_log(b), what="the worker's log line")
     (start_line,) = [line for line in hook_log(b).splitlines() if " session_start " in line]
-    assert "session_start ok" in start_line and ("sync=pulled" in start_line or "sync=background" in start_line)
+    assert "session_start ok" in start_line
+    assert "sync=pulled" in start_line or "sync=background" in start_line
 
 
 def test_session_start_with_nothing_new_starts_no_worker(machines: tuple[Machine, Machine]) -> None:

@@ -31,9 +31,11 @@ def _synced_on_both(a: Machine, b: Machine) -> None:
     assert b.itachi("sync", "pull").returncode == 0
 
 
-def test_files_pushed_on_one_machine_arrive_byte_identical_on_the_other(machines: tuple[Machine, Machine]) -> None:
+def test_files_pushed_on_one_machine_arrive_byte_identical_on_the_other(
+        machines: tuple[Machine, Machine]) -> None:
     a, b = machines
-    files = {"CLAUDE.md": "# Rules\nUse yarn.\n", ".claude/settings.json": '{"model": "opus"}\n',
+    files: dict[str, str | bytes] = {
+             "CLAUDE.md": "# Rules\nUse yarn.\n", ".claude/settings.json": '{"model": "opus"}\n',
              ".claude/skills/deploy/SKILL.md": "---\nname: deploy\n---\n", "notes/plan.md": f"{MARKER}\n",
              "api/.env.local": "DB=postgres://local\n", "notes/binary.bin": bytes(range(256)) * 4}
     for path, data in files.items():
@@ -83,7 +85,8 @@ def test_a_tampered_ciphertext_fails_authentication_and_changes_nothing(
     with psycopg.connect(api.container.settings.database_url) as conn:  # an attacker with the database
         conn.execute("UPDATE sync_files SET ciphertext = overlay(ciphertext placing '\\x00'::bytea from 60 "
                      "for 1), content_hash = '' WHERE version = 2")
-        conn.execute("UPDATE sync_files SET content_hash = encode(sha256(ciphertext), 'hex') WHERE version = 2")
+        conn.execute("UPDATE sync_files SET content_hash = encode(sha256(ciphertext), 'hex')"
+                     " WHERE version = 2")
 
     pulled = b.itachi("sync", "pull")
 
@@ -102,7 +105,8 @@ def test_a_stale_push_is_refused_and_pull_shows_the_conflict(machines: tuple[Mac
     refused = b.itachi("sync", "push")
     shown = b.itachi("sync", "pull")
 
-    assert refused.returncode == 3 and "conflict: .env changed here and on laptop (version 2)" in refused.stdout
+    assert refused.returncode == 3
+    assert "conflict: .env changed here and on laptop (version 2)" in refused.stdout
     assert shown.returncode == 3 and "itachi sync pull --theirs .env" in shown.stdout
     assert b"FEATURE=off" in b.read(".env"), "the local edit is never overwritten"
     assert "conflict" in b.itachi("sync", "status").stdout
@@ -144,7 +148,8 @@ def test_machine_specific_keys_stay_on_their_machine(machines: tuple[Machine, Ma
     assert "pushed 0" in b.itachi("sync", "push", ITACHI_SYNC_MACHINE_KEYS="GPU_ID").stdout
 
 
-def test_a_wrong_passphrase_is_a_clear_error_and_leaves_files_untouched(tmp_path: Path, api: RunningApi) -> None:
+def test_a_wrong_passphrase_is_a_clear_error_and_leaves_files_untouched(
+        tmp_path: Path, api: RunningApi) -> None:
     a = make_machine(tmp_path, "laptop", api.url, api.key)
     c = make_machine(tmp_path, "stranger", api.url, api.key)
     assert a.itachi("sync", "init").returncode == 0

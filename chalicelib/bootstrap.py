@@ -31,13 +31,14 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
     from chalicelib.tasks.services.dispatch import TaskDispatcher
     from chalicelib.tasks.services.machines import MachineRegistry
-    from chalicelib.tasks.services.task_policy import TaskPolicy
-    from chalicelib.tasks.services.task_ports import (
-        OutcomeRecorder,
+    from chalicelib.tasks.services.ports import (
+        OutcomeListener,
         PromptEnricher,
         TaskEventPublisher,
         TaskQueues,
     )
+    from chalicelib.tasks.services.task_deps import TaskDeps
+    from chalicelib.tasks.services.task_policy import TaskPolicy
     from chalicelib.tasks.services.task_runs import TaskRunService
     from chalicelib.tasks.services.task_sweep import TaskSweeper
     from chalicelib.tasks.services.tasks import TaskService
@@ -92,7 +93,7 @@ class Container:
         return SessionService(SessionRepository(self.db), redact)
 
     # Task orchestration. The three ports below are the one-line swaps: prompt_enricher (the
-    # learning loop's ranked lessons), task_event_publisher (Telegram topics), outcome_recorder.
+    # learning loop's ranked lessons), task_event_publisher (Telegram topics), outcome_listener.
     @cached_property
     def task_policy(self) -> TaskPolicy:
         from chalicelib.tasks.services.task_policy import TaskPolicy
@@ -114,50 +115,55 @@ class Container:
         return self.telegram.publisher
 
     @cached_property
-    def outcome_recorder(self) -> OutcomeRecorder:
+    def outcome_listener(self) -> OutcomeListener:
         from chalicelib.learning.services.lesson_outcome_recorder import LessonOutcomeRecorder
-        from chalicelib.tasks.adapters.task_event_repository import TaskOutcomeRepository
 
-        return LessonOutcomeRecorder(TaskOutcomeRepository(self.db), self.lessons)  # credits the lessons
+        return LessonOutcomeRecorder(self.lessons)  # credits the lessons
+
+    @cached_property
+    def task_deps(self) -> TaskDeps:
+        from chalicelib.tasks.adapters.postgres_tasks_uow import PostgresTasksUnitOfWork
+        from chalicelib.tasks.services.task_deps import TaskDeps
+
+        return TaskDeps(lambda: PostgresTasksUnitOfWork(self.db), self.task_queues, self.task_policy,
+                        self.task_event_publisher)
 
     @cached_property
     def tasks(self) -> TaskService:
         from chalicelib.tasks.services.tasks import TaskService
 
-        return TaskService(self.db, self.task_queues, self.task_event_publisher)
+        return TaskService(self.task_deps)
 
     @cached_property
     def task_dispatcher(self) -> TaskDispatcher:
         from chalicelib.tasks.services.dispatch import TaskDispatcher
 
-        return TaskDispatcher(self.db, self.task_queues, self.task_event_publisher, self.task_policy)
+        return TaskDispatcher(self.task_deps)
 
     @cached_property
     def task_runs(self) -> TaskRunService:
         from chalicelib.tasks.services.task_runs import TaskRunService
 
-        return TaskRunService(self.db, self.task_queues, self.task_event_publisher, self.prompt_enricher,
-                              self.outcome_recorder, self.task_dispatcher, self.task_policy)
+        return TaskRunService(self.task_deps, self.prompt_enricher, self.outcome_listener)
 
     @cached_property
     def machine_registry(self) -> MachineRegistry:
         from chalicelib.tasks.services.machines import MachineRegistry
 
         s = self.settings
-        return MachineRegistry(self.db, self.task_queues, self.task_event_publisher, self.task_dispatcher,
-                               self.task_policy, sqs_endpoint_url=s.sqs_endpoint_url, region=s.aws_region)
+        return MachineRegistry(self.task_deps, sqs_endpoint_url=s.sqs_endpoint_url, region=s.aws_region)
 
     @cached_property
     def task_sweeper(self) -> TaskSweeper:
         from chalicelib.tasks.services.task_sweep import TaskSweeper
 
-        return TaskSweeper(self.db, self.task_event_publisher, self.task_dispatcher, self.task_policy)
+        return TaskSweeper(self.task_deps)
 
     @cached_property
     def agent_sessions(self) -> AgentSessionService:
         from chalicelib.tasks.services.agent_sessions import AgentSessionService
 
-        return AgentSessionService(self.db, self.task_queues, self.task_event_publisher, self.task_policy)
+        return AgentSessionService(self.task_deps)
 
     @cached_property
     def telegram(self) -> TelegramContainer:

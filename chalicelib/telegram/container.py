@@ -27,7 +27,7 @@ from chalicelib.telegram.services.telegram_streams import TopicStreams
 
 if TYPE_CHECKING:
     from chalicelib.bootstrap import Container
-    from chalicelib.tasks.services.task_ports import TaskEventPublisher
+    from chalicelib.tasks.services.ports import TaskEventPublisher
     from chalicelib.telegram.bot.runtime import BotRuntime
     from chalicelib.telegram.services.telegram_ports import MessageSender
 
@@ -72,7 +72,7 @@ class TelegramContainer:
     def publisher(self) -> TaskEventPublisher:
         """Task and session output into their topics; nothing without a bot token."""
         if not self.enabled:
-            from chalicelib.tasks.services.task_ports import NullTaskEventPublisher
+            from chalicelib.tasks.services.ports import NullTaskEventPublisher
 
             return NullTaskEventPublisher()
         from chalicelib.telegram.services.telegram_publisher import TopicEventPublisher

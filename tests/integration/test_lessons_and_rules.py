@@ -193,22 +193,15 @@ def test_reflection_uses_the_llm_text_when_it_answers(db: Database, embedder: Wo
     assert doc["content"].endswith("- Pin versions\n- Migrate before testing")
 
 
-class AlwaysNewOutcomes:
-    """The task area's recorder, faked: every attempt is new."""
-
-    def record(self, outcome: TaskOutcome) -> bool:
-        return True
-
-
 def test_a_finished_task_attempt_credits_the_lessons_its_prompt_carried(
         db: Database, embedder: WordEmbedder) -> None:
     lesson_id = add_lesson(db, embedder, "Run database migrations before the integration tests")
     LessonEnricher(db, embedder).enrich("Fix the integration tests after the database migrations", "web",
                                         task_id="7b0c0f62-0000-4000-8000-000000000001")
-    recorder = LessonOutcomeRecorder(AlwaysNewOutcomes(), Lessons(db))
+    recorder = LessonOutcomeRecorder(Lessons(db))
 
-    recorder.record(TaskOutcome("7b0c0f62-0000-4000-8000-000000000001", 1, "web", "success"))
-    recorder.record(TaskOutcome("7b0c0f62-0000-4000-8000-000000000001", 2, "web", "cancelled"))
+    recorder.recorded(TaskOutcome("7b0c0f62-0000-4000-8000-000000000001", 1, "web", "success"))
+    recorder.recorded(TaskOutcome("7b0c0f62-0000-4000-8000-000000000001", 2, "web", "cancelled"))
 
     assert Lessons(db).get(lesson_id)["confidence"] == 0.8
 

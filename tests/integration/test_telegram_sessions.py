@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.tasks.adapters.machine_repository import Heartbeat
+from chalicelib.tasks.domain.machine_records import Heartbeat
 from chalicelib.tasks.domain.task_model import NewEvent
 from tests.support.orchestration import machine_messages
 from tests.support.telegram_bot import GROUP, BotHarness, bot_harness, callback_update, message_update

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.tasks.adapters.machine_repository import Heartbeat
+from chalicelib.tasks.domain.machine_records import Heartbeat
 from tests.support.telegram_bot import GROUP, BotHarness, bot_harness, message_update
 
 

@@ -12,7 +12,6 @@ from chalicelib.tasks.domain.agent_session_states import AgentSession, SessionSt
 from chalicelib.tasks.domain.task_model import NewEvent
 
 Conn = psycopg.Connection[Any]
-INPUT_KIND = "user_input"
 
 
 def _session(row: dict[str, Any]) -> AgentSession:
@@ -22,9 +21,14 @@ def _session(row: dict[str, Any]) -> AgentSession:
 
 
 class AgentSessionRepository:
-    def insert(self, conn: Conn, session_id: str, *, machine_id: str, project: str, repo: str | None,
+    """The `AgentSessions` port over one connection (bound by the unit of work)."""
+
+    def __init__(self, conn: Conn) -> None:
+        self._conn = conn
+
+    def insert(self, session_id: str, *, machine_id: str, project: str, repo: str | None,
                engine: str, telegram_chat_id: int | None, telegram_topic_id: int | None) -> AgentSession:
-        row = conn.execute(
+        row = self._conn.execute(
             "INSERT INTO agent_sessions (id, machine_id, project, repo, engine, telegram_chat_id,"
             " telegram_topic_id) VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING *",
             (session_id, machine_id, project, repo, engine, telegram_chat_id, telegram_topic_id),
@@ -32,23 +36,24 @@ class AgentSessionRepository:
         assert row is not None
         return _session(row)
 
-    def get(self, conn: Conn, session_id: str, *, for_update: bool = False) -> AgentSession | None:
+    def get(self, session_id: str, *, for_update: bool = False) -> AgentSession | None:
         lock = " FOR UPDATE" if for_update else ""
-        row = conn.execute(f"SELECT * FROM agent_sessions WHERE id = %s{lock}", (session_id,)).fetchone()
+        row = self._conn.execute(f"SELECT * FROM agent_sessions WHERE id = %s{lock}",
+                                 (session_id,)).fetchone()
         return _session(row) if row else None
 
-    def search(self, conn: Conn, *, machine: str | None, status: str | None,
+    def search(self, *, machine: str | None, status: str | None,
                limit: int) -> list[AgentSession]:
-        rows = conn.execute(
+        rows = self._conn.execute(
             "SELECT * FROM agent_sessions WHERE (%(m)s::text IS NULL OR machine_id = %(m)s)"
             " AND (%(s)s::text IS NULL OR status = %(s)s) ORDER BY created_at DESC LIMIT %(n)s",
             {"m": machine, "s": status, "n": limit}).fetchall()
         return [_session(r) for r in rows]
 
-    def set_status(self, conn: Conn, session_id: str, status: SessionStatus, *,
+    def set_status(self, session_id: str, status: SessionStatus, *,
                    exit_code: int | None = None, error: str | None = None) -> AgentSession:
         closed = status in {SessionStatus.CLOSED, SessionStatus.FAILED}
-        row = conn.execute(
+        row = self._conn.execute(
             "UPDATE agent_sessions SET status = %s, exit_code = COALESCE(%s, exit_code),"
             " error = COALESCE(%s, error), updated_at = now(),"
             " closed_at = CASE WHEN %s THEN now() ELSE closed_at END WHERE id = %s RETURNING *",
@@ -56,36 +61,36 @@ class AgentSessionRepository:
         assert row is not None
         return _session(row)
 
-    def next_input_seq(self, conn: Conn, session_id: str) -> int:
-        row = conn.execute("UPDATE agent_sessions SET input_seq = input_seq + 1, updated_at = now()"
-                           " WHERE id = %s RETURNING input_seq", (session_id,)).fetchone()
+    def next_input_seq(self, session_id: str) -> int:
+        row = self._conn.execute("UPDATE agent_sessions SET input_seq = input_seq + 1, updated_at = now()"
+                                 " WHERE id = %s RETURNING input_seq", (session_id,)).fetchone()
         assert row is not None
         return int(row["input_seq"])
 
-    def append_events(self, conn: Conn, session_id: str, events: Sequence[NewEvent]) -> int:
+    def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
         """Append with the next per-session sequence numbers; return the last seq."""
-        row = conn.execute("UPDATE agent_sessions SET event_seq = event_seq + %s WHERE id = %s"
-                           " RETURNING event_seq", (len(events), session_id)).fetchone()
+        row = self._conn.execute("UPDATE agent_sessions SET event_seq = event_seq + %s WHERE id = %s"
+                                 " RETURNING event_seq", (len(events), session_id)).fetchone()
         assert row is not None
         last = int(row["event_seq"])
         first = last - len(events) + 1
-        with conn.cursor() as cur:
+        with self._conn.cursor() as cur:
             cur.executemany("INSERT INTO agent_session_events (session_id, seq, kind, text, data)"
                             " VALUES (%s, %s, %s, %s, %s)",
                             [(session_id, first + i, e.kind, e.text, Jsonb(e.data))
                              for i, e in enumerate(events)])
         return last
 
-    def events(self, conn: Conn, session_id: str, *, after: int, limit: int,
+    def events(self, session_id: str, *, after: int, limit: int,
                kind: str | None = None) -> list[dict[str, Any]]:
-        rows = conn.execute(
+        rows = self._conn.execute(
             "SELECT seq, kind, text, data, created_at FROM agent_session_events WHERE session_id = %s"
             " AND seq > %s AND (%s::text IS NULL OR kind = %s) ORDER BY seq LIMIT %s",
             (session_id, after, kind, kind, limit)).fetchall()
         return [{**r, "created_at": r["created_at"].isoformat()} for r in rows]
 
-    def open_on_machine(self, conn: Conn, machine_id: str) -> list[AgentSession]:
-        rows = conn.execute("SELECT * FROM agent_sessions WHERE machine_id = %s"
-                            " AND status IN ('starting', 'active', 'closing') FOR UPDATE SKIP LOCKED",
-                            (machine_id,)).fetchall()
+    def open_on_machine(self, machine_id: str) -> list[AgentSession]:
+        rows = self._conn.execute("SELECT * FROM agent_sessions WHERE machine_id = %s"
+                                  " AND status IN ('starting', 'active', 'closing') FOR UPDATE SKIP LOCKED",
+                                  (machine_id,)).fetchall()
         return [_session(r) for r in rows]

@@ -2,47 +2,28 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import psycopg
 
+from chalicelib.tasks.domain.machine_records import Heartbeat, MachineRecord
 from chalicelib.tasks.domain.machine_selection import MachineView
 
 Conn = psycopg.Connection[Any]
 
 
-@dataclass(frozen=True)
-class Heartbeat:
-    machine_id: str
-    status: str
-    agent_instance: str
-    active_tasks: int
-    max_concurrent: int
-    engine_priority: tuple[str, ...]
-    projects: tuple[str, ...]
-    repos: tuple[str, ...]
-    hostname: str | None = None
-    agent_version: str | None = None
-
-
-@dataclass(frozen=True)
-class MachineRecord:
-    view: MachineView
-    agent_instance: str | None
-    active_tasks: int
-    queue_url: str | None
-    hostname: str | None
-    last_heartbeat_at: Any
-    registered_at: Any
-
-
 class MachineRepository:
-    def record_heartbeat(self, conn: Conn, hb: Heartbeat) -> tuple[str | None, str | None]:
+    """The `Machines` port over one connection (bound by the unit of work)."""
+
+    def __init__(self, conn: Conn) -> None:
+        self._conn = conn
+
+    def record_heartbeat(self, hb: Heartbeat) -> tuple[str | None, str | None]:
         """Upsert the machine; return (previous agent instance, queue URL) as stored before."""
-        previous = conn.execute("SELECT agent_instance, queue_url FROM machines WHERE id = %s FOR UPDATE",
-                                (hb.machine_id,)).fetchone()
-        conn.execute(
+        previous = self._conn.execute(
+            "SELECT agent_instance, queue_url FROM machines WHERE id = %s FOR UPDATE", (hb.machine_id,),
+        ).fetchone()
+        self._conn.execute(
             "INSERT INTO machines (id, status, agent_instance, active_tasks, max_concurrent, engine_priority,"
             " projects, repos, hostname, agent_version, last_heartbeat_at)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now())"
@@ -58,12 +39,12 @@ class MachineRepository:
             return None, None
         return previous["agent_instance"], previous["queue_url"]
 
-    def set_queue_url(self, conn: Conn, machine_id: str, url: str) -> None:
-        conn.execute("UPDATE machines SET queue_url = %s WHERE id = %s", (url, machine_id))
+    def set_queue_url(self, machine_id: str, url: str) -> None:
+        self._conn.execute("UPDATE machines SET queue_url = %s WHERE id = %s", (url, machine_id))
 
-    def records(self, conn: Conn, machine_id: str | None = None) -> list[MachineRecord]:
+    def records(self, machine_id: str | None = None) -> list[MachineRecord]:
         """Every machine (or one) with the server's count of tasks assigned to it."""
-        rows = conn.execute(
+        rows = self._conn.execute(
             "SELECT m.*, extract(epoch FROM now() - m.last_heartbeat_at) AS age,"
             " (SELECT count(*) FROM tasks t WHERE t.machine_id = m.id"
             "  AND t.status IN ('dispatched', 'running')) AS assigned"

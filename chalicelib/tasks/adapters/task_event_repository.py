@@ -8,48 +8,50 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
-from chalicelib.kernel.database import Database
 from chalicelib.tasks.domain.task_model import NewEvent, TaskEvent, TaskOutcome
 
 Conn = psycopg.Connection[Any]
 
 
 class TaskEventRepository:
-    def append(self, conn: Conn, task_id: str, attempt: int, events: Sequence[NewEvent]) -> list[TaskEvent]:
+    """The `TaskEvents` port over one connection (bound by the unit of work)."""
+
+    def __init__(self, conn: Conn) -> None:
+        self._conn = conn
+
+    def append(self, task_id: str, attempt: int, events: Sequence[NewEvent]) -> list[TaskEvent]:
         """Append events with the next per-task sequence numbers (the task row is the counter)."""
         if not events:
             return []
-        row = conn.execute("UPDATE tasks SET event_seq = event_seq + %s WHERE id = %s RETURNING event_seq",
-                           (len(events), task_id)).fetchone()
+        row = self._conn.execute(
+            "UPDATE tasks SET event_seq = event_seq + %s WHERE id = %s RETURNING event_seq",
+            (len(events), task_id)).fetchone()
         assert row is not None
         first = int(row["event_seq"]) - len(events) + 1
         params = [(task_id, first + i, attempt, e.kind, e.text, Jsonb(e.data)) for i, e in enumerate(events)]
-        with conn.cursor() as cur:
+        with self._conn.cursor() as cur:
             cur.executemany("INSERT INTO task_events (task_id, seq, attempt, kind, text, data)"
                             " VALUES (%s, %s, %s, %s, %s, %s)", params)
         return [TaskEvent(task_id, first + i, e.kind, e.text, dict(e.data), attempt)
                 for i, e in enumerate(events)]
 
-    def since(self, conn: Conn, task_id: str, *, after: int, limit: int) -> list[TaskEvent]:
-        rows = conn.execute("SELECT * FROM task_events WHERE task_id = %s AND seq > %s ORDER BY seq LIMIT %s",
-                            (task_id, after, limit)).fetchall()
+    def since(self, task_id: str, *, after: int, limit: int) -> list[TaskEvent]:
+        rows = self._conn.execute(
+            "SELECT * FROM task_events WHERE task_id = %s AND seq > %s ORDER BY seq LIMIT %s",
+            (task_id, after, limit)).fetchall()
         return [TaskEvent(str(r["task_id"]), r["seq"], r["kind"], r["text"], r["data"], r["attempt"],
                           r["created_at"]) for r in rows]
 
 
 class TaskOutcomeRepository:
-    """The default OutcomeRecorder: one `task_outcomes` row per attempt."""
+    """The `TaskOutcomes` port: one `task_outcomes` row per attempt."""
 
-    def __init__(self, db: Database) -> None:
-        self._db = db
+    def __init__(self, conn: Conn) -> None:
+        self._conn = conn
 
     def record(self, outcome: TaskOutcome) -> bool:
         """Record one attempt's outcome; False if that attempt was already recorded."""
-        with self._db.connection() as conn:
-            return self._insert(conn, outcome)
-
-    def _insert(self, conn: Conn, outcome: TaskOutcome) -> bool:
-        row = conn.execute(
+        row = self._conn.execute(
             "INSERT INTO task_outcomes (task_id, attempt, project, outcome, engine, summary, files_changed,"
             " cost_usd, duration_s) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT DO NOTHING RETURNING task_id",

@@ -13,7 +13,6 @@ from chalicelib.tasks.domain.task_model import NewTask, Task, TaskResult
 from chalicelib.tasks.domain.task_states import TaskStatus
 
 Conn = psycopg.Connection[Any]
-_ACTIVE = ("dispatched", "running")
 
 
 def task_from_row(row: dict[str, Any]) -> Task:
@@ -26,9 +25,14 @@ def task_from_row(row: dict[str, Any]) -> Task:
 
 
 class TaskRepository:
-    def insert(self, conn: Conn, task_id: str, new: NewTask) -> tuple[Task, bool]:
+    """The `Tasks` port over one connection (bound by the unit of work)."""
+
+    def __init__(self, conn: Conn) -> None:
+        self._conn = conn
+
+    def insert(self, task_id: str, new: NewTask) -> tuple[Task, bool]:
         """Insert a queued task; with an idempotency key already used, return (existing, False)."""
-        row = conn.execute(
+        row = self._conn.execute(
             "INSERT INTO tasks (id, project, description, repo, engine, current_engine, target_machine,"
             " time_budget_s, cost_budget_usd, max_attempts, telegram_chat_id, telegram_topic_id,"
             " idempotency_key) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
@@ -39,24 +43,24 @@ class TaskRepository:
         ).fetchone()
         if row is not None:
             return task_from_row(row), True
-        row = conn.execute("SELECT * FROM tasks WHERE idempotency_key = %s",
-                           (new.idempotency_key,)).fetchone()
+        row = self._conn.execute("SELECT * FROM tasks WHERE idempotency_key = %s",
+                                 (new.idempotency_key,)).fetchone()
         assert row is not None
         return task_from_row(row), False
 
-    def get(self, conn: Conn, task_id: str, *, for_update: bool = False) -> Task | None:
+    def get(self, task_id: str, *, for_update: bool = False) -> Task | None:
         lock = " FOR UPDATE" if for_update else ""
-        row = conn.execute(f"SELECT * FROM tasks WHERE id = %s{lock}", (task_id,)).fetchone()
+        row = self._conn.execute(f"SELECT * FROM tasks WHERE id = %s{lock}", (task_id,)).fetchone()
         return task_from_row(row) if row else None
 
-    def ids_with_prefix(self, conn: Conn, prefix: str) -> list[str]:
-        rows = conn.execute("SELECT id FROM tasks WHERE id::text LIKE %s LIMIT 2",
-                            (prefix.lower() + "%",)).fetchall()
+    def ids_with_prefix(self, prefix: str) -> list[str]:
+        rows = self._conn.execute("SELECT id FROM tasks WHERE id::text LIKE %s LIMIT 2",
+                                  (prefix.lower() + "%",)).fetchall()
         return [str(r["id"]) for r in rows]
 
-    def search(self, conn: Conn, *, status: str | None, project: str | None, machine: str | None,
+    def search(self, *, status: str | None, project: str | None, machine: str | None,
              limit: int) -> list[Task]:
-        rows = conn.execute(
+        rows = self._conn.execute(
             "SELECT * FROM tasks WHERE (%(s)s::text IS NULL OR status = %(s)s)"
             " AND (%(p)s::text IS NULL OR project = %(p)s)"
             " AND (%(m)s::text IS NULL OR machine_id = %(m)s)"
@@ -65,32 +69,32 @@ class TaskRepository:
         ).fetchall()
         return [task_from_row(r) for r in rows]
 
-    def update(self, conn: Conn, task_id: str, *, where_status: tuple[str, ...],
+    def update(self, task_id: str, *, where_status: tuple[str, ...],
                where: dict[str, Any] | None = None, **values: Any) -> Task | None:
         """Set `values` if the task is in one of `where_status` (and matches `where`); None if not."""
         sets = ", ".join(f"{column} = %({column})s" for column in values)
         conditions = "".join(f" AND {column} = %(w_{column})s" for column in (where or {}))
         params = {**values, **{f"w_{k}": v for k, v in (where or {}).items()},
                   "id": task_id, "statuses": list(where_status)}
-        row = conn.execute(
+        row = self._conn.execute(
             f"UPDATE tasks SET {sets}, updated_at = now() WHERE id = %(id)s"
             f" AND status = ANY(%(statuses)s){conditions} RETURNING *",
             params,
         ).fetchone()
         return task_from_row(row) if row else None
 
-    def mark_dispatched(self, conn: Conn, task_id: str, machine_id: str) -> Task | None:
-        row = conn.execute(
+    def mark_dispatched(self, task_id: str, machine_id: str) -> Task | None:
+        row = self._conn.execute(
             "UPDATE tasks SET status = 'dispatched', machine_id = %s, dispatch_seq = dispatch_seq + 1,"
             " dispatched_at = now(), updated_at = now() WHERE id = %s AND status = 'queued' RETURNING *",
             (machine_id, task_id),
         ).fetchone()
         return task_from_row(row) if row else None
 
-    def claim(self, conn: Conn, task_id: str, machine_id: str, dispatch_seq: int,
+    def claim(self, task_id: str, machine_id: str, dispatch_seq: int,
               agent_instance: str, lease_s: float) -> Task | None:
         """dispatched -> running for the machine and dispatch it was sent with; None if stale."""
-        row = conn.execute(
+        row = self._conn.execute(
             "UPDATE tasks SET status = 'running', attempts = attempts + 1, agent_instance = %s,"
             " lease_expires_at = now() + make_interval(secs => %s), started_at = now(),"
             " updated_at = now() WHERE id = %s AND status = 'dispatched' AND machine_id = %s"
@@ -99,61 +103,51 @@ class TaskRepository:
         ).fetchone()
         return task_from_row(row) if row else None
 
-    def renew_lease(self, conn: Conn, task_id: str, machine_id: str, attempt: int,
+    def renew_lease(self, task_id: str, machine_id: str, attempt: int,
                     lease_s: float) -> Task | None:
-        row = conn.execute(
+        row = self._conn.execute(
             "UPDATE tasks SET lease_expires_at = now() + make_interval(secs => %s), updated_at = now()"
             " WHERE id = %s AND status = 'running' AND machine_id = %s AND attempts = %s RETURNING *",
             (lease_s, task_id, machine_id, attempt),
         ).fetchone()
         return task_from_row(row) if row else None
 
-    def finish(self, conn: Conn, task_id: str, machine_id: str, attempt: int,
+    def finish(self, task_id: str, machine_id: str, attempt: int,
                result: TaskResult) -> Task | None:
         return self.update(
-            conn, task_id, where_status=("running",), where={"machine_id": machine_id, "attempts": attempt},
+            task_id, where_status=("running",), where={"machine_id": machine_id, "attempts": attempt},
             status=result.status.value, result_summary=result.summary,
             files_changed=list(result.files_changed), exit_code=result.exit_code,
             cost_usd=result.cost_usd, error=result.error, worktree=result.worktree,
             branch=result.branch, lease_expires_at=None, finished_at=datetime.now(UTC),
         )
 
-    def queued_ids(self, conn: Conn, limit: int) -> list[str]:
-        rows = conn.execute("SELECT id FROM tasks WHERE status = 'queued' ORDER BY created_at LIMIT %s",
-                            (limit,)).fetchall()
+    def queued_ids(self, limit: int) -> list[str]:
+        rows = self._conn.execute("SELECT id FROM tasks WHERE status = 'queued' ORDER BY created_at LIMIT %s",
+                                  (limit,)).fetchall()
         return [str(r["id"]) for r in rows]
 
-    def assigned_counts(self, conn: Conn) -> dict[str, int]:
-        rows = conn.execute("SELECT machine_id, count(*) AS n FROM tasks WHERE status = ANY(%s)"
-                            " GROUP BY machine_id", (list(_ACTIVE),)).fetchall()
-        return {r["machine_id"]: int(r["n"]) for r in rows if r["machine_id"]}
-
-    def lost_leases(self, conn: Conn, limit: int = 100) -> list[Task]:
+    def lost_leases(self, limit: int = 100) -> list[Task]:
         """Running tasks whose agent stopped renewing (locked; other sweepers skip them)."""
-        rows = conn.execute("SELECT * FROM tasks WHERE status = 'running' AND lease_expires_at < now()"
-                            " ORDER BY lease_expires_at LIMIT %s FOR UPDATE SKIP LOCKED", (limit,)).fetchall()
-        return [task_from_row(r) for r in rows]
+        return self._locked("status = 'running' AND lease_expires_at < now() ORDER BY lease_expires_at"
+                            " LIMIT %s", (limit,))
 
-    def orphans_of(self, conn: Conn, machine_id: str, live_instance: str | None) -> list[Task]:
+    def orphans_of(self, machine_id: str, live_instance: str | None) -> list[Task]:
         """Running tasks of a machine claimed by an agent process other than `live_instance`."""
-        rows = conn.execute(
-            "SELECT * FROM tasks WHERE status = 'running' AND machine_id = %s"
-            " AND agent_instance IS DISTINCT FROM %s FOR UPDATE SKIP LOCKED",
-            (machine_id, live_instance)).fetchall()
-        return [task_from_row(r) for r in rows]
+        return self._locked("status = 'running' AND machine_id = %s AND agent_instance IS DISTINCT FROM %s",
+                            (machine_id, live_instance))
 
-    def overdue(self, conn: Conn, grace_s: float, limit: int = 100) -> list[Task]:
+    def overdue(self, grace_s: float, limit: int = 100) -> list[Task]:
         """Running tasks past their time budget plus `grace_s` (the agent failed to stop them)."""
-        rows = conn.execute(
-            "SELECT * FROM tasks WHERE status = 'running'"
-            " AND started_at + make_interval(secs => time_budget_s + %s) < now()"
-            " LIMIT %s FOR UPDATE SKIP LOCKED", (grace_s, limit)).fetchall()
-        return [task_from_row(r) for r in rows]
+        return self._locked("status = 'running' AND started_at + make_interval(secs => time_budget_s + %s)"
+                            " < now() LIMIT %s", (grace_s, limit))
 
-    def stuck_dispatched(self, conn: Conn, older_than_s: float, limit: int = 100) -> list[Task]:
-        rows = conn.execute(
-            "SELECT * FROM tasks WHERE status = 'dispatched'"
-            " AND dispatched_at < now() - make_interval(secs => %s)"
-            " LIMIT %s FOR UPDATE SKIP LOCKED", (older_than_s, limit)).fetchall()
-        return [task_from_row(r) for r in rows]
+    def stuck_dispatched(self, older_than_s: float, limit: int = 100) -> list[Task]:
+        return self._locked("status = 'dispatched' AND dispatched_at < now() - make_interval(secs => %s)"
+                            " LIMIT %s", (older_than_s, limit))
 
+    def _locked(self, condition: str, params: tuple[Any, ...]) -> list[Task]:
+        """The tasks matching `condition`, locked; rows another transaction holds are skipped."""
+        rows = self._conn.execute(f"SELECT * FROM tasks WHERE {condition} FOR UPDATE SKIP LOCKED",
+                                  params).fetchall()
+        return [task_from_row(r) for r in rows]

@@ -13,6 +13,8 @@ from typing import Any
 from chalicelib.tasks.domain.task_model import jsonable
 from chalicelib.tasks.domain.task_states import IllegalTransition
 
+INPUT_KIND = "user_input"  # the event kind of a user turn (its data holds the turn's `seq`)
+
 
 class SessionStatus(StrEnum):
     STARTING = "starting"

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body
+from chalicelib.tasks.domain.machine_records import Heartbeat
 
 bp = ApiBlueprint(__name__)
 
@@ -28,8 +29,6 @@ class HeartbeatBody(WireModel):
 
 @bp.route("/api/machines/heartbeat", methods=["POST"])
 def heartbeat() -> Response:
-    from chalicelib.tasks.adapters.machine_repository import Heartbeat  # lazy: cold start
-
     b = parse_body(bp.current_request, HeartbeatBody)
     reg = get_container().machine_registry.heartbeat(Heartbeat(
         b.machine_id, b.status, b.agent_instance, b.active_tasks, b.max_concurrent,

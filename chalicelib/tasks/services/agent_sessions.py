@@ -14,19 +14,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.contracts.machine_messages import SESSION_CLOSE, SESSION_INPUT, SESSION_START, MachineMessage
-from chalicelib.kernel.database import Database
 from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable
-from chalicelib.tasks.adapters.agent_session_repository import INPUT_KIND, AgentSessionRepository
-from chalicelib.tasks.adapters.machine_repository import MachineRepository
 from chalicelib.tasks.domain.agent_session_states import (
+    INPUT_KIND,
     AgentSession,
     SessionStatus,
     ensure_session_transition,
 )
 from chalicelib.tasks.domain.machine_selection import TaskNeeds, choose_machine
 from chalicelib.tasks.domain.task_model import NewEvent, redacted
-from chalicelib.tasks.services.task_policy import TaskPolicy
-from chalicelib.tasks.services.task_ports import TaskEventPublisher, TaskQueues, announce_session
+from chalicelib.tasks.services.ports import TasksUnitOfWork
+from chalicelib.tasks.services.task_deps import TaskUseCase, announce_session
 
 SESSION_ENGINES = ("claude",)  # engines with a stream-json stdin protocol
 
@@ -42,120 +40,128 @@ class NewSession:
     telegram_topic_id: int | None = None
 
 
-class AgentSessionService:
-    def __init__(self, db: Database, queues: TaskQueues, publisher: TaskEventPublisher,
-                 policy: TaskPolicy) -> None:
-        self._db, self._queues, self._publisher, self._policy = db, queues, publisher, policy
-        self._sessions = AgentSessionRepository()
-        self._machines = MachineRepository()
+class AgentSessionService(TaskUseCase):
+    """Messages to the machine are sent once committed, but not as after-commit actions: a turn
+    the machine's queue refused must fail the request (the agent reads turns only from its queue)."""
 
     def start(self, new: NewSession) -> AgentSession:
         if new.engine not in SESSION_ENGINES:
             raise InvalidInput(f"sessions support {', '.join(SESSION_ENGINES)}", field="engine")
         session_id = str(uuid.uuid4())
-        with self._db.connection() as conn:
-            views = [r.view for r in self._machines.records(conn)]
+        with self._uow() as uow:
+            views = [r.view for r in uow.machines.records()]
             needs = TaskNeeds(new.project, new.repo, new.engine, new.machine_id)
             machine_id = choose_machine(views, needs, self._policy.offline_after_s)
             if machine_id is None:
                 raise Unavailable(f"machine {new.machine_id} is not online" if new.machine_id
                                   else "no online machine can take a session now")
-            session = self._sessions.insert(
-                conn, session_id, machine_id=machine_id, project=new.project, repo=new.repo,
-                engine=new.engine, telegram_chat_id=new.telegram_chat_id,
-                telegram_topic_id=new.telegram_topic_id)
-            seq = self._sessions.next_input_seq(conn, session_id)
-            self._sessions.append_events(conn, session_id, [NewEvent(INPUT_KIND, new.prompt, {"seq": seq})])
-        # Announced once committed, so the agent's claim finds the session.
-        self._announce(machine_id, MachineMessage(SESSION_START, session_id=session_id))
+            session = uow.sessions.insert(
+                session_id, machine_id=machine_id, project=new.project, repo=new.repo, engine=new.engine,
+                telegram_chat_id=new.telegram_chat_id, telegram_topic_id=new.telegram_topic_id)
+            self._append_input(uow, session_id, new.prompt)
+            uow.commit()
+        self._send(machine_id, MachineMessage(SESSION_START, session_id=session_id))
         return session
 
     def get(self, session_id: str) -> AgentSession:
-        with self._db.connection() as conn:
-            return self._require(conn, session_id)
+        with self._uow() as uow:
+            return self._require(uow, session_id)
 
     def list_sessions(self, *, machine: str | None = None, status: str | None = None,
-             limit: int = 50) -> list[AgentSession]:
-        with self._db.connection() as conn:
-            return self._sessions.search(conn, machine=machine, status=status, limit=limit)
+                      limit: int = 50) -> list[AgentSession]:
+        with self._uow() as uow:
+            return uow.sessions.search(machine=machine, status=status, limit=limit)
 
     def send_input(self, session_id: str, text: str) -> int:
         """Store one user turn and forward it to the machine; return its sequence number."""
-        with self._db.connection() as conn:
-            session = self._require(conn, session_id, for_update=True)
+        with self._uow() as uow:
+            session = self._require(uow, session_id, for_update=True)
             if session.status not in {SessionStatus.STARTING, SessionStatus.ACTIVE}:
                 raise Conflict(f"session is {session.status.value}")
-            seq = self._sessions.next_input_seq(conn, session_id)
-            self._sessions.append_events(conn, session_id, [NewEvent(INPUT_KIND, text, {"seq": seq})])
+            seq = self._append_input(uow, session_id, text)
+            uow.commit()
         message = MachineMessage(SESSION_INPUT, session_id=session_id, seq=seq, text=text)
-        self._announce(session.machine_id, message)
+        self._send(session.machine_id, message)
         return seq
 
     def close(self, session_id: str) -> AgentSession:
-        with self._db.connection() as conn:
-            session = self._require(conn, session_id, for_update=True)
+        with self._uow() as uow:
+            session = self._require(uow, session_id, for_update=True)
             if session.status == SessionStatus.CLOSING:
                 return session
             ensure_session_transition(session.status, SessionStatus.CLOSING)
-            updated = self._sessions.set_status(conn, session_id, SessionStatus.CLOSING)
-            self._sessions.append_events(conn, session_id, [NewEvent("close_requested")])
-        self._announce(session.machine_id, MachineMessage(SESSION_CLOSE, session_id=session_id))
+            updated = uow.sessions.set_status(session_id, SessionStatus.CLOSING)
+            uow.sessions.append_events(session_id, [NewEvent("close_requested")])
+            uow.commit()
+        self._send(session.machine_id, MachineMessage(SESSION_CLOSE, session_id=session_id))
         return updated
 
     def events(self, session_id: str, *, after: int = 0, limit: int = 200) -> list[dict[str, Any]]:
-        with self._db.connection() as conn:
-            self._require(conn, session_id)
-            return self._sessions.events(conn, session_id, after=after, limit=limit)
+        with self._uow() as uow:
+            self._require(uow, session_id)
+            return uow.sessions.events(session_id, after=after, limit=limit)
 
     # Agent side.
     def claim(self, session_id: str, machine_id: str) -> tuple[AgentSession, list[dict[str, Any]]]:
         """starting -> active for the session's machine; returns the inputs stored so far."""
-        with self._db.connection() as conn:
-            session = self._owned(conn, session_id, machine_id)
+        with self._uow() as uow:
+            session = self._owned(uow, session_id, machine_id)
             if session.status == SessionStatus.CLOSING:
                 return session, []
             ensure_session_transition(session.status, SessionStatus.ACTIVE)
-            updated = self._sessions.set_status(conn, session_id, SessionStatus.ACTIVE)
-            self._sessions.append_events(conn, session_id, [NewEvent("started", f"on {machine_id}")])
-            inputs = self._sessions.events(conn, session_id, after=0, limit=1000, kind=INPUT_KIND)
+            updated = uow.sessions.set_status(session_id, SessionStatus.ACTIVE)
+            uow.sessions.append_events(session_id, [NewEvent("started", f"on {machine_id}")])
+            inputs = uow.sessions.events(session_id, after=0, limit=1000, kind=INPUT_KIND)
+            uow.commit()
         return updated, [{"seq": i["data"].get("seq"), "text": i["text"]} for i in inputs]
 
     def record_events(self, session_id: str, machine_id: str, events: Sequence[NewEvent]) -> int:
-        with self._db.connection() as conn:
-            self._owned(conn, session_id, machine_id)
+        with self._uow() as uow:
+            self._owned(uow, session_id, machine_id)
             events = redacted(events)
-            last = self._sessions.append_events(conn, session_id, events) if events else 0
-        announce_session(self._publisher, session_id, [{"kind": e.kind, "text": e.text} for e in events])
+            last = uow.sessions.append_events(session_id, events) if events else 0
+            published = [{"kind": e.kind, "text": e.text} for e in events]
+            uow.after_commit(lambda: announce_session(self._publisher, session_id, published))
+            uow.commit()
         return last
 
     def ended(self, session_id: str, machine_id: str, exit_code: int | None,
               error: str | None) -> AgentSession:
-        with self._db.connection() as conn:
-            session = self._owned(conn, session_id, machine_id)
+        with self._uow() as uow:
+            session = self._owned(uow, session_id, machine_id)
             if not session.status.open:
                 return session
             status = SessionStatus.FAILED if error else SessionStatus.CLOSED
-            updated = self._sessions.set_status(conn, session_id, status, exit_code=exit_code, error=error)
-            self._sessions.append_events(conn, session_id, [NewEvent(status.value, error or "",
-                                                                     {"exit_code": exit_code})])
-        announce_session(self._publisher, session_id, [], finished=status.value, summary=error or "")
+            updated = uow.sessions.set_status(session_id, status, exit_code=exit_code, error=error)
+            uow.sessions.append_events(session_id, [NewEvent(status.value, error or "",
+                                                             {"exit_code": exit_code})])
+            uow.after_commit(lambda: announce_session(self._publisher, session_id, [], finished=status.value,
+                                                      summary=error or ""))
+            uow.commit()
         return updated
 
-    def _announce(self, machine_id: str, message: MachineMessage) -> None:
+    def _send(self, machine_id: str, message: MachineMessage) -> None:
         self._queues.send_to_machine(machine_id, message.to_body())
 
-    def _require(self, conn: Any, session_id: str, *, for_update: bool = False) -> AgentSession:
+    @staticmethod
+    def _append_input(uow: TasksUnitOfWork, session_id: str, text: str) -> int:
+        seq = uow.sessions.next_input_seq(session_id)
+        uow.sessions.append_events(session_id, [NewEvent(INPUT_KIND, text, {"seq": seq})])
+        return seq
+
+    @staticmethod
+    def _require(uow: TasksUnitOfWork, session_id: str, *, for_update: bool = False) -> AgentSession:
         try:
             uuid.UUID(session_id)
         except ValueError:
             raise NotFound(f"no session {session_id!r}") from None
-        session = self._sessions.get(conn, session_id, for_update=for_update)
+        session = uow.sessions.get(session_id, for_update=for_update)
         if session is None:
             raise NotFound(f"no session {session_id!r}")
         return session
 
-    def _owned(self, conn: Any, session_id: str, machine_id: str) -> AgentSession:
-        session = self._require(conn, session_id, for_update=True)
+    def _owned(self, uow: TasksUnitOfWork, session_id: str, machine_id: str) -> AgentSession:
+        session = self._require(uow, session_id, for_update=True)
         if session.machine_id != machine_id:
             raise Conflict(f"session runs on {session.machine_id}, not {machine_id}")
         return session

@@ -7,23 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from chalicelib.kernel.database import Database
 from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.redaction import redact
-from chalicelib.tasks.adapters.task_event_repository import TaskEventRepository
-from chalicelib.tasks.adapters.task_repository import Conn, TaskRepository
 from chalicelib.tasks.domain.task_model import NewEvent, Task, TaskEvent, TaskOutcome, TaskResult, redacted
 from chalicelib.tasks.domain.task_states import RESULT_STATUSES, TaskStatus, ensure_transition
-from chalicelib.tasks.services.dispatch import TaskDispatcher
-from chalicelib.tasks.services.task_policy import TaskPolicy
-from chalicelib.tasks.services.task_ports import (
-    OutcomeRecorder,
-    PromptEnricher,
-    TaskEventPublisher,
-    TaskQueues,
-    announce,
-)
+from chalicelib.tasks.services.ports import OutcomeListener, PromptEnricher, TasksUnitOfWork
+from chalicelib.tasks.services.task_deps import TaskDeps, TaskUseCase
 
 REFILL_AFTER_RESULT = 2
 
@@ -44,115 +34,122 @@ class LeaseState:
     lease_s: float
 
 
-class TaskRunService:
-    def __init__(self, db: Database, queues: TaskQueues, publisher: TaskEventPublisher,
-                 enricher: PromptEnricher, outcomes: OutcomeRecorder, dispatcher: TaskDispatcher,
-                 policy: TaskPolicy) -> None:
-        self._db, self._queues, self._publisher = db, queues, publisher
+class TaskRunService(TaskUseCase):
+    def __init__(self, deps: TaskDeps, enricher: PromptEnricher, outcomes: OutcomeListener) -> None:
+        super().__init__(deps)
         self._enricher, self._outcomes = enricher, outcomes
-        self._dispatcher, self._policy = dispatcher, policy
-        self._tasks = TaskRepository()
-        self._events = TaskEventRepository()
 
     def claim(self, task_id: str, machine_id: str, dispatch_seq: int, agent_instance: str) -> Claim:
         """dispatched -> running, atomically: of two deliveries of one message, one claim wins."""
-        with self._db.connection() as conn:
-            task = self._tasks.claim(conn, task_id, machine_id, dispatch_seq, agent_instance,
-                                     self._policy.lease_s)
+        with self._uow() as uow:
+            task = uow.tasks.claim(task_id, machine_id, dispatch_seq, agent_instance, self._policy.lease_s)
             if task is None:
-                current = self._require(conn, task_id)
+                current = self._require(uow, task_id)
                 raise Conflict(f"task is {current.status.value} (dispatch {current.dispatch_seq} to "
                                f"{current.machine_id}); not claimable by {machine_id} "
                                f"for dispatch {dispatch_seq}")
-            events = self._events.append(conn, task_id, task.attempts, [NewEvent(
+            events = uow.events.append(task_id, task.attempts, [NewEvent(
                 "started", f"attempt {task.attempts} on {machine_id}",
                 {"attempt": task.attempts, "machine": machine_id})])
+            self._announce(uow, task, events)
+            uow.commit()
         get_logger().info("task claimed", extra={"task_id": task_id, "machine_id": machine_id,
                                                  "attempt": task.attempts})
-        announce(self._publisher, task, events)
         prompt = self._enricher.enrich(task.description, task.project, task_id=task.id)
         return Claim(task, prompt, self._policy.lease_s, self._policy.max_switches)
 
     def renew(self, task_id: str, machine_id: str, attempt: int) -> LeaseState:
         """Extend the lease; the answer also tells the agent to stop (cancelled, timed out, lost)."""
-        with self._db.connection() as conn:
-            task = self._tasks.renew_lease(conn, task_id, machine_id, attempt, self._policy.lease_s)
+        with self._uow() as uow:
+            task = uow.tasks.renew_lease(task_id, machine_id, attempt, self._policy.lease_s)
             if task is None:
-                current = self._require(conn, task_id)
+                current = self._require(uow, task_id)
                 return LeaseState(False, current.status, current.cancel_requested, self._policy.lease_s)
+            uow.commit()
         return LeaseState(not task.cancel_requested, task.status, task.cancel_requested, self._policy.lease_s)
 
     def record_events(self, task_id: str, machine_id: str, attempt: int,
                       new: Sequence[NewEvent]) -> list[TaskEvent]:
-        with self._db.connection() as conn:
-            task = self._owned(conn, task_id, machine_id, attempt, running=False)
-            events = self._events.append(conn, task_id, attempt, redacted(new))
-        announce(self._publisher, task, events)
+        with self._uow() as uow:
+            task = self._owned(uow, task_id, machine_id, attempt, running=False)
+            events = uow.events.append(task_id, attempt, redacted(new))
+            self._announce(uow, task, events)
+            uow.commit()
         return events
 
     def switch_engine(self, task_id: str, machine_id: str, attempt: int, from_engine: str,
                       to_engine: str, reason: str) -> Task:
         """Count an engine switch; refused past the task's switch limit (the loop guard)."""
-        with self._db.connection() as conn:
-            task = self._owned(conn, task_id, machine_id, attempt)
+        with self._uow() as uow:
+            task = self._owned(uow, task_id, machine_id, attempt)
             if task.engine_switches >= self._policy.max_switches:
                 raise Conflict(f"switch limit reached ({task.engine_switches}/{self._policy.max_switches})")
-            updated = self._tasks.update(conn, task_id, where_status=("running",),
-                                         engine_switches=task.engine_switches + 1, current_engine=to_engine)
+            updated = uow.tasks.update(task_id, where_status=("running",),
+                                       engine_switches=task.engine_switches + 1, current_engine=to_engine)
             assert updated is not None
-            events = self._events.append(conn, task_id, attempt, [NewEvent(
+            events = uow.events.append(task_id, attempt, [NewEvent(
                 "engine_switch", f"{from_engine} -> {to_engine}: {reason}",
                 {"from": from_engine, "to": to_engine, "switches": updated.engine_switches})])
-        announce(self._publisher, updated, events)
+            self._announce(uow, updated, events)
+            uow.commit()
         return updated
 
     def finish(self, task_id: str, machine_id: str, attempt: int, result: TaskResult) -> Task:
         if result.status not in RESULT_STATUSES:
             raise InvalidInput(f"a result cannot be {result.status.value}", field="status")
-        with self._db.connection() as conn:
-            task = self._owned(conn, task_id, machine_id, attempt)
+        with self._uow() as uow:
+            task = self._owned(uow, task_id, machine_id, attempt)
             ensure_transition(task.status, result.status)
             result = replace(result, summary=redact(result.summary),
                              error=redact(result.error) if result.error else None)
-            updated = self._tasks.finish(conn, task_id, machine_id, attempt, result)
+            updated = uow.tasks.finish(task_id, machine_id, attempt, result)
             assert updated is not None
-            events = self._events.append(conn, task_id, attempt, [NewEvent(
+            events = uow.events.append(task_id, attempt, [NewEvent(
                 result.status.value, result.summary[:2000],
                 {"exit_code": result.exit_code, "files_changed": list(result.files_changed)[:100],
                  "cost_usd": result.cost_usd, "branch": result.branch, "error": result.error})])
+            self._announce(uow, updated, events)
+            self._offer_waiting_after(uow, REFILL_AFTER_RESULT)  # the freed slot
+            uow.commit()
         get_logger().info("task finished", extra={"task_id": task_id, "status": result.status.value})
-        announce(self._publisher, updated, events)
-        self._dispatcher.offer_waiting(REFILL_AFTER_RESULT)
         return updated
 
     def release(self, task_id: str, machine_id: str, dispatch_seq: int, reason: str) -> Task:
         """A machine hands back a task it was sent but cannot run; it is dispatched again."""
-        with self._db.connection() as conn:
-            updated = self._tasks.update(conn, task_id, where_status=("dispatched",),
-                                         where={"machine_id": machine_id, "dispatch_seq": dispatch_seq},
-                                         status="queued", machine_id=None)
+        with self._uow() as uow:
+            updated = uow.tasks.update(task_id, where_status=("dispatched",),
+                                       where={"machine_id": machine_id, "dispatch_seq": dispatch_seq},
+                                       status="queued", machine_id=None)
             if updated is None:
                 raise Conflict(f"task is not dispatched to {machine_id} (dispatch {dispatch_seq})")
-            events = self._events.append(conn, task_id, updated.attempts,
-                                         [NewEvent("released", reason, {"machine": machine_id})])
-        announce(self._publisher, updated, events)
-        self._queues.send_dispatch(task_id)
+            events = uow.events.append(task_id, updated.attempts,
+                                       [NewEvent("released", reason, {"machine": machine_id})])
+            self._announce(uow, updated, events)
+            uow.after_commit(lambda: self._queues.send_dispatch(task_id))
+            uow.commit()
         return updated
 
     def record_outcome(self, outcome: TaskOutcome) -> bool:
-        with self._db.connection() as conn:
-            self._require(conn, outcome.task_id)
-        return self._outcomes.record(outcome)
+        """Keep one attempt's outcome (once); the learning loop hears of each new one."""
+        with self._uow() as uow:
+            self._require(uow, outcome.task_id)
+            recorded = uow.outcomes.record(outcome)
+            if recorded:
+                uow.after_commit(lambda: self._outcomes.recorded(outcome))
+            uow.commit()
+        return recorded
 
-    def _require(self, conn: Conn, task_id: str) -> Task:
-        task = self._tasks.get(conn, task_id)
+    @staticmethod
+    def _require(uow: TasksUnitOfWork, task_id: str) -> Task:
+        task = uow.tasks.get(task_id)
         if task is None:
             raise NotFound(f"no task {task_id}")
         return task
 
-    def _owned(self, conn: Conn, task_id: str, machine_id: str, attempt: int, *,
+    @staticmethod
+    def _owned(uow: TasksUnitOfWork, task_id: str, machine_id: str, attempt: int, *,
                running: bool = True) -> Task:
-        task = self._tasks.get(conn, task_id, for_update=True)
+        task = uow.tasks.get(task_id, for_update=True)
         if task is None:
             raise NotFound(f"no task {task_id}")
         if task.machine_id != machine_id or task.attempts != attempt:

@@ -10,20 +10,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
-from chalicelib.kernel.database import Database
 from chalicelib.kernel.logging import get_logger
-from chalicelib.tasks.adapters.agent_session_repository import AgentSessionRepository
-from chalicelib.tasks.adapters.machine_repository import MachineRepository
-from chalicelib.tasks.adapters.task_event_repository import TaskEventRepository
-from chalicelib.tasks.adapters.task_repository import TaskRepository
 from chalicelib.tasks.domain.agent_session_states import SessionStatus
 from chalicelib.tasks.domain.task_model import NewEvent, Task, TaskEvent
-from chalicelib.tasks.services.dispatch import TaskDispatcher
-from chalicelib.tasks.services.task_policy import TaskPolicy
-from chalicelib.tasks.services.task_ports import TaskEventPublisher, announce
+from chalicelib.tasks.services.ports import TasksUnitOfWork
+from chalicelib.tasks.services.task_deps import TaskUseCase
 from chalicelib.tasks.services.task_recovery import recover_task, requeue_dispatched
+
+LEASE_LOST = "lease expired: the agent stopped reporting"
 
 
 @dataclass(frozen=True)
@@ -35,61 +31,48 @@ class SweepReport:
     offered: int
 
 
-class TaskSweeper:
-    def __init__(self, db: Database, publisher: TaskEventPublisher, dispatcher: TaskDispatcher,
-                 policy: TaskPolicy) -> None:
-        self._db, self._publisher, self._dispatcher, self._policy = db, publisher, dispatcher, policy
-        self._tasks = TaskRepository()
-        self._events = TaskEventRepository()
-        self._machines = MachineRepository()
-        self._sessions = AgentSessionRepository()
-
+class TaskSweeper(TaskUseCase):
     def sweep(self) -> SweepReport:
-        changed: list[tuple[Task, list[TaskEvent]]] = []
-        counts = {"recovered": 0, "timed_out": 0, "requeued": 0, "sessions": 0}
-        with self._db.connection() as conn:
-            for task in self._tasks.lost_leases(conn):
-                updated, events = recover_task(conn, task, "lease expired: the agent stopped reporting",
-                                               self._tasks, self._events)
-                counts["recovered"] += self._keep(changed, updated, events)
-            for task in self._tasks.overdue(conn, self._policy.overdue_grace_s):
-                updated = self._tasks.update(conn, task.id, where_status=("running",), status="timed_out",
-                                             error="time budget exceeded", lease_expires_at=None,
-                                             finished_at=datetime.now(UTC))
-                events = self._events.append(conn, task.id, task.attempts, [
-                    NewEvent("timed_out", f"over its {task.time_budget_s}s budget")]) if updated else []
-                counts["timed_out"] += self._keep(changed, updated, events)
-            online = {r.view.id for r in self._machines.records(conn)
-                      if r.view.online(self._policy.offline_after_s)}
-            for task in self._tasks.stuck_dispatched(conn, 0):
-                if task.machine_id in online and not self._claim_overdue(task):
-                    continue
-                updated, events = requeue_dispatched(conn, task, "not claimed by its machine", self._tasks,
-                                                     self._events)
-                counts["requeued"] += self._keep(changed, updated, events)
-            for record in self._machines.records(conn):
-                if record.view.id in online:
-                    continue
-                for session in self._sessions.open_on_machine(conn, record.view.id):
-                    self._sessions.set_status(conn, session.id, SessionStatus.FAILED, error="machine offline")
-                    counts["sessions"] += 1
-        for task, events in changed:
-            announce(self._publisher, task, events)
-        offered = self._dispatcher.offer_waiting()
-        report = SweepReport(counts["recovered"], counts["timed_out"], counts["requeued"],
-                             counts["sessions"], offered)
-        if any(counts.values()):
+        with self._uow() as uow:
+            now = self._deps.clock()
+            recovered = sum(self._keep(uow, *recover_task(uow, task, LEASE_LOST, now))
+                            for task in uow.tasks.lost_leases())
+            timed_out = sum(self._keep(uow, *self._time_out(uow, task, now))
+                            for task in uow.tasks.overdue(self._policy.overdue_grace_s))
+            records = uow.machines.records()
+            online = {r.view.id for r in records if r.view.online(self._policy.offline_after_s)}
+            requeued = sum(self._keep(uow, *requeue_dispatched(uow, task, "not claimed by its machine"))
+                           for task in uow.tasks.stuck_dispatched(0)
+                           if task.machine_id not in online or self._claim_overdue(task, now))
+            sessions = 0
+            for record in records:
+                if record.view.id not in online:
+                    for session in uow.sessions.open_on_machine(record.view.id):
+                        uow.sessions.set_status(session.id, SessionStatus.FAILED, error="machine offline")
+                        sessions += 1
+            uow.commit()
+        report = SweepReport(recovered, timed_out, requeued, sessions, self._offer_waiting())
+        if recovered or timed_out or requeued or sessions:
             get_logger().info("task sweep", extra=report.__dict__)
         return report
 
-    def _claim_overdue(self, task: Task) -> bool:
+    @staticmethod
+    def _time_out(uow: TasksUnitOfWork, task: Task, now: datetime) -> tuple[Task | None, list[TaskEvent]]:
+        updated = uow.tasks.update(task.id, where_status=("running",), status="timed_out",
+                                   error="time budget exceeded", lease_expires_at=None, finished_at=now)
+        if updated is None:
+            return None, []
+        return updated, uow.events.append(task.id, task.attempts, [
+            NewEvent("timed_out", f"over its {task.time_budget_s}s budget")])
+
+    def _claim_overdue(self, task: Task, now: datetime) -> bool:
         if task.dispatched_at is None:
             return True
-        return (datetime.now(UTC) - task.dispatched_at).total_seconds() > self._policy.claim_timeout_s
+        return (now - task.dispatched_at).total_seconds() > self._policy.claim_timeout_s
 
-    @staticmethod
-    def _keep(changed: list[tuple[Task, list[TaskEvent]]], task: Task | None, events: list[TaskEvent]) -> int:
+    def _keep(self, uow: TasksUnitOfWork, task: Task | None, events: list[TaskEvent]) -> int:
+        """Announce a changed task once committed; count it."""
         if task is None:
             return 0
-        changed.append((task, events))
+        self._announce(uow, task, events)
         return 1

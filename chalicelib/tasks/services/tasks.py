@@ -3,44 +3,33 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
-from datetime import UTC, datetime
 
 from chalicelib.contracts.machine_messages import CANCEL, MachineMessage
-from chalicelib.kernel.database import Database
 from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
-from chalicelib.tasks.adapters.task_event_repository import TaskEventRepository
-from chalicelib.tasks.adapters.task_repository import TaskRepository
 from chalicelib.tasks.domain.engine_switch import KNOWN_ENGINES
 from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskEvent
 from chalicelib.tasks.domain.task_states import TaskStatus, ensure_transition
-from chalicelib.tasks.services.task_ports import TaskEventPublisher, TaskQueues, announce
+from chalicelib.tasks.services.task_deps import TaskUseCase
 
 MIN_PREFIX = 6
 
 
-class TaskService:
-    def __init__(self, db: Database, queues: TaskQueues, publisher: TaskEventPublisher) -> None:
-        self._db = db
-        self._queues = queues
-        self._publisher = publisher
-        self._tasks = TaskRepository()
-        self._events = TaskEventRepository()
-
+class TaskService(TaskUseCase):
     def create(self, new: NewTask) -> Task:
         """Store a queued task and put it on the dispatch queue (idempotent on idempotency_key)."""
         if new.engine and new.engine not in KNOWN_ENGINES:
             raise InvalidInput(f"engine must be one of {', '.join(KNOWN_ENGINES)}", field="engine")
-        with self._db.connection() as conn:
-            task, fresh = self._tasks.insert(conn, str(uuid.uuid4()), new)
-            created = self._events.append(conn, task.id, 0, [NewEvent("created", new.description[:200], {
+        with self._uow() as uow:
+            task, fresh = uow.tasks.insert(str(uuid.uuid4()), new)
+            created = uow.events.append(task.id, 0, [NewEvent("created", new.description[:200], {
                 "project": new.project, "repo": new.repo, "engine": new.engine,
                 "machine": new.target_machine})]) if fresh else []
-        if task.status == TaskStatus.QUEUED:
-            self._queues.send_dispatch(task.id)
+            if task.status == TaskStatus.QUEUED:  # a lost send is repaired by the sweep's re-offer
+                uow.after_commit(lambda: self._queues.send_dispatch(task.id))
+            self._announce(uow, task, created)
+            uow.commit()
         get_logger().info("task created", extra={"task_id": task.id, "project": task.project})
-        announce(self._publisher, task, created)
         return task
 
     def resolve(self, ref: str) -> str:
@@ -52,55 +41,54 @@ class TaskService:
             pass
         if len(ref) < MIN_PREFIX or not all(c in "0123456789abcdef-" for c in ref):
             raise NotFound(f"no task {ref!r}")
-        with self._db.connection() as conn:
-            ids = self._tasks.ids_with_prefix(conn, ref)
+        with self._uow() as uow:
+            ids = uow.tasks.ids_with_prefix(ref)
         if len(ids) != 1:
             raise NotFound(f"no task {ref!r}" if not ids else f"task prefix {ref!r} is ambiguous")
         return ids[0]
 
     def get(self, ref: str) -> Task:
         task_id = self.resolve(ref)
-        with self._db.connection() as conn:
-            task = self._tasks.get(conn, task_id)
+        with self._uow() as uow:
+            task = uow.tasks.get(task_id)
         if task is None:
             raise NotFound(f"no task {ref!r}")
         return task
 
     def list_tasks(self, *, status: str | None = None, project: str | None = None,
-             machine: str | None = None, limit: int = 50) -> list[Task]:
+                   machine: str | None = None, limit: int = 50) -> list[Task]:
         if status is not None and status not in set(TaskStatus):
             raise InvalidInput(f"unknown status {status!r}", field="status")
-        with self._db.connection() as conn:
-            return self._tasks.search(conn, status=status, project=project, machine=machine, limit=limit)
+        with self._uow() as uow:
+            return uow.tasks.search(status=status, project=project, machine=machine, limit=limit)
 
     def events(self, ref: str, *, after: int = 0, limit: int = 200) -> list[TaskEvent]:
         task_id = self.resolve(ref)
-        with self._db.connection() as conn:
-            if self._tasks.get(conn, task_id) is None:
+        with self._uow() as uow:
+            if uow.tasks.get(task_id) is None:
                 raise NotFound(f"no task {ref!r}")
-            return self._events.since(conn, task_id, after=after, limit=limit)
+            return uow.events.since(task_id, after=after, limit=limit)
 
     def cancel(self, ref: str) -> Task:
         """Cancel at once if not started; a running task gets a cancel request its agent acts on."""
         task_id = self.resolve(ref)
-        with self._db.connection() as conn:
-            task = self._tasks.get(conn, task_id, for_update=True)
+        with self._uow() as uow:
+            task = uow.tasks.get(task_id, for_update=True)
             if task is None:
                 raise NotFound(f"no task {ref!r}")
             ensure_transition(task.status, TaskStatus.CANCELLED)
             if task.status == TaskStatus.RUNNING:
-                updated = self._tasks.update(conn, task_id, where_status=("running",), cancel_requested=True)
-                events = self._events.append(conn, task_id, task.attempts, [NewEvent("cancel_requested")])
+                updated = uow.tasks.update(task_id, where_status=("running",), cancel_requested=True)
+                events = uow.events.append(task_id, task.attempts, [NewEvent("cancel_requested")])
             else:
-                updated = self._tasks.update(conn, task_id, where_status=(task.status.value,),
-                                             status="cancelled", finished_at=datetime.now(UTC))
-                events = self._events.append(conn, task_id, task.attempts, [NewEvent("cancelled")])
+                updated = uow.tasks.update(task_id, where_status=(task.status.value,),
+                                           status="cancelled", finished_at=self._deps.clock())
+                events = uow.events.append(task_id, task.attempts, [NewEvent("cancelled")])
             assert updated is not None
-        if updated.status == TaskStatus.RUNNING and updated.machine_id:
-            self._queues.send_to_machine(updated.machine_id,
-                                         MachineMessage(CANCEL, task_id=task_id).to_body())
-        self._publish(updated, events)
+            if updated.status == TaskStatus.RUNNING and updated.machine_id:
+                # The agent also learns it from its next lease renewal, should this send be lost.
+                message = MachineMessage(CANCEL, task_id=task_id).to_body()
+                uow.after_commit(lambda: self._queues.send_to_machine(updated.machine_id or "", message))
+            self._announce(uow, updated, events)
+            uow.commit()
         return updated
-
-    def _publish(self, task: Task, events: Sequence[TaskEvent]) -> None:
-        announce(self._publisher, task, events)

@@ -1,0 +1,33 @@
+"""The tasks unit of work over Postgres: one pooled connection, one transaction, five repositories."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.tasks.adapters.agent_session_repository import AgentSessionRepository
+from chalicelib.tasks.adapters.machine_repository import MachineRepository
+from chalicelib.tasks.adapters.task_event_repository import TaskEventRepository, TaskOutcomeRepository
+from chalicelib.tasks.adapters.task_repository import TaskRepository
+
+# The key of the transaction-scoped advisory lock that serialises dispatch decisions.
+DISPATCH_LOCK = 7_146_040
+
+
+class PostgresTasksUnitOfWork(PostgresUnitOfWork):
+    tasks: TaskRepository
+    events: TaskEventRepository
+    outcomes: TaskOutcomeRepository
+    machines: MachineRepository
+    sessions: AgentSessionRepository
+
+    def _bind(self, conn: Any) -> None:
+        self.tasks = TaskRepository(conn)
+        self.events = TaskEventRepository(conn)
+        self.outcomes = TaskOutcomeRepository(conn)
+        self.machines = MachineRepository(conn)
+        self.sessions = AgentSessionRepository(conn)
+
+    def lock_dispatch(self) -> None:
+        """Held until commit or rollback: two dispatchers cannot both fill a machine's last slot."""
+        self.conn.execute("SELECT pg_advisory_xact_lock(%s)", (DISPATCH_LOCK,))

@@ -1,0 +1,159 @@
+"""The ports of task orchestration: the unit of work and its repositories, and the outside world.
+
+The repositories are bound to one transaction by the unit of work (`adapters/postgres_tasks_uow.py`
+in production, `tests/fakes/task_store.py` in unit tests). Every status change is conditional
+(`where_status`, `where`), so two callers racing on one task cannot both win: the loser gets None.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from chalicelib.kernel.unit_of_work import UnitOfWork
+from chalicelib.tasks.domain.agent_session_states import AgentSession, SessionStatus
+from chalicelib.tasks.domain.machine_records import Heartbeat, MachineRecord
+from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskEvent, TaskOutcome, TaskResult
+
+
+class Tasks(Protocol):
+    def insert(self, task_id: str, new: NewTask) -> tuple[Task, bool]:
+        """Insert a queued task; with an idempotency key already used, return (existing, False)."""
+        ...
+
+    def get(self, task_id: str, *, for_update: bool = False) -> Task | None: ...
+    def ids_with_prefix(self, prefix: str) -> list[str]: ...
+    def search(self, *, status: str | None, project: str | None, machine: str | None,
+               limit: int) -> list[Task]: ...
+
+    def update(self, task_id: str, *, where_status: tuple[str, ...], where: dict[str, Any] | None = None,
+               **values: Any) -> Task | None:
+        """Set `values` (Task fields) if the task is in one of `where_status` and matches `where`."""
+        ...
+
+    def mark_dispatched(self, task_id: str, machine_id: str) -> Task | None:
+        """queued -> dispatched to `machine_id`, with the next dispatch_seq."""
+        ...
+
+    def claim(self, task_id: str, machine_id: str, dispatch_seq: int, agent_instance: str,
+              lease_s: float) -> Task | None:
+        """dispatched -> running (next attempt) for the machine and dispatch it was sent with."""
+        ...
+
+    def renew_lease(self, task_id: str, machine_id: str, attempt: int, lease_s: float) -> Task | None: ...
+    def finish(self, task_id: str, machine_id: str, attempt: int, result: TaskResult) -> Task | None: ...
+    def queued_ids(self, limit: int) -> list[str]:
+        """The oldest queued tasks first."""
+        ...
+
+    def lost_leases(self, limit: int = 100) -> list[Task]:
+        """Running tasks whose lease ran out (locked; a concurrent sweep skips them)."""
+        ...
+
+    def orphans_of(self, machine_id: str, live_instance: str | None) -> list[Task]:
+        """Running tasks of a machine claimed by an agent process other than `live_instance`."""
+        ...
+
+    def overdue(self, grace_s: float, limit: int = 100) -> list[Task]:
+        """Running tasks past their time budget plus `grace_s`."""
+        ...
+
+    def stuck_dispatched(self, older_than_s: float, limit: int = 100) -> list[Task]: ...
+
+
+class TaskEvents(Protocol):
+    def append(self, task_id: str, attempt: int, events: Sequence[NewEvent]) -> list[TaskEvent]:
+        """Append with the task's next sequence numbers."""
+        ...
+
+    def since(self, task_id: str, *, after: int, limit: int) -> list[TaskEvent]: ...
+
+
+class TaskOutcomes(Protocol):
+    def record(self, outcome: TaskOutcome) -> bool:
+        """Keep one attempt's outcome; False if that attempt was already recorded."""
+        ...
+
+
+class Machines(Protocol):
+    def record_heartbeat(self, hb: Heartbeat) -> tuple[str | None, str | None]:
+        """Upsert the machine; return (previous agent instance, queue URL) as stored before."""
+        ...
+
+    def set_queue_url(self, machine_id: str, url: str) -> None: ...
+    def records(self, machine_id: str | None = None) -> list[MachineRecord]:
+        """Every machine (or one), with the count of tasks dispatched to or running on it."""
+        ...
+
+
+class AgentSessions(Protocol):
+    def insert(self, session_id: str, *, machine_id: str, project: str, repo: str | None, engine: str,
+               telegram_chat_id: int | None, telegram_topic_id: int | None) -> AgentSession: ...
+    def get(self, session_id: str, *, for_update: bool = False) -> AgentSession | None: ...
+    def search(self, *, machine: str | None, status: str | None, limit: int) -> list[AgentSession]: ...
+    def set_status(self, session_id: str, status: SessionStatus, *, exit_code: int | None = None,
+                   error: str | None = None) -> AgentSession: ...
+    def next_input_seq(self, session_id: str) -> int: ...
+    def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
+        """Append with the session's next sequence numbers; return the last one."""
+        ...
+
+    def events(self, session_id: str, *, after: int, limit: int,
+               kind: str | None = None) -> list[dict[str, Any]]: ...
+    def open_on_machine(self, machine_id: str) -> list[AgentSession]: ...
+
+
+class TasksUnitOfWork(UnitOfWork, Protocol):
+    @property
+    def tasks(self) -> Tasks: ...
+    @property
+    def events(self) -> TaskEvents: ...
+    @property
+    def outcomes(self) -> TaskOutcomes: ...
+    @property
+    def machines(self) -> Machines: ...
+    @property
+    def sessions(self) -> AgentSessions: ...
+
+    def lock_dispatch(self) -> None:
+        """Serialise dispatch decisions until the end of the transaction (one machine slot, one task)."""
+        ...
+
+
+class TaskQueues(Protocol):
+    def send_dispatch(self, task_id: str) -> None: ...
+    def ensure_machine_queue(self, machine_id: str) -> str: ...
+    def send_to_machine(self, machine_id: str, body: dict[str, Any]) -> None: ...
+
+
+class PromptEnricher(Protocol):
+    def enrich(self, prompt: str, project: str, task_id: str | None = None) -> str:
+        """Return the prompt an engine should get for a task of `project`."""
+        ...
+
+
+class OutcomeListener(Protocol):
+    def recorded(self, outcome: TaskOutcome) -> None:
+        """Told once about each newly recorded attempt outcome, after commit (the learning loop)."""
+        ...
+
+
+class TaskEventPublisher(Protocol):
+    """Told about task and session events after they are committed (the Telegram topic streams).
+
+    Runs on the request path of the agent's event posts: hand slow work to a queue.
+    """
+
+    def published(self, ref_id: str, events: Sequence[Mapping[str, Any]], *, kind: str = "task") -> None: ...
+
+    def finished(self, ref_id: str, status: str, summary: str, *, kind: str = "task",
+                 files_changed: Sequence[str] = ()) -> None: ...
+
+
+class NullTaskEventPublisher:
+    def published(self, ref_id: str, events: Sequence[Mapping[str, Any]], *, kind: str = "task") -> None:
+        return None
+
+    def finished(self, ref_id: str, status: str, summary: str, *, kind: str = "task",
+                 files_changed: Sequence[str] = ()) -> None:
+        return None

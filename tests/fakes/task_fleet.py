@@ -99,4 +99,5 @@ class FakeAgentSessions:
         return [{**e, "created_at": e["created_at"].isoformat()} for e in found]
 
     def open_on_machine(self, machine_id: str) -> list[AgentSession]:
-        return [s for s in self._s.tables.sessions.values() if s.machine_id == machine_id and s.status in _OPEN]
+        return [s for s in self._s.tables.sessions.values()
+                if s.machine_id == machine_id and s.status in _OPEN]

@@ -22,6 +22,7 @@ from chalicelib.tasks.domain.task_states import TaskStatus
 from tests.fakes.task_fleet import FakeAgentSessions, FakeMachines
 from tests.fakes.task_tables import TaskStore, TaskTables
 
+
 class FakeTasks:
     def __init__(self, store: TaskStore) -> None:
         self._s = store
@@ -36,8 +37,8 @@ class FakeTasks:
                 if task.idempotency_key == new.idempotency_key:
                     return task, False
         now = self._s.clock()
-        task = Task(task_id, new.project, new.description, TaskStatus.QUEUED, repo=new.repo, engine=new.engine,
-                    current_engine=new.engine, target_machine=new.target_machine,
+        task = Task(task_id, new.project, new.description, TaskStatus.QUEUED, repo=new.repo,
+                    engine=new.engine, current_engine=new.engine, target_machine=new.target_machine,
                     time_budget_s=new.time_budget_s, cost_budget_usd=new.cost_budget_usd,
                     max_attempts=new.max_attempts, telegram_chat_id=new.telegram_chat_id,
                     telegram_topic_id=new.telegram_topic_id, idempotency_key=new.idempotency_key,
@@ -54,7 +55,8 @@ class FakeTasks:
     def search(self, *, status: str | None, project: str | None, machine: str | None,
                limit: int) -> list[Task]:
         found = [t for t in self._rows.values() if (status is None or t.status == status)
-                 and (project is None or t.project == project) and (machine is None or t.machine_id == machine)]
+                 and (project is None or t.project == project)
+                 and (machine is None or t.machine_id == machine)]
         return sorted(found, key=lambda t: t.created_at or self._s.clock(), reverse=True)[:limit]
 
     def update(self, task_id: str, *, where_status: tuple[str, ...], where: dict[str, Any] | None = None,
@@ -87,15 +89,17 @@ class FakeTasks:
                            lease_expires_at=now + timedelta(seconds=lease_s), started_at=now)
 
     def renew_lease(self, task_id: str, machine_id: str, attempt: int, lease_s: float) -> Task | None:
-        return self.update(task_id, where_status=("running",), where={"machine_id": machine_id, "attempts": attempt},
+        return self.update(task_id, where_status=("running",),
+                           where={"machine_id": machine_id, "attempts": attempt},
                            lease_expires_at=self._s.clock() + timedelta(seconds=lease_s))
 
     def finish(self, task_id: str, machine_id: str, attempt: int, result: TaskResult) -> Task | None:
         return self.update(
             task_id, where_status=("running",), where={"machine_id": machine_id, "attempts": attempt},
             status=result.status.value, result_summary=result.summary, files_changed=result.files_changed,
-            exit_code=result.exit_code, cost_usd=result.cost_usd, error=result.error, worktree=result.worktree,
-            branch=result.branch, lease_expires_at=None, finished_at=self._s.clock())
+            exit_code=result.exit_code, cost_usd=result.cost_usd, error=result.error,
+            worktree=result.worktree, branch=result.branch, lease_expires_at=None,
+            finished_at=self._s.clock())
 
     def queued_ids(self, limit: int) -> list[str]:
         queued = [t for t in self._rows.values() if t.status == TaskStatus.QUEUED]
@@ -107,7 +111,8 @@ class FakeTasks:
         return sorted(lost, key=lambda t: t.lease_expires_at or now)[:limit]
 
     def orphans_of(self, machine_id: str, live_instance: str | None) -> list[Task]:
-        return [t for t in self._running() if t.machine_id == machine_id and t.agent_instance != live_instance]
+        return [t for t in self._running()
+                if t.machine_id == machine_id and t.agent_instance != live_instance]
 
     def overdue(self, grace_s: float, limit: int = 100) -> list[Task]:
         now = self._s.clock()

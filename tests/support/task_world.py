@@ -4,6 +4,7 @@ recording queues and publisher, and the services built the way bootstrap.py buil
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from chalicelib.tasks.domain.machine_records import Heartbeat
 from chalicelib.tasks.domain.task_model import NewTask, Task, TaskEvent
@@ -15,7 +16,12 @@ from chalicelib.tasks.services.task_policy import TaskPolicy
 from chalicelib.tasks.services.task_runs import TaskRunService
 from chalicelib.tasks.services.task_sweep import TaskSweeper
 from chalicelib.tasks.services.tasks import TaskService
-from tests.fakes.task_messages import EchoEnricher, RecordingOutcomeListener, RecordingPublisher, RecordingTaskQueues
+from tests.fakes.task_messages import (
+    EchoEnricher,
+    RecordingOutcomeListener,
+    RecordingPublisher,
+    RecordingTaskQueues,
+)
 from tests.fakes.task_store import InMemoryTasksUnitOfWork
 from tests.fakes.task_tables import FakeClock, TaskStore
 
@@ -49,10 +55,10 @@ class TaskWorld:
         self.machines.heartbeat(Heartbeat(machine_id, status, instance or f"i-{machine_id}", active_tasks,
                                           max_concurrent, ("claude", "codex"), projects, ()))
 
-    def create(self, description: str = "fix the bug", project: str = "web", **fields: object) -> Task:
-        return self.tasks.create(NewTask(project, description, **fields))  # type: ignore[arg-type]
+    def create(self, description: str = "fix the bug", project: str = "web", **fields: Any) -> Task:
+        return self.tasks.create(NewTask(project, description, **fields))
 
-    def running(self, machine_id: str = "m1", **fields: object) -> Task:
+    def running(self, machine_id: str = "m1", **fields: Any) -> Task:
         """A task dispatched to `machine_id` and claimed there (its first attempt)."""
         task = self.create(**fields)
         self.dispatcher.dispatch(task.id)

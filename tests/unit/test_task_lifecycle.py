@@ -22,7 +22,8 @@ def world() -> TaskWorld:
     return w
 
 
-def test_a_created_task_is_queued_with_its_created_event_and_offered_to_the_dispatcher(world: TaskWorld) -> None:
+def test_a_created_task_is_queued_with_its_created_event_and_offered_to_the_dispatcher(
+        world: TaskWorld) -> None:
     task = world.create("add a health check", idempotency_key="k-1")
 
     assert world.task(task.id).status == TaskStatus.QUEUED
@@ -49,7 +50,8 @@ def test_an_unknown_engine_is_refused_before_anything_is_stored(world: TaskWorld
     assert world.queues.dispatch == []
 
 
-def test_a_task_is_found_by_a_unique_prefix_and_an_ambiguous_or_short_one_is_not_found(world: TaskWorld) -> None:
+def test_a_task_is_found_by_a_unique_prefix_and_an_ambiguous_or_short_one_is_not_found(
+        world: TaskWorld) -> None:
     task = world.create()
 
     assert world.tasks.get(task.id[:8]).id == task.id

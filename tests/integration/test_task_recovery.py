@@ -10,7 +10,14 @@ from agent.api_client import ApiClient, ApiError
 from chalicelib.bootstrap import Container
 from chalicelib.tasks.services.task_policy import TaskPolicy
 from tests.conftest import RunningApi
-from tests.support.orchestration import client_for, drain_dispatch, heartbeat, machine_messages, new_task
+from tests.support.orchestration import (
+    client_for,
+    drain_dispatch,
+    heartbeat,
+    machine_messages,
+    new_task,
+    wait_for,
+)
 
 
 @pytest.fixture
@@ -114,11 +121,14 @@ def test_a_task_over_its_time_budget_is_timed_out_by_the_sweep(
 
 def test_a_dispatched_task_on_a_machine_gone_offline_goes_back_to_the_queue(
         client: ApiClient, container: Container) -> None:
-    container.task_policy = TaskPolicy(offline_after_s=0.3)
+    # Long enough for the dispatch to find m1 online on a busy machine; then m1 falls silent.
+    container.task_policy = TaskPolicy(offline_after_s=5)
     heartbeat(client, "m1")
     task = new_task(client)
     drain_dispatch(container)
-    time.sleep(0.5)
+    assert client.get(f"/api/tasks/{task['id']}")["status"] == "dispatched"
+    wait_for(lambda: client.get("/api/machines")["machines"][0]["status"] == "offline", timeout_s=30,
+             every_s=0.5, what="m1 to be seen offline")
 
     report = container.task_sweeper.sweep()
 

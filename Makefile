@@ -7,11 +7,18 @@ STAMP  := $(VENV)/.installed
 .PHONY: run test lint typecheck unit package deploy clean
 
 # torch comes first, pinned, from the CPU wheel (otherwise sentence-transformers pulls a CUDA build).
+# cryptography (for mcp, in the Lambda) is swapped for its manylinux2014 wheel: pip picks the
+# manylinux_2_34 one on this machine, which the Lambda runtime (glibc 2.26) cannot load.
+LAMBDA_CRYPTOGRAPHY := $(shell grep -h '^cryptography==' requirements.txt)
+
 $(STAMP): requirements.txt requirements-local.txt requirements-dev.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q 'pip<26.3'
 	$(BIN)/python -m pip install -q torch==2.13.0
 	$(BIN)/python -m pip install -q -r requirements-dev.txt
+	$(BIN)/python -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+		--python-version 3.11 -d $(VENV)/lambda-wheels $(LAMBDA_CRYPTOGRAPHY)
+	$(BIN)/python -m pip install -q --no-deps --force-reinstall $(VENV)/lambda-wheels/cryptography-*.whl
 	$(BIN)/python -m pip install -q --no-deps -e .
 	touch $(STAMP)
 

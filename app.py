@@ -14,6 +14,7 @@ from chalicelib.kernel.http import error_response
 from chalicelib.kernel.logging import get_logger
 from chalicelib.learning import routes as learning_routes
 from chalicelib.llm import routes as usage_routes
+from chalicelib.mcp import routes as mcp_routes
 from chalicelib.memory import routes as memory_routes
 from chalicelib.ops.routes import health_routes, status_routes
 from chalicelib.sessions import routes as session_routes
@@ -34,6 +35,7 @@ app.register_blueprint(telegram_routes.bp)
 app.register_blueprint(learning_routes.bp)
 app.register_blueprint(memory_routes.bp)
 app.register_blueprint(sync_routes.bp)
+app.register_blueprint(mcp_routes.bp)
 
 
 def _authorized(request: Request, keys: tuple[str, ...]) -> bool:
@@ -48,7 +50,7 @@ def _authorized(request: Request, keys: tuple[str, ...]) -> bool:
 
 @app.middleware("http")
 def guard(request: Request, get_response: Callable[[Request], Response]) -> Response:
-    """Enforce the body size limit and API-key auth on /api/*, with a request id in every log."""
+    """Enforce the body size limit and API-key auth on /api/* and /mcp, with a request id in every log."""
     logger = get_logger()
     request_id = (request.context or {}).get("requestId", "-")
     # API Gateway's request id is the correlation id of everything this request logs.
@@ -58,7 +60,7 @@ def guard(request: Request, get_response: Callable[[Request], Response]) -> Resp
         return error_response(413, "payload_too_large",
                               f"request body exceeds {settings.max_body_bytes} bytes")
     path = (request.context or {}).get("resourcePath", request.path)
-    if path.startswith("/api/") and not _authorized(request, settings.api_keys):
+    if (path.startswith("/api/") or path == "/mcp") and not _authorized(request, settings.api_keys):
         return error_response(401, "unauthorized", "missing or invalid API key (Authorization: Bearer <key>)")
     response = get_response(request)
     logger.info("request", extra={"method": request.method, "route": path,

@@ -10,6 +10,7 @@ from agent import install_hooks, wrappers
 from agent.commands import (
     agent_commands,
     local_stack_commands,
+    mcp_commands,
     memory_commands,
     session_commands,
     sync_commands,
@@ -38,6 +39,7 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     memory_commands.add_forget_parser,
     memory_commands.add_index_parser,
     sync_commands.add_sync_parser,
+    mcp_commands.add_mcp_parser,
 ]
 
 

@@ -183,6 +183,8 @@ def add_parser(subparsers: Any) -> None:
         if func is _install:
             parser.add_argument("--python", default=sys.executable,
                                 help="interpreter the hooks run with (default: this one)")
+        parser.add_argument("--no-mcp", action="store_true",
+                            help=f"leave the client's MCP servers alone ({verb.lower()} only the hooks)")
         parser.set_defaults(func=func)
 
 
@@ -193,6 +195,8 @@ def _install(args: argparse.Namespace) -> int:
         print(f"itachi: {exc}", file=sys.stderr)
         return 1
     print(f"Installed Itachi hooks for {args.client} in {path}")
+    if not args.no_mcp and not _register_mcp(args):
+        return 1
     if not _imports_hooks(args.python):
         print(f"warning: {args.python} cannot import the hooks package; install itachi "
               "into that interpreter", file=sys.stderr)
@@ -217,4 +221,25 @@ def _uninstall(args: argparse.Namespace) -> int:
         print(f"itachi: {exc}", file=sys.stderr)
         return 1
     print(f"Removed Itachi hooks for {args.client} from {path}")
+    if not args.no_mcp:
+        from agent.install_mcp import uninstall_mcp
+
+        try:
+            mcp_path = uninstall_mcp(args.scope, args.client, Path.cwd())
+        except (InstallError, OSError) as exc:
+            print(f"itachi: {exc}", file=sys.stderr)
+            return 1
+        print(f"Removed the Itachi MCP server for {args.client} from {mcp_path}")
     return 0
+
+
+def _register_mcp(args: argparse.Namespace) -> bool:
+    from agent.install_mcp import install_mcp
+
+    try:
+        path = install_mcp(args.scope, args.client, Path.cwd(), args.python)
+    except (InstallError, OSError) as exc:
+        print(f"itachi: {exc}", file=sys.stderr)
+        return False
+    print(f"Registered the Itachi MCP server (itachi mcp) for {args.client} in {path}")
+    return True

@@ -59,8 +59,13 @@ def parse_body(request: Request, model: type[M]) -> M:
 
 def parse_query(request: Request, model: type[M]) -> M:
     """Validate query-string parameters against `model`."""
+    return validate_input(model, dict(request.query_params or {}))
+
+
+def validate_input(model: type[M], data: dict[str, Any]) -> M:
+    """Validate already-decoded input against `model`; raise InvalidInput naming the bad field."""
     try:
-        return model.model_validate(dict(request.query_params or {}))
+        return model.model_validate(data)
     except ValidationError as exc:
         message, field = _describe(exc)
         raise InvalidInput(message, field=field) from None

@@ -69,7 +69,8 @@ def search() -> Response:
 @bp.route("/api/memory/recent", methods=["GET"])
 def recent() -> Response:
     q = parse_query(bp.current_request, RecentQuery)
-    memories = get_container().memory.recent(q.project, limit=q.limit, category=q.category)
+    memories = get_container().memory.recent(q.project, limit=q.limit, category=q.category,
+                                             metadata=q.metadata_filter())
     return ok({"results": [memory_json(m) for m in memories]})
 
 

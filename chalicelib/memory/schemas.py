@@ -94,6 +94,11 @@ class RecentQuery(_Wire):
     project: str | None = Field(default=None, min_length=1, max_length=300)
     limit: int = Field(default=10, ge=1, le=200)
     category: str | None = OptionalCategory
+    tag: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[^\x00-\x1f]+$")
+
+    def metadata_filter(self) -> dict[str, Any] | None:
+        """Memories stored with this tag: metadata.tags contains it."""
+        return {"tags": [self.tag]} if self.tag else None
 
 
 class StatsQuery(_Wire):

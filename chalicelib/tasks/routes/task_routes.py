@@ -30,6 +30,15 @@ class CreateTaskBody(WireModel):
     telegram_topic_id: int | None = None
     idempotency_key: str | None = Field(default=None, max_length=200)
 
+    def new_task(self) -> NewTask:
+        return NewTask(
+            project=self.project, description=self.description, repo=self.repo, engine=self.engine,
+            target_machine=self.machine, time_budget_s=self.time_budget_s,
+            cost_budget_usd=self.cost_budget_usd, max_attempts=self.max_attempts,
+            telegram_chat_id=self.telegram_chat_id, telegram_topic_id=self.telegram_topic_id,
+            idempotency_key=self.idempotency_key,
+        )
+
 
 class ListTasksQuery(WireModel):
     status: str | None = None
@@ -46,12 +55,7 @@ class EventsQuery(WireModel):
 @bp.route("/api/tasks", methods=["POST"])
 def create_task() -> Response:
     body = parse_body(bp.current_request, CreateTaskBody)
-    task = get_container().tasks.create(NewTask(
-        project=body.project, description=body.description, repo=body.repo, engine=body.engine,
-        target_machine=body.machine, time_budget_s=body.time_budget_s, cost_budget_usd=body.cost_budget_usd,
-        max_attempts=body.max_attempts, telegram_chat_id=body.telegram_chat_id,
-        telegram_topic_id=body.telegram_topic_id, idempotency_key=body.idempotency_key,
-    ))
+    task = get_container().tasks.create(body.new_task())
     return ok(task.to_json(), status=201)
 
 

@@ -1,0 +1,47 @@
+"""`itachi mcp`: Itachi's MCP tools over stdio, for any MCP client on this machine.
+
+The project is the client's working directory's (the same `project_for` as the hooks, so
+every worktree of a repo shares it; `ITACHI_PROJECT` overrides); the API and key come from the
+hooks' config, so one key works for the hooks, the CLI and the MCP server.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import metadata
+
+
+def _version() -> str:
+    try:
+        return metadata.version("itachi")
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+def working_project(project: str | None = None) -> str:
+    """The project this server answers for: explicit, else the client's working directory's."""
+    from chalicelib.contracts.project_identity import project_for
+
+    return project or project_for(os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())
+
+
+def serve(project: str | None = None) -> int:
+    """Serve MCP on stdin/stdout until the client closes it."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    from agent.api_client import ApiClient
+    from agent.client_config import load_client_config
+    from agent.mcp_backend import ApiBackend
+    from chalicelib.mcp.sdk_server import build_server
+    from chalicelib.mcp.services.tool_calls import McpTools
+
+    tools = McpTools(ApiBackend(ApiClient(load_client_config(), timeout_s=30.0)), working_project(project))
+    server = build_server(tools, version=_version())
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)
+    return 0

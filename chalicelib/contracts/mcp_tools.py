@@ -1,0 +1,155 @@
+"""The MCP tools and resources Itachi offers: names, JSON schemas and descriptions.
+
+Stdlib only: the local stdio server (`itachi mcp`) and the API's `/mcp` endpoint both list
+exactly these, so a model sees the same tools whichever way it is connected. Descriptions are
+written for the model that reads them: what the tool is for, when to reach for it, what comes
+back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+CATEGORY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
+UUID_PATTERN = r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$"
+TASK_STATUSES = ("queued", "dispatched", "running", "completed", "failed", "cancelled", "timed_out")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str
+    description: str
+    input_schema: dict[str, Any]
+    read_only: bool = True
+    destructive: bool = False
+
+
+@dataclass(frozen=True)
+class ResourceSpec:
+    uri: str
+    name: str
+    title: str
+    description: str
+    mime_type: str = "text/markdown"
+
+
+def _object(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": {**properties, "project": _PROJECT},
+                              "additionalProperties": False}
+    if required:
+        schema["required"] = list(required)
+    return schema
+
+
+_PROJECT = {"type": "string", "minLength": 1, "maxLength": 300,
+            "description": "Project id (normalised git remote such as github.com/acme/app). Leave it "
+                           "out to use the project of the current working directory."}
+_CATEGORY = {"type": "string", "minLength": 1, "maxLength": 64, "pattern": CATEGORY_PATTERN,
+             "description": "Memory category, e.g. fact, decision, project_rule, pattern, "
+                            "code_change, task_lesson, document."}
+_MEMORY_ID = {"type": "string", "pattern": UUID_PATTERN,
+              "description": "The memory's id (a UUID, as shown by memory_search or memory_list)."}
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "memory_search", "Search memory",
+        "Search this project's long-term memory (and the shared _global scope) for facts, decisions, "
+        "rules, past code changes and lessons. Use it before answering questions about the project's "
+        "history or conventions, or before redoing work that may have been done. Returns the best "
+        "matches with their id, category, score (0-1, higher is better) and date.",
+        _object({
+            "query": {"type": "string", "minLength": 1, "maxLength": 2000,
+                      "description": "What to look for, in plain words or keywords."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 8,
+                      "description": "How many results at most."},
+            "category": _CATEGORY,
+            "mode": {"type": "string", "enum": ["hybrid", "text", "vector"], "default": "hybrid",
+                     "description": "hybrid (meaning and words, the default), text (exact words) or "
+                                    "vector (meaning only)."},
+        }, ("query",))),
+    ToolSpec(
+        "memory_store", "Store a memory",
+        "Save one durable piece of knowledge about this project: a decision and its reason, a fact, "
+        "a convention, a gotcha. Write it so it stands alone months later. A restatement of a known "
+        "memory reinforces it instead of adding a duplicate. Secrets are redacted before storage.",
+        _object({
+            "content": {"type": "string", "minLength": 1, "maxLength": 200_000,
+                        "description": "The memory itself, self-contained."},
+            "category": {**_CATEGORY, "default": "fact"},
+            "tags": {"type": "array", "maxItems": 20, "uniqueItems": True,
+                     "items": {"type": "string", "minLength": 1, "maxLength": 64},
+                     "description": "Short labels to find it by later with memory_list."},
+        }, ("content",)), read_only=False),
+    ToolSpec(
+        "memory_list", "List recent memories",
+        "List the newest memories of this project, optionally only one category or one tag. Use it "
+        "to review what was stored recently; use memory_search to find something specific.",
+        _object({
+            "category": _CATEGORY,
+            "tag": {"type": "string", "minLength": 1, "maxLength": 64,
+                    "description": "Only memories stored with this tag."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
+        })),
+    ToolSpec(
+        "memory_get", "Read a memory",
+        "Read one memory in full (content, summary, files, tags, reinforcement and access counts).",
+        {"type": "object", "properties": {"id": _MEMORY_ID}, "required": ["id"],
+         "additionalProperties": False}),
+    ToolSpec(
+        "memory_forget", "Forget a memory",
+        "Delete one memory for good: only when it is wrong or obsolete, or the user asks.",
+        {"type": "object", "properties": {"id": _MEMORY_ID}, "required": ["id"],
+         "additionalProperties": False}, read_only=False, destructive=True),
+    ToolSpec(
+        "memory_status", "Memory status",
+        "How much this project's memory holds: counts by category, how many are embedded, the "
+        "embedding model in use, and when the last memory was written.",
+        _object({})),
+    ToolSpec(
+        "rules_list", "Project rules",
+        "The project's rules and conventions learned from past sessions and taught by the user, "
+        "strongest first. Follow them when working in this project.",
+        _object({"limit": {"type": "integer", "minimum": 1, "maximum": 15, "default": 15}})),
+    ToolSpec(
+        "task_create", "Create a task",
+        "Queue a coding task for an Itachi agent to run in its own git worktree on a machine (the "
+        "user follows it in Telegram or with task_status). Only when the user asks for background "
+        "work; the task runs a separate coding agent.",
+        _object({
+            "description": {"type": "string", "minLength": 1, "maxLength": 20_000,
+                            "description": "What to do, as a complete instruction."},
+            "repo": {"type": "string", "minLength": 1, "maxLength": 2000,
+                     "description": "Repository path or URL on the agent's machine, if not the "
+                                    "project's default."},
+            "engine": {"type": "string", "enum": ["claude", "codex", "gemini"],
+                       "description": "Coding engine to run; the machine's preference if left out."},
+            "machine": {"type": "string", "minLength": 1, "maxLength": 40,
+                        "description": "Machine id to run on; any suitable one if left out."},
+        }, ("description",)), read_only=False),
+    ToolSpec(
+        "task_status", "Task status",
+        "The state of one task (queued, running, completed, failed...) with its latest progress "
+        "events and, once finished, its summary, files changed and branch.",
+        {"type": "object", "properties": {"id": {
+            "type": "string", "minLength": 6, "maxLength": 64, "pattern": r"^[0-9a-fA-F-]+$",
+            "description": "The task id, or a unique prefix of at least 6 characters."}},
+         "required": ["id"], "additionalProperties": False}),
+    ToolSpec(
+        "task_list", "List tasks",
+        "This project's tasks, newest first, optionally only those in one status.",
+        _object({
+            "status": {"type": "string", "enum": list(TASK_STATUSES)},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
+        })),
+)
+
+TOOLS_BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
+
+RESOURCES: tuple[ResourceSpec, ...] = (
+    ResourceSpec("itachi://project/rules", "rules", "Project rules",
+                 "The rules and conventions Itachi learned for this project, strongest first."),
+    ResourceSpec("itachi://project/briefing", "briefing", "Session briefing",
+                 "Recent sessions, hot files, patterns, decisions and active tasks of this project."),
+)

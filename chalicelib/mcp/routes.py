@@ -1,0 +1,36 @@
+"""`/mcp`: Itachi's MCP tools over Streamable HTTP (stateless JSON), behind the API's Bearer auth.
+
+The project comes from `?project=` in the endpoint URL or the `X-Itachi-Project` header; a
+tool call may name its own. The `mcp` SDK is imported here on first use only.
+"""
+
+from __future__ import annotations
+
+from chalice import Response
+
+from chalicelib.bootstrap import get_container
+from chalicelib.kernel.http import ApiBlueprint
+
+bp = ApiBlueprint(__name__)
+
+# Headers worth passing back: the content type and the MCP ones (no session id in stateless mode).
+_ANSWER_HEADERS = ("content-type", "mcp-protocol-version", "allow")
+
+
+@bp.route("/mcp", methods=["POST", "GET", "DELETE"])
+def mcp_endpoint() -> Response:
+    from chalicelib.mcp import http_bridge
+    from chalicelib.mcp.service_backend import ServiceBackend
+    from chalicelib.mcp.services.tool_calls import McpTools
+
+    request = bp.current_request
+    query = dict(request.query_params or {})
+    project = (query.get("project") or request.headers.get("x-itachi-project") or "").strip() or None
+    tools = McpTools(ServiceBackend(get_container()), project)
+    raw = request.raw_body or b""
+    body = raw.encode() if isinstance(raw, str) else raw
+    answer = http_bridge.handle(tools, request.method, dict(request.headers), query, body)
+    headers: dict[str, str | list[str]] = {k: v for k, v in answer.headers.items()
+                                           if k.lower() in _ANSWER_HEADERS}
+    return Response(body=answer.body.decode("utf-8", errors="replace"), status_code=answer.status,
+                    headers=headers)

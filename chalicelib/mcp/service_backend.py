@@ -1,0 +1,131 @@
+"""The `/mcp` endpoint's backend: the API's own services in process, validated by the same
+request models as the REST routes and answering the same JSON, so a tool behaves the same
+whether it reached the API over `/mcp` or through `itachi mcp`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from chalicelib.bootstrap import Container
+from chalicelib.kernel.errors import DomainError
+from chalicelib.kernel.http import validate_input
+from chalicelib.mcp.services.backend_port import BackendError, Json
+
+T = TypeVar("T")
+
+
+def _guarded(call: Callable[[], T]) -> T:
+    try:
+        return call()
+    except DomainError as exc:
+        raise BackendError(exc.status, exc.message) from None
+
+
+class ServiceBackend:
+    def __init__(self, container: Container) -> None:
+        self._c = container
+
+    def search(self, *, query: str, project: str, limit: int, category: str | None, mode: str) -> Json:
+        from chalicelib.memory.schemas import SearchQuery, search_json
+
+        def run() -> Json:
+            q = validate_input(SearchQuery, {"query": query, "project": project, "limit": limit,
+                                             "category": category, "mode": mode})
+            return search_json(self._c.memory.search(q.query, q.project, limit=q.limit, category=q.category,
+                                                     mode=q.mode, include_global=q.include_global))
+        return _guarded(run)
+
+    def store(self, *, project: str, content: str, category: str, tags: list[str]) -> Json:
+        from chalicelib.memory.schemas import MemoryIn
+
+        def run() -> Json:
+            metadata: Json = {"source": "mcp", **({"tags": tags} if tags else {})}
+            body = validate_input(MemoryIn, {"project": project, "content": content, "category": category,
+                                             "metadata": metadata})
+            stored = self._c.memory.remember(body.draft())
+            return {"id": stored.id, "deduplicated": stored.deduplicated}
+        return _guarded(run)
+
+    def recent(self, *, project: str, category: str | None, tag: str | None, limit: int) -> Json:
+        from chalicelib.memory.schemas import RecentQuery, memory_json
+
+        def run() -> Json:
+            q = validate_input(RecentQuery, {"project": project, "category": category, "tag": tag,
+                                             "limit": limit})
+            memories = self._c.memory.recent(q.project, limit=q.limit, category=q.category,
+                                             metadata=q.metadata_filter())
+            return {"results": [memory_json(m) for m in memories]}
+        return _guarded(run)
+
+    def get_memory(self, memory_id: str) -> Json:
+        from chalicelib.memory.schemas import MemoryIdPath, memory_json
+
+        def run() -> Json:
+            ident = str(validate_input(MemoryIdPath, {"id": memory_id}).id)
+            return memory_json(self._c.memory.get(ident))
+        return _guarded(run)
+
+    def forget(self, memory_id: str) -> Json:
+        from chalicelib.memory.schemas import MemoryIdPath
+
+        def run() -> Json:
+            ident = str(validate_input(MemoryIdPath, {"id": memory_id}).id)
+            self._c.memory.delete(ident)
+            return {"id": ident, "deleted": True}
+        return _guarded(run)
+
+    def memory_stats(self, project: str) -> Json:
+        from chalicelib.memory.schemas import StatsQuery, stats_json
+
+        return _guarded(lambda: stats_json(self._c.memory.stats(
+            validate_input(StatsQuery, {"project": project}).project)))
+
+    def deployment(self) -> Json:
+        from chalicelib.ops.services.health import describe_deployment
+
+        return _guarded(lambda: describe_deployment(self._c))
+
+    def rules(self, project: str, limit: int) -> Json:
+        from chalicelib.learning.routes import LearningsQuery
+
+        def run() -> Json:
+            q = validate_input(LearningsQuery, {"project": project, "limit": limit})
+            return {"project": q.project, "rules": self._c.project_rules.learnings(q.project, q.limit)}
+        return _guarded(run)
+
+    def briefing(self, project: str) -> Json:
+        from chalicelib.sessions.routes import BriefingQuery
+
+        return _guarded(lambda: self._c.sessions.briefing(
+            validate_input(BriefingQuery, {"project": project}).project))
+
+    def create_task(self, *, project: str, description: str, repo: str | None, engine: str | None,
+                    machine: str | None) -> Json:
+        from chalicelib.tasks.routes.task_routes import CreateTaskBody
+
+        body: dict[str, Any] = {"project": project, "description": description, "repo": repo,
+                                "engine": engine, "machine": machine}
+        return _guarded(lambda: self._c.tasks.create(validate_input(
+            CreateTaskBody, {k: v for k, v in body.items() if v is not None}).new_task()).to_json())
+
+    def get_task(self, ref: str) -> Json:
+        return _guarded(lambda: self._c.tasks.get(ref).to_json())
+
+    def task_events(self, ref: str, *, limit: int) -> Json:
+        def run() -> Json:
+            task = self._c.tasks.get(ref)
+            events = self._c.tasks.events(task.id, after=0, limit=limit)
+            return {"task_id": task.id, "status": task.status.value,
+                    "events": [e.to_json() for e in events],
+                    "next_after": events[-1].seq if events else 0}
+        return _guarded(run)
+
+    def list_tasks(self, *, project: str, status: str | None, limit: int) -> Json:
+        from chalicelib.tasks.routes.task_routes import ListTasksQuery
+
+        def run() -> Json:
+            q = validate_input(ListTasksQuery, {"project": project, "status": status, "limit": limit})
+            tasks = self._c.tasks.list_tasks(status=q.status, project=q.project, limit=q.limit)
+            return {"tasks": [t.to_json() for t in tasks]}
+        return _guarded(run)

@@ -1,0 +1,64 @@
+"""The port the MCP tools call: Itachi's API operations, answering the API's JSON shapes.
+
+Two implementations: the stdio server's (HTTP to the API with the hooks' config, in `agent/`)
+and the API's own (`chalicelib/mcp/service_backend.py`, the services in process). Both answer
+exactly what the REST route of the same name answers, so the tools render one shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+Json = dict[str, Any]
+
+
+class BackendError(Exception):
+    """An operation refused or failed: status as HTTP would say it (0: API unreachable)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"{status}: {message}")
+        self.status = status
+        self.message = message
+
+
+class ItachiBackend(Protocol):
+    def search(self, *, query: str, project: str, limit: int, category: str | None,
+               mode: str) -> Json:
+        """GET /api/memory/search."""
+
+    def store(self, *, project: str, content: str, category: str, tags: list[str]) -> Json:
+        """POST /api/memory (tags go in metadata.tags)."""
+
+    def recent(self, *, project: str, category: str | None, tag: str | None, limit: int) -> Json:
+        """GET /api/memory/recent."""
+
+    def get_memory(self, memory_id: str) -> Json:
+        """GET /api/memory/{id}."""
+
+    def forget(self, memory_id: str) -> Json:
+        """DELETE /api/memory/{id}."""
+
+    def memory_stats(self, project: str) -> Json:
+        """GET /api/memory/stats."""
+
+    def deployment(self) -> Json:
+        """GET /api/status."""
+
+    def rules(self, project: str, limit: int) -> Json:
+        """GET /api/project/learnings."""
+
+    def briefing(self, project: str) -> Json:
+        """GET /api/session/briefing."""
+
+    def create_task(self, *, project: str, description: str, repo: str | None, engine: str | None,
+                    machine: str | None) -> Json:
+        """POST /api/tasks."""
+
+    def get_task(self, ref: str) -> Json:
+        """GET /api/tasks/{id}."""
+
+    def task_events(self, ref: str, *, limit: int) -> Json:
+        """GET /api/tasks/{id}/events."""
+
+    def list_tasks(self, *, project: str, status: str | None, limit: int) -> Json:
+        """GET /api/tasks."""

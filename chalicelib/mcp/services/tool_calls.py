@@ -1,0 +1,157 @@
+"""Run one MCP tool call: check the arguments against the tool's schema, call the backend, render.
+
+A bad argument, an unknown tool or a refusal from the API is a tool error the model can read
+and correct (`ToolAnswer.is_error`), never an exception: the MCP session stays up.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from chalicelib.contracts.mcp_tools import RESOURCES, TOOLS_BY_NAME, ResourceSpec
+from chalicelib.mcp.domain import tool_answers as render
+from chalicelib.mcp.services.backend_port import BackendError, ItachiBackend, Json
+
+MAX_EVENTS = 8
+NO_PROJECT = ("no project: pass `project` (a project id such as github.com/acme/app); this server "
+              "has no working directory to take it from")
+
+
+@dataclass(frozen=True)
+class ToolAnswer:
+    text: str
+    is_error: bool = False
+    data: Json = field(default_factory=dict)
+
+
+class ToolInputError(Exception):
+    """Arguments the tool cannot run with; the message says what to change."""
+
+
+@functools.cache
+def _validator(name: str) -> Any:
+    from jsonschema import Draft202012Validator  # lazy: only tool calls need it
+
+    return Draft202012Validator(TOOLS_BY_NAME[name].input_schema)
+
+
+def check_arguments(name: str, arguments: dict[str, Any]) -> None:
+    """Raise ToolInputError naming each argument that breaks the tool's input schema."""
+    errors = sorted(_validator(name).iter_errors(arguments), key=lambda e: list(e.path))
+    if errors:
+        problems = "; ".join(
+            (f"{'.'.join(map(str, e.path))}: " if e.path else "") + e.message for e in errors[:5])
+        raise ToolInputError(f"invalid arguments for {name}: {problems}")
+
+
+class McpTools:
+    """Itachi's MCP tools over one backend; `default_project` is used when a call names none."""
+
+    def __init__(self, backend: ItachiBackend, default_project: str | None = None) -> None:
+        self._backend = backend
+        self._default_project = default_project
+        self._handlers: dict[str, Callable[[dict[str, Any]], ToolAnswer]] = {
+            "memory_search": self._search, "memory_store": self._store, "memory_list": self._list,
+            "memory_get": self._get, "memory_forget": self._forget, "memory_status": self._status,
+            "rules_list": self._rules, "task_create": self._create_task,
+            "task_status": self._task_status, "task_list": self._task_list,
+        }
+
+    @property
+    def default_project(self) -> str | None:
+        return self._default_project
+
+    def call(self, name: str, arguments: dict[str, Any] | None) -> ToolAnswer:
+        """Run tool `name`; every expected failure comes back as an error answer."""
+        handler = self._handlers.get(name)
+        if handler is None:
+            return ToolAnswer(f"unknown tool {name!r}; the tools are: {', '.join(self._handlers)}", True)
+        try:
+            args = dict(arguments or {})
+            check_arguments(name, args)
+            return handler(args)
+        except ToolInputError as exc:
+            return ToolAnswer(str(exc), True)
+        except BackendError as exc:
+            return ToolAnswer(f"{name} failed: {exc.message}", True, {"status": exc.status})
+
+    def resources(self) -> tuple[ResourceSpec, ...]:
+        """The resources this server can read: none without a project to read them for."""
+        return RESOURCES if self._default_project else ()
+
+    def read_resource(self, uri: str) -> str:
+        """The markdown of one resource; BackendError or ToolInputError when it cannot be read."""
+        project = self._project({})
+        if uri == "itachi://project/rules":
+            return render.rules_text(self._backend.rules(project, 15))
+        if uri == "itachi://project/briefing":
+            return render.briefing_text(self._backend.briefing(project))
+        raise ToolInputError(f"unknown resource {uri!r}")
+
+    def _project(self, args: dict[str, Any]) -> str:
+        project = args.get("project") or self._default_project
+        if not project:
+            raise ToolInputError(NO_PROJECT)
+        return str(project)
+
+    def _search(self, args: dict[str, Any]) -> ToolAnswer:
+        project = self._project(args)
+        answer = self._backend.search(query=args["query"], project=project, limit=args.get("limit", 8),
+                                      category=args.get("category"), mode=args.get("mode", "hybrid"))
+        return ToolAnswer(render.search_text(answer, args["query"], project), data=answer)
+
+    def _store(self, args: dict[str, Any]) -> ToolAnswer:
+        project, category = self._project(args), args.get("category", "fact")
+        answer = self._backend.store(project=project, content=args["content"], category=category,
+                                     tags=list(args.get("tags") or []))
+        return ToolAnswer(render.stored_text(answer, project, category), data=answer)
+
+    def _list(self, args: dict[str, Any]) -> ToolAnswer:
+        project = self._project(args)
+        answer = self._backend.recent(project=project, category=args.get("category"),
+                                      tag=args.get("tag"), limit=args.get("limit", 10))
+        return ToolAnswer(render.list_text(answer, project, args.get("category"), args.get("tag")),
+                          data=answer)
+
+    def _get(self, args: dict[str, Any]) -> ToolAnswer:
+        memory = self._backend.get_memory(args["id"])
+        return ToolAnswer(render.memory_text(memory), data=memory)
+
+    def _forget(self, args: dict[str, Any]) -> ToolAnswer:
+        answer = self._backend.forget(args["id"])
+        return ToolAnswer(f"Forgot memory {answer.get('id')}.", data=answer)
+
+    def _status(self, args: dict[str, Any]) -> ToolAnswer:
+        stats = self._backend.memory_stats(self._project(args))
+        try:
+            deployment: Json | None = self._backend.deployment()
+        except BackendError:
+            deployment = None  # the counts are still worth answering with
+        return ToolAnswer(render.status_text(stats, deployment),
+                          data={"stats": stats, "embedding": (deployment or {}).get("embedding")})
+
+    def _rules(self, args: dict[str, Any]) -> ToolAnswer:
+        answer = self._backend.rules(self._project(args), args.get("limit", 15))
+        return ToolAnswer(render.rules_text(answer), data=answer)
+
+    def _create_task(self, args: dict[str, Any]) -> ToolAnswer:
+        task = self._backend.create_task(project=self._project(args), description=args["description"],
+                                         repo=args.get("repo"), engine=args.get("engine"),
+                                         machine=args.get("machine"))
+        return ToolAnswer(f"Queued task {task.get('id')} in {task.get('project')} "
+                          f"(status {task.get('status')}); follow it with task_status.", data=task)
+
+    def _task_status(self, args: dict[str, Any]) -> ToolAnswer:
+        task = self._backend.get_task(args["id"])
+        events = self._backend.task_events(str(task["id"]), limit=1000).get("events") or []
+        latest = [e for e in events if isinstance(e, dict)][-MAX_EVENTS:]
+        return ToolAnswer(render.task_text(task, latest), data={"task": task, "events": latest})
+
+    def _task_list(self, args: dict[str, Any]) -> ToolAnswer:
+        project = self._project(args)
+        answer = self._backend.list_tasks(project=project, status=args.get("status"),
+                                          limit=args.get("limit", 10))
+        return ToolAnswer(render.tasks_text(answer, project, args.get("status")), data=answer)

@@ -6,7 +6,7 @@ import urllib.parse
 from typing import Any
 
 from agent.api_client import ApiClient, ApiError
-from chalicelib.mcp.services.backend_port import BackendError, Json
+from chalicelib.mcp.services.ports import BackendError, Json
 
 
 def _quoted(ref: str) -> str:

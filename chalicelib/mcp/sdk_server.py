@@ -13,7 +13,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 
 from chalicelib.contracts.mcp_tools import TOOLS
-from chalicelib.mcp.services.backend_port import BackendError
+from chalicelib.mcp.services.ports import BackendError
 from chalicelib.mcp.services.tool_calls import McpTools, ToolInputError
 
 SERVER_NAME = "itachi"
@@ -44,8 +44,10 @@ def build_server(tools: McpTools, version: str = "") -> Server[Any]:
     async def call_tool(ctx: ServerRequestContext[Any],
                         params: types.CallToolRequestParams) -> types.CallToolResult:
         answer = await anyio.to_thread.run_sync(tools.call, params.name, params.arguments)
+        # Text only: Claude Code hands a result's structuredContent (raw JSON) to the model in
+        # place of its text, and the text is what the tools are written to say.
         return types.CallToolResult(content=[types.TextContent(type="text", text=answer.text)],
-                                    structured_content=answer.data or None, is_error=answer.is_error)
+                                    is_error=answer.is_error)
 
     async def list_resources(ctx: ServerRequestContext[Any],
                              params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:

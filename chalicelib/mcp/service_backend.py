@@ -5,12 +5,14 @@ whether it reached the API over `/mcp` or through `itachi mcp`."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from chalicelib.bootstrap import Container
 from chalicelib.kernel.errors import DomainError
 from chalicelib.kernel.http import validate_input
-from chalicelib.mcp.services.backend_port import BackendError, Json
+from chalicelib.mcp.services.ports import BackendError, Json
+
+if TYPE_CHECKING:
+    from chalicelib.bootstrap import Container
 
 T = TypeVar("T")
 
@@ -84,7 +86,7 @@ class ServiceBackend:
     def deployment(self) -> Json:
         from chalicelib.ops.services.health import describe_deployment
 
-        return _guarded(lambda: describe_deployment(self._c))
+        return _guarded(lambda: describe_deployment(self._c.settings, self._c.db, self._c.queues))
 
     def rules(self, project: str, limit: int) -> Json:
         from chalicelib.learning.routes import LearningsQuery

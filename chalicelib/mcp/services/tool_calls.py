@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.contracts.mcp_tools import RESOURCES, TOOLS_BY_NAME, ResourceSpec
 from chalicelib.mcp.domain import tool_answers as render
-from chalicelib.mcp.services.backend_port import BackendError, ItachiBackend, Json
+from chalicelib.mcp.services.ports import BackendError, ItachiBackend, Json
 
 MAX_EVENTS = 8
 NO_PROJECT = ("no project: pass `project` (a project id such as github.com/acme/app); this server "
@@ -24,7 +24,6 @@ NO_PROJECT = ("no project: pass `project` (a project id such as github.com/acme/
 class ToolAnswer:
     text: str
     is_error: bool = False
-    data: Json = field(default_factory=dict)
 
 
 class ToolInputError(Exception):
@@ -76,7 +75,7 @@ class McpTools:
         except ToolInputError as exc:
             return ToolAnswer(str(exc), True)
         except BackendError as exc:
-            return ToolAnswer(f"{name} failed: {exc.message}", True, {"status": exc.status})
+            return ToolAnswer(f"{name} failed: {exc.message}", True)
 
     def resources(self) -> tuple[ResourceSpec, ...]:
         """The resources this server can read: none without a project to read them for."""
@@ -101,28 +100,27 @@ class McpTools:
         project = self._project(args)
         answer = self._backend.search(query=args["query"], project=project, limit=args.get("limit", 8),
                                       category=args.get("category"), mode=args.get("mode", "hybrid"))
-        return ToolAnswer(render.search_text(answer, args["query"], project), data=answer)
+        return ToolAnswer(render.search_text(answer, args["query"], project))
 
     def _store(self, args: dict[str, Any]) -> ToolAnswer:
         project, category = self._project(args), args.get("category", "fact")
         answer = self._backend.store(project=project, content=args["content"], category=category,
                                      tags=list(args.get("tags") or []))
-        return ToolAnswer(render.stored_text(answer, project, category), data=answer)
+        return ToolAnswer(render.stored_text(answer, project, category))
 
     def _list(self, args: dict[str, Any]) -> ToolAnswer:
         project = self._project(args)
         answer = self._backend.recent(project=project, category=args.get("category"),
                                       tag=args.get("tag"), limit=args.get("limit", 10))
-        return ToolAnswer(render.list_text(answer, project, args.get("category"), args.get("tag")),
-                          data=answer)
+        return ToolAnswer(render.list_text(answer, project, args.get("category"), args.get("tag")))
 
     def _get(self, args: dict[str, Any]) -> ToolAnswer:
         memory = self._backend.get_memory(args["id"])
-        return ToolAnswer(render.memory_text(memory), data=memory)
+        return ToolAnswer(render.memory_text(memory))
 
     def _forget(self, args: dict[str, Any]) -> ToolAnswer:
         answer = self._backend.forget(args["id"])
-        return ToolAnswer(f"Forgot memory {answer.get('id')}.", data=answer)
+        return ToolAnswer(f"Forgot memory {answer.get('id')}.")
 
     def _status(self, args: dict[str, Any]) -> ToolAnswer:
         stats = self._backend.memory_stats(self._project(args))
@@ -130,28 +128,27 @@ class McpTools:
             deployment: Json | None = self._backend.deployment()
         except BackendError:
             deployment = None  # the counts are still worth answering with
-        return ToolAnswer(render.status_text(stats, deployment),
-                          data={"stats": stats, "embedding": (deployment or {}).get("embedding")})
+        return ToolAnswer(render.status_text(stats, deployment))
 
     def _rules(self, args: dict[str, Any]) -> ToolAnswer:
         answer = self._backend.rules(self._project(args), args.get("limit", 15))
-        return ToolAnswer(render.rules_text(answer), data=answer)
+        return ToolAnswer(render.rules_text(answer))
 
     def _create_task(self, args: dict[str, Any]) -> ToolAnswer:
         task = self._backend.create_task(project=self._project(args), description=args["description"],
                                          repo=args.get("repo"), engine=args.get("engine"),
                                          machine=args.get("machine"))
         return ToolAnswer(f"Queued task {task.get('id')} in {task.get('project')} "
-                          f"(status {task.get('status')}); follow it with task_status.", data=task)
+                          f"(status {task.get('status')}); follow it with task_status.")
 
     def _task_status(self, args: dict[str, Any]) -> ToolAnswer:
         task = self._backend.get_task(args["id"])
         events = self._backend.task_events(str(task["id"]), limit=1000).get("events") or []
         latest = [e for e in events if isinstance(e, dict)][-MAX_EVENTS:]
-        return ToolAnswer(render.task_text(task, latest), data={"task": task, "events": latest})
+        return ToolAnswer(render.task_text(task, latest))
 
     def _task_list(self, args: dict[str, Any]) -> ToolAnswer:
         project = self._project(args)
         answer = self._backend.list_tasks(project=project, status=args.get("status"),
                                           limit=args.get("limit", 10))
-        return ToolAnswer(render.tasks_text(answer, project, args.get("status")), data=answer)
+        return ToolAnswer(render.tasks_text(answer, project, args.get("status")))

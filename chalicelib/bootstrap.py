@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
 # Adapters and services are imported where they are built: `import app` (a Lambda cold start)
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.lesson_enrichment import LessonEnricher
     from chalicelib.learning.services.lessons import Lessons
     from chalicelib.learning.services.project_rules import ProjectRules
+    from chalicelib.learning.services.task_feedback import TaskFeedback
     from chalicelib.llm.adapters.llm_usage_repository import LlmUsageRepository
     from chalicelib.llm.services.ports import LanguageModel
     from chalicelib.memory.services.memory_service import MemoryService
@@ -42,12 +43,19 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.task_runs import TaskRunService
     from chalicelib.tasks.services.task_sweep import TaskSweeper
     from chalicelib.tasks.services.tasks import TaskService
-    from chalicelib.telegram.container import TelegramContainer
+    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
+    from chalicelib.telegram.bot.context import BotServices
+    from chalicelib.telegram.services.ports import UnitOfWorkFactory as TelegramUnitOfWorkFactory
+    from chalicelib.telegram.services.reminders import Reminders
+    from chalicelib.telegram.services.telegram_intake import AccessGuard, TelegramIntake, UpdateRunner
+    from chalicelib.telegram.services.topic_directory import TopicDirectory
+    from chalicelib.telegram.services.topic_streams import StreamPacing, TopicStreams
 
 
 @dataclass
 class Container:
     settings: Settings
+    stream_pacing: StreamPacing | None = None  # Telegram topic streams' pace (tests pass a fast one)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @cached_property
@@ -112,7 +120,14 @@ class Container:
 
     @cached_property
     def task_event_publisher(self) -> TaskEventPublisher:
-        return self.telegram.publisher
+        """Task and session output into their Telegram topics; nothing without a bot token."""
+        if not self.telegram_enabled:
+            from chalicelib.tasks.services.ports import NullTaskEventPublisher
+
+            return NullTaskEventPublisher()
+        from chalicelib.telegram.services.telegram_publisher import TopicEventPublisher
+
+        return TopicEventPublisher(self.telegram_topics, self.topic_streams)
 
     @cached_property
     def outcome_listener(self) -> OutcomeListener:
@@ -165,13 +180,6 @@ class Container:
 
         return AgentSessionService(self.task_deps)
 
-    @cached_property
-    def telegram(self) -> TelegramContainer:
-        """The Telegram front-end: bot runtime, topics, output streams, reminders (telegram_container.py)."""
-        from chalicelib.telegram.container import TelegramContainer
-
-        return TelegramContainer(self)
-
     # Memory core: the embedder (cached, local model or OpenAI) and the memory service.
     @cached_property
     def embedder(self) -> Embedder:
@@ -223,6 +231,104 @@ class Container:
 
         return LearningReview(self.db, self.llm, self.embedder)
 
+    @cached_property
+    def task_feedback(self) -> TaskFeedback:
+        """/feedback: a user's verdict on a task moves the lessons its prompt carried."""
+        from chalicelib.learning.adapters.lesson_repository import LessonRepository
+        from chalicelib.learning.services.task_feedback import TaskFeedback
+
+        def applied(task_id: str) -> list[str]:
+            with self.db.connection() as conn:
+                return LessonRepository().applied_to(conn, task_id)
+
+        return TaskFeedback(self.db, applied, self.lessons.feedback)
+
+    # Telegram front-end (docs/telegram.md): update intake, the bot and its handlers, topic
+    # streams, reminders. python-telegram-bot is imported only once the bot itself is used.
+    @property
+    def telegram_enabled(self) -> bool:
+        return bool(self.settings.telegram_bot_token)
+
+    @cached_property
+    def telegram_uow(self) -> TelegramUnitOfWorkFactory:
+        from chalicelib.telegram.adapters.postgres_unit_of_work import PostgresTelegramUnitOfWork
+
+        return partial(PostgresTelegramUnitOfWork, self.db)
+
+    @cached_property
+    def telegram_gateway(self) -> TelegramGateway:
+        """Every Bot API call, on the bot's own loop; the handlers are built when the bot starts."""
+        from chalicelib.telegram.adapters.bot_runtime import BotRuntime
+        from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
+        from chalicelib.telegram.bot.handler_table import build_application
+
+        s = self.settings
+        return TelegramGateway(BotRuntime(
+            lambda: build_application(s.telegram_bot_token, s.telegram_api_url, self.bot_services)))
+
+    @cached_property
+    def bot_services(self) -> BotServices:
+        """What the bot's handlers use (they never see this container)."""
+        from chalicelib.telegram.bot.context import BotServices
+        from chalicelib.telegram.services.session_requests import SessionRequests
+        from chalicelib.telegram.services.telegram_context import TelegramContext
+        from chalicelib.telegram.services.telegram_conversation import Conversation
+
+        knowledge = TelegramContext(memory=lambda: self.memory, lessons=lambda: self.lesson_enricher,
+                                    rules=lambda: self.project_rules, list_tasks=self.tasks.list_tasks)
+        return BotServices(
+            telegram=self.telegram_gateway.on_loop, access=self.telegram_access,
+            forum_chat_id=self.settings.telegram_chat_id, topics=self.telegram_topics,
+            streams=self.topic_streams, reminders=self.reminders,
+            session_requests=SessionRequests(self.telegram_uow), knowledge=knowledge,
+            conversation=Conversation(self.llm, knowledge.providers(), remember=knowledge.remember),
+            feedback=self.task_feedback, tasks=self.tasks, sessions=self.agent_sessions,
+            machines=self.machine_registry)
+
+    @cached_property
+    def telegram_access(self) -> AccessGuard:
+        from chalicelib.telegram.services.telegram_intake import AccessGuard
+
+        return AccessGuard(self.telegram_uow, self.settings.telegram_allowed_users)
+
+    @cached_property
+    def telegram_intake(self) -> TelegramIntake:
+        """The webhook's (and local polling's) work: record the update once, queue it."""
+        from chalicelib.telegram.adapters.sqs_telegram_queues import SqsUpdateQueue
+        from chalicelib.telegram.services.telegram_intake import TelegramIntake
+
+        return TelegramIntake(self.telegram_uow, SqsUpdateQueue(self.queues))
+
+    @cached_property
+    def telegram_updates(self) -> UpdateRunner:
+        """The consumer's work: run the handlers once per update."""
+        from chalicelib.telegram.services.telegram_intake import UpdateRunner
+
+        gateway = self.telegram_gateway
+        return UpdateRunner(self.telegram_uow, gateway.process, prepare=gateway.start)
+
+    @cached_property
+    def telegram_topics(self) -> TopicDirectory:
+        from chalicelib.telegram.services.topic_directory import TopicDirectory
+
+        # Looked up on use: the task and session services publish through this directory.
+        return TopicDirectory(self.telegram_uow, lambda ref: self.tasks.get(ref),
+                              lambda ref: self.agent_sessions.get(ref))
+
+    @cached_property
+    def topic_streams(self) -> TopicStreams:
+        from chalicelib.telegram.adapters.sqs_telegram_queues import SqsStreamTrigger
+        from chalicelib.telegram.services.topic_streams import TopicStreams
+
+        return TopicStreams(self.telegram_uow, self.telegram_gateway, SqsStreamTrigger(self.queues),
+                            self.stream_pacing)
+
+    @cached_property
+    def reminders(self) -> Reminders:
+        from chalicelib.telegram.services.reminders import Reminders
+
+        return Reminders(self.telegram_uow, self.telegram_gateway)
+
     # End-to-end encrypted file sync: ciphertext only (docs/sync.md).
     @cached_property
     def file_sync(self) -> FileSync:
@@ -241,8 +347,8 @@ class Container:
     def close(self) -> None:
         if "memory" in self.__dict__:
             self.memory.close()
-        if "telegram" in self.__dict__:
-            self.telegram.close()
+        if "telegram_gateway" in self.__dict__:
+            self.telegram_gateway.close()
         if "db" in self.__dict__:
             self.db.close()
 

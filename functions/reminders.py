@@ -9,10 +9,10 @@ from chalicelib.kernel.logging import get_logger
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    telegram = get_container().telegram
-    if not telegram.enabled:
+    container = get_container()
+    if not container.telegram_enabled:
         return {"sent": 0}
-    sent = telegram.reminders.fire_due()
+    sent = container.reminders.fire_due()
     if sent:
         get_logger().info("reminders sent", extra={"sent": sent})
     return {"sent": sent}

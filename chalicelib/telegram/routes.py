@@ -35,5 +35,5 @@ def telegram_webhook() -> Response:
                         headers={"Content-Type": "application/json"})
     parse_body(request, UpdateEnvelope)
     # Acknowledge at once: the handlers run from the queue, so a slow one never causes a redelivery.
-    accepted = container.telegram.intake.accept(request.json_body)
+    accepted = container.telegram_intake.accept(request.json_body)
     return ok({"ok": True, "duplicate": not accepted})

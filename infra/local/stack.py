@@ -100,8 +100,9 @@ class LocalStack:
         if settings.telegram_bot_token and not settings.telegram_webhook_secret:
             from infra.local.telegram_poller import start_polling
 
-            telegram = self.container.telegram
-            self._poller = start_polling(telegram.runtime, telegram.intake.accept, say=self.say)
+            container = self.container
+            self._poller = start_polling(container.telegram_gateway, container.telegram_intake.accept,
+                                         say=self.say)
         if self.options.with_agent and importlib.util.find_spec("agent.daemon") is not None:
             self._agent = self._start_agent(home)
         self._write_state(home, endpoint)

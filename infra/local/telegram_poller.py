@@ -9,28 +9,27 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from functools import partial
 from typing import Any
 
-from telegram import Bot, BotCommand, Update
-
 from chalicelib.kernel.logging import get_logger
-from chalicelib.telegram.bot.runtime import BotRuntime
-from chalicelib.telegram.domain.bot_commands import COMMANDS
+from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
+from chalicelib.telegram.domain.bot_commands import command_menu
 
 ALLOWED_UPDATES = ["message", "edited_message", "callback_query"]
 RETRY_PAUSE_S = 3.0
 
 
 async def register_commands(bot: Any) -> None:
-    """Show the command list in Telegram's menu."""
-    await bot.set_my_commands([BotCommand(c.name, c.summary[:256]) for c in COMMANDS])
+    """Show the command list in Telegram's menu (`itachi telegram set-webhook`, with its own Bot)."""
+    from telegram import BotCommand
+
+    await bot.set_my_commands([BotCommand(name, summary) for name, summary in command_menu()])
 
 
 class TelegramPoller:
-    def __init__(self, runtime: BotRuntime, accept: Callable[[Mapping[str, Any]], bool], *,
+    def __init__(self, gateway: TelegramGateway, accept: Callable[[Mapping[str, Any]], bool], *,
                  poll_timeout_s: int = 10, say: Callable[[str], None] = print) -> None:
-        self._runtime = runtime
+        self._gateway = gateway
         self._accept = accept
         self._timeout = poll_timeout_s
         self._say = say
@@ -40,12 +39,12 @@ class TelegramPoller:
 
     def start(self) -> bool:
         """Start polling unless a webhook is set; return whether polling started."""
-        info = self._runtime.call(lambda bot: bot.get_webhook_info())
-        if info.url:
-            self._say(f"Telegram: a webhook is set for this bot ({info.url}); not polling. "
+        url = self._gateway.webhook_url()
+        if url:
+            self._say(f"Telegram: a webhook is set for this bot ({url}); not polling. "
                       "Run `itachi telegram delete-webhook` to poll locally instead.")
             return False
-        self._runtime.call(register_commands)
+        self._gateway.set_commands(command_menu())
         self._thread.start()
         self._say("Telegram: polling for updates (local mode).")
         return True
@@ -59,18 +58,14 @@ class TelegramPoller:
         if self._thread.is_alive():
             self._thread.join(timeout=self._timeout + 5)
 
-    async def _get_updates(self, bot: Bot, offset: int | None) -> tuple[Update, ...]:
-        return await bot.get_updates(offset=offset, timeout=self._timeout, allowed_updates=ALLOWED_UPDATES)
-
     def _loop(self) -> None:
         offset: int | None = None
         while not self._stop.is_set():
             try:
-                updates = self._runtime.call(partial(self._get_updates, offset=offset),
-                                             timeout_s=self._timeout + 15)
+                updates = self._gateway.updates(offset, timeout_s=self._timeout, allowed=ALLOWED_UPDATES)
                 for update in updates:
-                    self._accept(update.to_dict())
-                    offset = update.update_id + 1  # confirmed only once it is safely queued
+                    self._accept(update)
+                    offset = int(update["update_id"]) + 1  # confirmed only once it is safely queued
                     self.handled += 1
             except Exception:  # a network error or a stopped runtime: pause, then try again
                 if self._stop.is_set():
@@ -79,10 +74,10 @@ class TelegramPoller:
                 self._stop.wait(RETRY_PAUSE_S)
 
 
-def start_polling(runtime: BotRuntime, accept: Callable[[Mapping[str, Any]], bool],
+def start_polling(gateway: TelegramGateway, accept: Callable[[Mapping[str, Any]], bool],
                   say: Callable[[str], None] = print) -> TelegramPoller | None:
     """Poll in a thread; None (and a line saying why) when polling cannot or must not run."""
-    poller = TelegramPoller(runtime, accept, say=say)
+    poller = TelegramPoller(gateway, accept, say=say)
     try:
         return poller if poller.start() else None
     except Exception as error:  # a bad token or no network must not keep the rest from running

@@ -99,7 +99,7 @@ def test_close_in_the_session_topic_ends_the_session_and_closes_the_topic(bot: B
 
     bot.container.agent_sessions.ended(session.id, "laptop", 0, None)  # the agent's report changes nothing
     bot.flush()
-    assert bot.telegram.streams.pending_streams() == []
+    assert bot.container.topic_streams.pending_streams() == []
 
 
 def test_a_second_press_of_the_picker_starts_nothing_more(bot: BotHarness) -> None:

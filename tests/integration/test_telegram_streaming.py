@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from chalicelib.kernel.queue_table import QUEUES
-from chalicelib.telegram.adapters.telegram_outbox_repository import TelegramOutboxRepository
-from chalicelib.telegram.adapters.telegram_topic_repository import Topic
+from chalicelib.telegram.domain.telegram_records import Topic
 from chalicelib.telegram.domain.telegram_text import MESSAGE_LIMIT, utf16_len
 from infra.local.sqs_dispatcher import deliver_batch
 from tests.support.telegram_bot import GROUP, BotHarness, bot_harness
@@ -25,12 +24,13 @@ def bot(tmp_path: Path, database_url: str, moto_endpoint: str) -> Iterator[BotHa
 
 @pytest.fixture
 def topic(bot: BotHarness) -> Topic:
-    thread = bot.telegram.sender.create_topic(GROUP, "myproject: fix the login bug")
-    return bot.telegram.topics.register("task", "task-1", GROUP, thread, "myproject: fix the login bug")
+    title = "myproject: fix the login bug"
+    thread = bot.container.telegram_gateway.create_topic(GROUP, title)
+    return bot.container.telegram_topics.register("task", "task-1", GROUP, thread, title)
 
 
 def _publish(bot: BotHarness, lines: list[str]) -> None:
-    bot.telegram.publisher.published("task-1", [{"kind": "text", "text": line} for line in lines])
+    bot.container.task_event_publisher.published("task-1", [{"kind": "text", "text": line} for line in lines])
 
 
 def _topic_lines(bot: BotHarness, topic: Topic) -> list[str]:
@@ -83,18 +83,20 @@ def test_a_long_retry_after_reschedules_the_stream_instead_of_blocking(bot: BotH
     bot.fake.fail_next("sendMessage", retry_after=30)
     _publish(bot, ["first", "second"])
 
-    assert bot.telegram.streams.pump(topic.stream) == 0
-    assert bot.telegram.streams.pump(topic.stream) == 0  # still inside retry_after: nothing is tried
+    assert bot.container.topic_streams.pump(topic.stream) == 0
+    assert bot.container.topic_streams.pump(topic.stream) == 0  # still inside retry_after: nothing is tried
     assert len(bot.fake.calls_to("sendMessage")) == 1
 
-    TelegramOutboxRepository(bot.container.db).defer(topic.stream, 0)  # time passes
-    assert bot.telegram.streams.pump(topic.stream) == 1
+    with bot.container.telegram_uow() as uow:  # time passes
+        uow.outbox.defer(topic.stream, 0)
+        uow.commit()
+    assert bot.container.topic_streams.pump(topic.stream) == 1
     assert bot.texts(chat_id=GROUP, thread_id=topic.topic_id) == ["first\nsecond"]
 
 
 def test_the_result_closes_the_story_after_all_progress(bot: BotHarness, topic: Topic) -> None:
     _publish(bot, ["all tests pass"])
-    bot.telegram.publisher.finished("task-1", "completed", "Fixed the session expiry check.",
+    bot.container.task_event_publisher.finished("task-1", "completed", "Fixed the session expiry check.",
                                     files_changed=["src/login.py", "tests/test_login.py"])
     _publish(bot, ["late output after the end"])
 
@@ -105,17 +107,17 @@ def test_the_result_closes_the_story_after_all_progress(bot: BotHarness, topic: 
                     "- src/login.py\n- tests/test_login.py")
     assert bot.fake.topics[(GROUP, topic.topic_id)] == {
         **bot.fake.topics[(GROUP, topic.topic_id)], "name": "✅ myproject: fix the login bug", "closed": True}
-    assert bot.telegram.topics.by_ref("task", "task-1").status == "closed"  # type: ignore[union-attr]
-    assert bot.telegram.streams.pending_streams() == []
+    assert bot.container.telegram_topics.by_ref("task", "task-1").status == "closed"  # type: ignore[union-attr]
+    assert bot.container.topic_streams.pending_streams() == []
 
 
 def test_output_for_a_closed_topic_is_dropped_not_retried_forever(bot: BotHarness, topic: Topic) -> None:
-    bot.telegram.sender.close_topic(GROUP, topic.topic_id)
+    bot.container.telegram_gateway.close_topic(GROUP, topic.topic_id)
     _publish(bot, ["nobody will read this"])
 
     assert bot.flush() == 0
 
-    assert bot.telegram.streams.pending_streams() == []
+    assert bot.container.topic_streams.pending_streams() == []
 
 
 def test_the_outbox_queue_wakes_the_sender_through_sqs(bot: BotHarness, topic: Topic) -> None:
@@ -128,13 +130,13 @@ def test_the_outbox_queue_wakes_the_sender_through_sqs(bot: BotHarness, topic: T
 
 
 def test_events_of_a_task_without_a_topic_go_nowhere(bot: BotHarness) -> None:
-    bot.telegram.publisher.published("task-without-topic", [{"kind": "text", "text": "hi"}])
+    bot.container.task_event_publisher.published("task-without-topic", [{"kind": "text", "text": "hi"}])
 
-    assert bot.telegram.streams.pending_streams() == []
+    assert bot.container.topic_streams.pending_streams() == []
 
 
 def test_events_published_out_of_order_go_out_in_recorded_order(bot: BotHarness, topic: Topic) -> None:
-    publisher = bot.telegram.publisher
+    publisher = bot.container.task_event_publisher
     publisher.published("task-1", [{"kind": "started", "text": "attempt 1 on laptop", "seq": 3}])
     publisher.published("task-1", [{"kind": "dispatched", "text": "sent to laptop", "seq": 2}])
 
@@ -148,11 +150,11 @@ def test_events_of_a_task_whose_topic_is_not_registered_yet_use_the_topic_its_re
 ) -> None:
     from chalicelib.tasks.domain.task_model import NewTask
 
-    thread = bot.telegram.sender.create_topic(GROUP, "myproject: early events")
+    thread = bot.container.telegram_gateway.create_topic(GROUP, "myproject: early events")
     task = bot.container.tasks.create(NewTask("myproject", "early events", telegram_chat_id=GROUP,
                                               telegram_topic_id=thread))
 
-    bot.telegram.publisher.published(task.id, [{"kind": "text", "text": "first words", "seq": 2}])
+    bot.container.task_event_publisher.published(task.id, [{"kind": "text", "text": "first words", "seq": 2}])
     bot.flush()
 
     assert bot.texts(chat_id=GROUP, thread_id=thread) == [f"Task {task.id[:8]} queued.\nfirst words"]
@@ -163,13 +165,12 @@ def test_the_flush_pace_is_kept_without_holding_the_consumer_and_extra_wake_ups_
 ) -> None:
     import time
 
-    from chalicelib.telegram.adapters.sqs_stream_trigger import SqsStreamTrigger
-    from chalicelib.telegram.services.telegram_streams import TopicStreams
+    from chalicelib.telegram.adapters.sqs_telegram_queues import SqsStreamTrigger
+    from chalicelib.telegram.services.topic_streams import StreamPacing, TopicStreams
 
     slept: list[float] = []
-    streams = TopicStreams(TelegramOutboxRepository(bot.container.db), bot.telegram.topics,
-                           bot.telegram.sender, SqsStreamTrigger(bot.container.queues), flush_interval_s=0.7,
-                           sleep=slept.append)
+    streams = TopicStreams(bot.container.telegram_uow, bot.container.telegram_gateway,
+                           SqsStreamTrigger(bot.container.queues), StreamPacing(0.7, slept.append))
     streams.post(topic, ["first"])
     assert streams.pump(topic.stream) == 1
     assert streams.pump(topic.stream) == 0 and slept == []  # nothing pending: no wait at all

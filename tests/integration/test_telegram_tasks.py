@@ -139,7 +139,7 @@ def test_a_header_refused_by_flood_control_goes_out_first_through_the_stream(bot
 
     bot.send(message_update("/task myproject fix the login bug"))
     (task,) = bot.container.tasks.list_tasks()
-    bot.telegram.publisher.published(task.id, [{"kind": "text", "text": "reading the code"}])
+    bot.container.task_event_publisher.published(task.id, [{"kind": "text", "text": "reading the code"}])
     bot.flush()
 
     (text,) = bot.texts(chat_id=GROUP, thread_id=_task_topic(bot))

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from chalicelib.bootstrap import Container, set_container
-from chalicelib.telegram.container import TelegramContainer
+from chalicelib.telegram.services.topic_streams import StreamPacing
 from tests.fakes.fake_telegram import FakeTelegram, load_update_fixture
 from tests.support.local_stack import make_container, settings_for_test
 
@@ -68,23 +68,20 @@ class BotHarness:
     container: Container
     sleeps: list[float]
 
-    @property
-    def telegram(self) -> TelegramContainer:
-        return self.container.telegram
-
     def send(self, update: dict[str, Any]) -> bool:
         """Run one update through the consumer's runner (as the telegram-updates consumer does)."""
-        return self.telegram.runner.run(update)
+        return self.container.telegram_updates.run(update)
 
     def flush(self, rounds: int = 20) -> int:
         """Pump every stream with pending output until none is left; return messages sent."""
         sent = 0
         for _ in range(rounds):
-            streams = self.telegram.streams.pending_streams()
-            if not streams:
+            streams = self.container.topic_streams
+            pending = streams.pending_streams()
+            if not pending:
                 break
-            for stream in streams:
-                sent += self.telegram.streams.pump(stream)
+            for stream in pending:
+                sent += streams.pump(stream)
         return sent
 
     def texts(self, chat_id: int | None = None, thread_id: int | None = None) -> list[str]:
@@ -111,7 +108,7 @@ def bot_harness(home: Path, database_url: str, moto_endpoint: str, **overrides: 
     with FakeTelegram() as fake:
         container = make_container(telegram_settings(home, database_url, moto_endpoint, fake, **overrides))
         sleeps: list[float] = []
-        container.telegram = TelegramContainer(container, flush_interval_s=0.0, sleep=sleeps.append)
+        container.stream_pacing = StreamPacing(flush_interval_s=0.0, sleep=sleeps.append)
         set_container(container)
         try:
             yield BotHarness(fake, container, sleeps)

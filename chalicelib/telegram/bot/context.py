@@ -1,28 +1,80 @@
-"""What every handler needs: the container, where a message was written, and how to answer."""
+"""What every handler needs: its services, where a message was written, and how to answer."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from telegram import Message, Update
+from telegram import Update
 from telegram.ext import ContextTypes
 
-from chalicelib.telegram.adapters.telegram_gateway import markup
+from chalicelib.telegram.domain.bot_commands import COMMANDS, spec
 from chalicelib.telegram.domain.telegram_text import split_message
-from chalicelib.telegram.services.telegram_ports import Keyboard
+from chalicelib.telegram.services.ports import Keyboard
 
 if TYPE_CHECKING:
-    from chalicelib.bootstrap import Container
+    from chalicelib.learning.services.task_feedback import TaskFeedback
+    from chalicelib.tasks.services.agent_sessions import AgentSessionService
+    from chalicelib.tasks.services.machines import MachineRegistry
+    from chalicelib.tasks.services.tasks import TaskService
+    from chalicelib.telegram.adapters.telegram_gateway import LoopGateway
+    from chalicelib.telegram.services.reminders import Reminders
+    from chalicelib.telegram.services.session_requests import SessionRequests
+    from chalicelib.telegram.services.telegram_context import TelegramContext
+    from chalicelib.telegram.services.telegram_conversation import Conversation
+    from chalicelib.telegram.services.telegram_intake import AccessGuard
+    from chalicelib.telegram.services.topic_directory import TopicDirectory
+    from chalicelib.telegram.services.topic_streams import TopicStreams
 
 T = TypeVar("T")
 Context = ContextTypes.DEFAULT_TYPE
-CONTAINER_KEY = "itachi.container"
+Callback = Callable[[Update, Context], Coroutine[Any, Any, None]]
+SERVICES_KEY = "itachi.services"
+_COMMAND_HANDLERS: dict[str, Callback] = {}
 
 
-def itachi(context: Context) -> Container:
-    return context.application.bot_data[CONTAINER_KEY]  # type: ignore[no-any-return]
+def command(name: str) -> Callable[[Callback], Callback]:
+    """Bind a handler to its row of the command table (`domain/bot_commands.py`)."""
+    spec(name)  # a name outside the table fails at import
+
+    def bind(callback: Callback) -> Callback:
+        _COMMAND_HANDLERS[name] = callback
+        return callback
+
+    return bind
+
+
+def command_handlers() -> list[tuple[str, Callback]]:
+    """Every command of the table with its handler, in the table's order."""
+    missing = [c.name for c in COMMANDS if c.name not in _COMMAND_HANDLERS]
+    if missing:
+        raise LookupError(f"commands without a handler: {', '.join(missing)}")
+    return [(c.name, _COMMAND_HANDLERS[c.name]) for c in COMMANDS]
+
+
+@dataclass(frozen=True)
+class BotServices:
+    """The services the handlers use, built by the composition root (`chalicelib/bootstrap.py`)."""
+
+    telegram: LoopGateway  # every Bot API call a handler makes
+    access: AccessGuard
+    forum_chat_id: int | None  # TELEGRAM_CHAT_ID: the supergroup that gets a topic per task
+    topics: TopicDirectory
+    streams: TopicStreams
+    reminders: Reminders
+    session_requests: SessionRequests
+    knowledge: TelegramContext  # /recall and /learn
+    conversation: Conversation
+    feedback: TaskFeedback
+    tasks: TaskService
+    sessions: AgentSessionService
+    machines: MachineRegistry
+
+
+def services(context: Context) -> BotServices:
+    return context.application.bot_data[SERVICES_KEY]  # type: ignore[no-any-return]
 
 
 def topic_of(update: Update) -> int:
@@ -38,17 +90,24 @@ async def blocking(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     return await asyncio.to_thread(fn, *args, **kwargs)
 
 
-async def reply(update: Update, text: str, keyboard: Keyboard | None = None) -> Message | None:
+async def reply(update: Update, context: Context, text: str, keyboard: Keyboard | None = None) -> None:
     """Answer in the chat and topic of the update, split into as many messages as needed."""
-    message = update.effective_message
-    if message is None:
-        return None
+    chat = update.effective_chat
+    if update.effective_message is None or chat is None:
+        return
+    telegram = services(context).telegram
     parts = split_message(text) or ["(empty)"]
-    sent = None
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
-        sent = await message.reply_text(part, do_quote=False, reply_markup=markup(keyboard) if last else None)
-    return sent
+        await telegram.send(chat.id, part, topic_id=topic_of(update), keyboard=keyboard if last else None)
+
+
+async def project_here(update: Update, context: Context) -> str | None:
+    """The project of the task or session whose topic the message was written in."""
+    chat = update.effective_chat
+    topics = services(context).topics
+    topic = await blocking(topics.by_thread, chat.id if chat else 0, topic_of(update))
+    return await blocking(topics.project_of, topic) if topic is not None else None
 
 
 def topic_link(chat_id: int, topic_id: int) -> str | None:

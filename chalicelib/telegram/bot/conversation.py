@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from telegram import Update
 
-from chalicelib.telegram.bot.context import Context, blocking, itachi, reply, topic_of
+from chalicelib.telegram.bot.context import Context, blocking, project_here, reply, services, topic_of
 
 
 async def text(update: Update, context: Context) -> None:
     message, chat, user = update.effective_message, update.effective_chat, update.effective_user
     if message is None or not message.text or chat is None or user is None:
         return
-    telegram = itachi(context).telegram
-    topic = await blocking(telegram.topics.by_thread, chat.id, topic_of(update))
-    project = await blocking(telegram.project_of, topic) if topic is not None else None
-    await chat.send_action("typing", message_thread_id=topic_of(update) or None)
-    answer = await blocking(telegram.conversation.answer, message.text, speaker=user.first_name,
-                            project=project)
-    await reply(update, answer)
+    bot = services(context)
+    project = await project_here(update, context)
+    await bot.telegram.typing(chat.id, topic_of(update))
+    answer = await blocking(bot.conversation.answer, message.text, speaker=user.first_name, project=project)
+    await reply(update, context, answer)

@@ -7,7 +7,7 @@ from telegram.ext import ApplicationHandlerStop
 
 from chalicelib.kernel.errors import DomainError
 from chalicelib.kernel.logging import get_logger
-from chalicelib.telegram.bot.context import Context, blocking, itachi, reply
+from chalicelib.telegram.bot.context import Context, blocking, reply, services
 
 REFUSAL = ("Sorry, this is a private Itachi bot and you are not on its list of users. "
            "Your Telegram user id is {user_id}: its owner can add it to TELEGRAM_ALLOWED_USERS.")
@@ -18,20 +18,20 @@ async def allow_listed_only(update: object, context: Context) -> None:
     """Let allow-listed users through; refuse a stranger once, politely, and run nothing."""
     if not isinstance(update, Update):
         raise ApplicationHandlerStop
-    user = update.effective_user
-    container = itachi(context)
-    if user is not None and user.id in container.settings.telegram_allowed_users:
+    user, query = update.effective_user, update.callback_query
+    bot = services(context)
+    if user is not None and bot.access.allows(user.id):
         return
     if user is not None and not user.is_bot:
         get_logger().info("telegram stranger refused", extra={"user_id": user.id})
-        if await blocking(container.telegram.first_refusal, user.id):
+        if await blocking(bot.access.first_refusal, user.id):
             text = REFUSAL.format(user_id=user.id)
-            if update.callback_query is not None:
-                await update.callback_query.answer(text[:200], show_alert=True)
+            if query is not None:
+                await bot.telegram.answer_button(query.id, text[:200], alert=True)
             else:
-                await reply(update, text)
-        elif update.callback_query is not None:
-            await update.callback_query.answer()
+                await reply(update, context, text)
+        elif query is not None:
+            await bot.telegram.answer_button(query.id)
     raise ApplicationHandlerStop
 
 
@@ -49,9 +49,9 @@ async def on_error(update: object, context: Context) -> None:
         return
     try:
         if update.callback_query is not None:
-            await update.callback_query.answer(text[:200], show_alert=True)
+            await services(context).telegram.answer_button(update.callback_query.id, text[:200], alert=True)
         else:
-            await reply(update, text)
+            await reply(update, context, text)
     except Exception:  # Telegram itself is failing: the log above is all we can do
         get_logger().warning("could not report the error to the user", extra={"update_id": update_id})
 
@@ -59,4 +59,5 @@ async def on_error(update: object, context: Context) -> None:
 async def stale_button(update: Update, context: Context) -> None:
     """A button the bot no longer knows (an old keyboard): say so instead of spinning."""
     if update.callback_query is not None:
-        await update.callback_query.answer("This button is no longer active.")
+        await services(context).telegram.answer_button(update.callback_query.id,
+                                                       "This button is no longer active.")

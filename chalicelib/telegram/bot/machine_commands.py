@@ -7,7 +7,7 @@ from typing import Any
 from telegram import Update
 
 from chalicelib.kernel.errors import NotFound, Unavailable
-from chalicelib.telegram.bot.context import Context, blocking, itachi, reply
+from chalicelib.telegram.bot.context import Context, blocking, command, reply, services
 from chalicelib.telegram.domain.bot_commands import parse_engines
 
 
@@ -17,37 +17,42 @@ def _machine_line(m: dict[str, Any]) -> str:
             f"engines {engines}, heartbeat {m['seconds_since_heartbeat']:.0f}s ago")
 
 
+@command("machines")
 async def machines(update: Update, context: Context) -> None:
-    listed = await blocking(itachi(context).machine_registry.list_machines)
+    listed = await blocking(services(context).machines.list_machines)
     if not listed:
-        await reply(update, "No machine has registered yet. Run `itachi agent` (or `itachi up`) on one.")
+        await reply(update, context,
+                    "No machine has registered yet. Run `itachi agent` (or `itachi up`) on one.")
         return
-    await reply(update, "Machines:\n" + "\n".join(f"- {_machine_line(m)}" for m in listed))
+    await reply(update, context, "Machines:\n" + "\n".join(f"- {_machine_line(m)}" for m in listed))
 
 
+@command("repos")
 async def repos(update: Update, context: Context) -> None:
-    listed = await blocking(itachi(context).machine_registry.list_machines)
+    listed = await blocking(services(context).machines.list_machines)
     owners: dict[str, list[str]] = {}
     for m in listed:
         for name in [*m["projects"], *m["repos"]]:
             owners.setdefault(name, []).append(m["id"])
     if not owners:
-        await reply(update, "No repositories registered: agents report the projects they have.")
+        await reply(update, context, "No repositories registered: agents report the projects they have.")
         return
     lines = [f"- {name}: {', '.join(sorted(set(ids)))}" for name, ids in sorted(owners.items())]
-    await reply(update, "Repositories (machines that have them):\n" + "\n".join(lines))
+    await reply(update, context, "Repositories (machines that have them):\n" + "\n".join(lines))
 
 
+@command("engines")
 async def engines(update: Update, context: Context) -> None:
     request = parse_engines(context.args or [])
-    registry = itachi(context).machine_registry
+    registry = services(context).machines
     listed = await blocking(registry.list_machines)
     chosen = [m for m in listed if request.machine in (None, m["id"])]
     if request.machine and not chosen:
         raise NotFound(f"No machine named {request.machine}.")
     if request.order is None:
         lines = [f"- {m['id']}: {' > '.join(m['engine_priority']) or '-'}" for m in chosen]
-        await reply(update, "Engine order:\n" + "\n".join(lines) if lines else "No machine is registered.")
+        await reply(update, context,
+                    "Engine order:\n" + "\n".join(lines) if lines else "No machine is registered.")
         return
     # The agent reports its order with every heartbeat; a server-side override needs the
     # registry's set_engine_priority (and the agent adopting it), used here once it exists.
@@ -56,4 +61,4 @@ async def engines(update: Update, context: Context) -> None:
         raise Unavailable("The engine order is the agent's: set ITACHI_ENGINE_PRIORITY (e.g. codex,claude) "
                           f"on {request.machine} and restart its agent.")
     await blocking(setter, request.machine, request.order)
-    await reply(update, f"{request.machine} will try {' > '.join(request.order)}.")
+    await reply(update, context, f"{request.machine} will try {' > '.join(request.order)}.")

@@ -7,7 +7,7 @@ from telegram.ext import ApplicationHandlerStop
 
 from chalicelib.kernel.errors import DomainError, InvalidInput
 from chalicelib.tasks.services.agent_sessions import NewSession
-from chalicelib.telegram.bot.context import Context, blocking, itachi, reply, topic_link, topic_of
+from chalicelib.telegram.bot.context import Context, blocking, command, reply, services, topic_link, topic_of
 from chalicelib.telegram.bot.topics import open_topic, register, send_header
 from chalicelib.telegram.domain.bot_commands import (
     MODES,
@@ -23,17 +23,18 @@ from chalicelib.telegram.domain.topic_story import closed_title, topic_title
 GLOBAL_PROJECT = "_global"
 
 
+@command("session")
 async def session(update: Update, context: Context) -> None:
     """Ask which engine and mode to run, with the 3 x 2 picker."""
     request = parse_session(context.args or [])
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
-    requests = itachi(context).telegram.session_requests
-    request_id = await blocking(requests.create, chat.id, topic_of(update), user.id, request.machine,
-                                request.prompt)
+    request_id = await blocking(services(context).session_requests.create, chat.id, topic_of(update), user.id,
+                                request.machine, request.prompt)
     keyboard = [[(f"{wrapper} {flag}", picker_data(request_id, wrapper, mode))
                  for mode, flag in MODES.items()] for wrapper in WRAPPERS]
-    await reply(update, f"Session on {request.machine}: {request.prompt}\nWhich engine and mode?", keyboard)
+    await reply(update, context, f"Session on {request.machine}: {request.prompt}\nWhich engine and mode?",
+                keyboard)
 
 
 async def picked(update: Update, context: Context) -> None:
@@ -41,13 +42,12 @@ async def picked(update: Update, context: Context) -> None:
     query = update.callback_query
     assert query is not None and query.data is not None
     choice = parse_picker_data(query.data)
-    container = itachi(context)
-    telegram = container.telegram
-    request = await blocking(telegram.session_requests.choose, choice.request_id) if choice else None
+    bot = services(context)
+    request = await blocking(bot.session_requests.choose, choice.request_id) if choice else None
     if choice is None or request is None:
-        await query.answer("This choice was already made.")
+        await bot.telegram.answer_button(query.id, "This choice was already made.")
         return
-    await query.answer(f"Starting {choice.label}...")
+    await bot.telegram.answer_button(query.id, f"Starting {choice.label}...")
     scoped = parse_learn(request.prompt.split())  # "project: prompt" names the project
     title = topic_title(request.machine, scoped.rule)
     place = await open_topic(update, context, title)
@@ -55,21 +55,22 @@ async def picked(update: Update, context: Context) -> None:
               "Write here to talk to it; /close ends it.")
     header_sent = await send_header(context, place, header)
     try:
-        started = await blocking(container.agent_sessions.start, NewSession(
+        started = await blocking(bot.sessions.start, NewSession(
             scoped.rule, scoped.project or GLOBAL_PROJECT, machine_id=request.machine, engine=choice.engine,
             telegram_chat_id=place.chat_id, telegram_topic_id=place.topic_id or None))
     except DomainError as error:
         if place.topic_id:
-            await blocking(telegram.sender.send, place.chat_id, f"Could not start: {error.message}",
-                           topic_id=place.topic_id)
-            await blocking(telegram.sender.close_topic, place.chat_id, place.topic_id)
+            await bot.telegram.send(place.chat_id, f"Could not start: {error.message}",
+                                    topic_id=place.topic_id)
+            await bot.telegram.close_topic(place.chat_id, place.topic_id)
         raise
-    await blocking(telegram.session_requests.attach_session, request.id, started.id)
+    await blocking(bot.session_requests.attach_session, request.id, started.id)
     await register(context, "session", started.id, place, title, header, header_sent)
     link = topic_link(place.chat_id, place.topic_id)
     if query.message is not None:
-        await query.edit_message_text(f"Session {short_id(started.id)} started on {started.machine_id} with "
-                                      f"{choice.label}." + (f" Topic: {link}" if link else ""))
+        await bot.telegram.edit(query.message.chat.id, query.message.message_id,
+                                f"Session {short_id(started.id)} started on {started.machine_id} with "
+                                f"{choice.label}." + (f" Topic: {link}" if link else ""))
 
 
 async def relay(update: Update, context: Context) -> None:
@@ -77,29 +78,29 @@ async def relay(update: Update, context: Context) -> None:
     chat, message = update.effective_chat, update.effective_message
     if chat is None or message is None or not message.text or not topic_of(update):
         return
-    container = itachi(context)
-    topic = await blocking(container.telegram.topics.by_thread, chat.id, topic_of(update))
+    bot = services(context)
+    topic = await blocking(bot.topics.by_thread, chat.id, topic_of(update))
     if topic is None or topic.kind != "session" or topic.status != "open":
         return
-    await blocking(container.agent_sessions.send_input, topic.ref_id, message.text)
+    await blocking(bot.sessions.send_input, topic.ref_id, message.text)
     raise ApplicationHandlerStop
 
 
+@command("close")
 async def close(update: Update, context: Context) -> None:
     """/close in a session's topic: end the session and close the topic."""
     chat = update.effective_chat
     assert chat is not None
-    container = itachi(context)
-    telegram = container.telegram
-    topic = await blocking(telegram.topics.by_thread, chat.id, topic_of(update))
+    bot = services(context)
+    topic = await blocking(bot.topics.by_thread, chat.id, topic_of(update))
     if topic is None:
         raise InvalidInput("/close works in a session's topic.")
     if topic.kind != "session":
         raise InvalidInput(f"This topic is task {short_id(topic.ref_id)}; /cancel stops it.")
     if topic.status != "open":
         raise InvalidInput("This session is already closed.")
-    await blocking(container.agent_sessions.close, topic.ref_id)
-    await blocking(telegram.streams.post, topic, ["🛑 Session closed."])
-    await blocking(telegram.streams.close, topic, closed_title(topic.title, "closed"))
+    await blocking(bot.sessions.close, topic.ref_id)
+    await blocking(bot.streams.post, topic, ["🛑 Session closed."])
+    await blocking(bot.streams.close, topic, closed_title(topic.title, "closed"))
     if not topic.topic_id:
-        await reply(update, f"Session {short_id(topic.ref_id)} closed.")
+        await reply(update, context, f"Session {short_id(topic.ref_id)} closed.")

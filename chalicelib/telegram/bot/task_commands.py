@@ -8,7 +8,7 @@ from telegram import Update
 
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.tasks.domain.task_model import NewTask
-from chalicelib.telegram.bot.context import Context, blocking, itachi, reply, topic_link, topic_of
+from chalicelib.telegram.bot.context import Context, blocking, command, reply, services, topic_link, topic_of
 from chalicelib.telegram.bot.topics import open_topic, register, send_header
 from chalicelib.telegram.domain.bot_commands import parse_task, parse_task_ref, short_id
 from chalicelib.telegram.domain.topic_story import topic_title
@@ -16,43 +16,46 @@ from chalicelib.telegram.domain.topic_story import topic_title
 ACTIVE = ("queued", "dispatched", "running")
 
 
+@command("task")
 async def task(update: Update, context: Context) -> None:
     request = parse_task(context.args or [])
-    container = itachi(context)
+    tasks = services(context).tasks
     title = topic_title(request.project, request.description)
     place = await open_topic(update, context, title)
     header = f"📋 {request.project}\n{request.description}\n\nProgress streams here; /cancel stops it."
     header_sent = await send_header(context, place, header)
-    created = await blocking(container.tasks.create, NewTask(
+    created = await blocking(tasks.create, NewTask(
         request.project, request.description, telegram_chat_id=place.chat_id,
         telegram_topic_id=place.topic_id or None, idempotency_key=f"telegram:{update.update_id}"))
     await register(context, "task", created.id, place, title, header, header_sent)
     if place.topic_id:  # without a topic the header above lands in this chat already
         link = topic_link(place.chat_id, place.topic_id)
         where = f" Progress: {link}" if link else " Progress streams to its topic."
-        await reply(update, f"Task {short_id(created.id)} queued for {created.project}.{where}")
+        await reply(update, context, f"Task {short_id(created.id)} queued for {created.project}.{where}")
 
 
+@command("cancel")
 async def cancel(update: Update, context: Context) -> None:
-    container = itachi(context)
+    bot = services(context)
     ref = parse_task_ref(context.args or [], "cancel", optional=True)
     if ref is None:
         chat = update.effective_chat
-        topic = await blocking(container.telegram.topics.by_thread, chat.id if chat else 0, topic_of(update))
+        topic = await blocking(bot.topics.by_thread, chat.id if chat else 0, topic_of(update))
         if topic is None or topic.kind != "task":
             raise InvalidInput("Which task? Usage: /cancel <task> (or /cancel in the task's topic)")
         ref = topic.ref_id
-    cancelled = await blocking(container.tasks.cancel, ref)
+    cancelled = await blocking(bot.tasks.cancel, ref)
     if cancelled.status == "running":
-        await reply(update, f"Stopping task {short_id(cancelled.id)}: its agent is told to stop it.")
+        await reply(update, context, f"Stopping task {short_id(cancelled.id)}: its agent is told to stop it.")
     else:
-        await reply(update, f"Task {short_id(cancelled.id)} cancelled.")
+        await reply(update, context, f"Task {short_id(cancelled.id)} cancelled.")
 
 
+@command("status")
 async def status(update: Update, context: Context) -> None:
-    container = itachi(context)
-    tasks = await blocking(container.tasks.list_tasks, limit=500)
-    machines = await blocking(container.machine_registry.list_machines)
+    bot = services(context)
+    tasks = await blocking(bot.tasks.list_tasks, limit=500)
+    machines = await blocking(bot.machines.list_machines)
     counts: Counter[str] = Counter(str(t.status.value) for t in tasks if t.status.value in ACTIVE)
     online = [m for m in machines if m["status"] == "online"]
     lines = ["Tasks: " + ", ".join(f"{counts.get(s, 0)} {s}" for s in ACTIVE)]
@@ -64,4 +67,4 @@ async def status(update: Update, context: Context) -> None:
     if recent:
         lines += ["", "Recently finished:"]
         lines += [f"- {short_id(t.id)} {t.project}: {t.status.value}" for t in recent]
-    await reply(update, "\n".join(lines))
+    await reply(update, context, "\n".join(lines))

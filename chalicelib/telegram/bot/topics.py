@@ -5,12 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from telegram import Update
-from telegram.error import TelegramError
 
 from chalicelib.kernel.logging import get_logger
-from chalicelib.telegram.adapters.telegram_topic_repository import Topic
-from chalicelib.telegram.bot.context import Context, blocking, itachi
-from chalicelib.telegram.services.telegram_ports import Undeliverable
+from chalicelib.telegram.bot.context import Context, blocking, services
+from chalicelib.telegram.domain.telegram_records import Topic
+from chalicelib.telegram.services.ports import SendFailed, Undeliverable
 
 HEADER_POSITION = 0  # before every event (event sequence numbers start at 1)
 
@@ -25,12 +24,11 @@ async def open_topic(update: Update, context: Context, title: str) -> Place:
     """A new topic in the configured supergroup, else in this chat if it is a forum, else this chat."""
     chat = update.effective_chat
     assert chat is not None
-    container = itachi(context)
-    target = container.settings.telegram_chat_id or (chat.id if chat.is_forum else None)
+    bot = services(context)
+    target = bot.forum_chat_id or (chat.id if chat.is_forum else None)
     if target is not None:
         try:
-            topic_id = await blocking(container.telegram.sender.create_topic, target, title)
-            return Place(target, topic_id)
+            return Place(target, await bot.telegram.create_topic(target, title))
         except Undeliverable:
             pass  # not a forum (or the bot may not manage topics): stream into this chat instead
     return Place(chat.id, 0)
@@ -41,12 +39,12 @@ async def send_header(context: Context, place: Place, header: str) -> bool:
 
     Nothing can overtake it (there is nothing to stream yet), and the stream's first flush is
     not held back by the header's. False when Telegram refused it now (e.g. flood control):
-    `queue_header` then puts it first in the stream.
+    `register` then puts it first in the stream.
     """
     try:
-        await context.bot.send_message(place.chat_id, header, message_thread_id=place.topic_id or None)
+        await services(context).telegram.send(place.chat_id, header, topic_id=place.topic_id)
         return True
-    except TelegramError:
+    except SendFailed:
         get_logger().warning("topic header deferred to the stream", extra={"chat_id": place.chat_id})
         return False
 
@@ -54,8 +52,8 @@ async def send_header(context: Context, place: Place, header: str) -> bool:
 async def register(context: Context, kind: str, ref_id: str, place: Place, title: str, header: str,
                    header_sent: bool) -> Topic:
     """Record the topic of a new task or session; queue its header first if it was not sent."""
-    telegram = itachi(context).telegram
-    topic = await blocking(telegram.topics.register, kind, ref_id, place.chat_id, place.topic_id, title)
+    bot = services(context)
+    topic = await blocking(bot.topics.register, kind, ref_id, place.chat_id, place.topic_id, title)
     if not header_sent:
-        await blocking(telegram.streams.post, topic, [header], [HEADER_POSITION])
+        await blocking(bot.streams.post, topic, [header], [HEADER_POSITION])
     return topic

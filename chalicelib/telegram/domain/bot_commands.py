@@ -36,7 +36,6 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("start", "/start", "Introduce the bot"),
     CommandSpec("help", "/help", "List the commands"),
 )
-COMMAND_NAMES = frozenset(spec.name for spec in COMMANDS)
 
 ENGINES = ("claude", "codex", "gemini")
 # The session picker's rows: the wrapper a user knows -> the engine it runs.
@@ -49,7 +48,15 @@ _NAME = re.compile(r"^[\w.@/-]{1,100}$")
 
 
 def spec(name: str) -> CommandSpec:
-    return next(s for s in COMMANDS if s.name == name)
+    for command in COMMANDS:
+        if command.name == name:
+            return command
+    raise KeyError(f"no command /{name} in the table")
+
+
+def command_menu() -> list[tuple[str, str]]:
+    """(name, summary) for Telegram's command menu (setMyCommands allows 256 characters)."""
+    return [(s.name, s.summary[:256]) for s in COMMANDS]
 
 
 def help_text() -> str:

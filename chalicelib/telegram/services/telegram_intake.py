@@ -9,33 +9,34 @@ is answered by the bot's error handler and not retried.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from chalicelib.kernel.database import Database
-from chalicelib.kernel.idempotency import claim
 from chalicelib.kernel.logging import get_logger
-from chalicelib.kernel.queues import SqsQueues
+from chalicelib.telegram.services.ports import UnitOfWorkFactory, UpdateQueue
 
-UPDATES_QUEUE = "telegram-updates"
 INTAKE = "telegram-intake"
 CONSUMER = "telegram-consumer"
+REFUSAL = "telegram-refusal"
 
 
 class TelegramIntake:
-    def __init__(self, db: Database, queues: SqsQueues) -> None:
-        self._db = db
-        self._queues = queues
+    def __init__(self, uow: UnitOfWorkFactory, queue: UpdateQueue) -> None:
+        self._uow = uow
+        self._queue = queue
 
     def accept(self, update: Mapping[str, Any]) -> bool:
         """Queue a new update; False if this update_id was already accepted."""
         update_id = int(update["update_id"])
-        with self._db.connection() as conn:
-            if not claim(conn, INTAKE, str(update_id)):
+        with self._uow() as uow:
+            if not uow.processed.claim(INTAKE, str(update_id)):
                 get_logger().info("duplicate telegram update", extra={"update_id": update_id})
                 return False
-            # Inside the transaction: if the send fails, the claim rolls back with it.
-            self._queues.send(UPDATES_QUEUE, {"update": dict(update)})
+            # Sent before the commit, not after it: if the send fails the claim rolls back with
+            # it, so Telegram's retry is accepted. A send whose commit then fails only queues a
+            # copy, which the consumer's own claim ignores.
+            self._queue.send(update)
+            uow.commit()
         return True
 
 
@@ -46,17 +47,18 @@ class UpdateRunner:
     cannot be reached fails the message for a later retry instead of consuming the update.
     """
 
-    def __init__(self, db: Database, process: Callable[[Mapping[str, Any]], None],
+    def __init__(self, uow: UnitOfWorkFactory, process: Callable[[Mapping[str, Any]], None],
                  prepare: Callable[[], object] = lambda: None) -> None:
-        self._db = db
+        self._uow = uow
         self._process = process
         self._prepare = prepare
 
     def run(self, update: Mapping[str, Any]) -> bool:
         update_id = int(update["update_id"])
         self._prepare()
-        with self._db.connection() as conn:
-            first = claim(conn, CONSUMER, str(update_id))
+        with self._uow() as uow:
+            first = uow.processed.claim(CONSUMER, str(update_id))
+            uow.commit()
         if not first:
             return False
         get_logger().thread_safe_append_keys(update_id=update_id)
@@ -67,7 +69,19 @@ class UpdateRunner:
         return True
 
 
-def first_refusal(db: Database, user_id: int) -> bool:
-    """True the first time a stranger is refused (within the idempotency retention window)."""
-    with db.connection() as conn:
-        return claim(conn, "telegram-refusal", str(user_id))
+class AccessGuard:
+    """The allow-list of Telegram users, and the one polite refusal a stranger gets."""
+
+    def __init__(self, uow: UnitOfWorkFactory, allowed_users: Collection[int]) -> None:
+        self._uow = uow
+        self._allowed = frozenset(allowed_users)
+
+    def allows(self, user_id: int) -> bool:
+        return user_id in self._allowed
+
+    def first_refusal(self, user_id: int) -> bool:
+        """True the first time a stranger is refused (within the idempotency retention window)."""
+        with self._uow() as uow:
+            first = uow.processed.claim(REFUSAL, str(user_id))
+            uow.commit()
+        return first

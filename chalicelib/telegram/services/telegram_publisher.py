@@ -1,33 +1,27 @@
-"""The EventPublisher the task and session code calls: their output, into their topic's stream.
+"""The TaskEventPublisher the task and session code calls: their output, into their topic's stream.
 
-The topic is found in the registry, or, for the moment between a task's creation and the
-registration of its topic (or a task created through the API with a chat and topic), from the
-task's or session's own record: no event is dropped for arriving early. Events are positioned
-by their sequence number so that publishers racing each other cannot reorder the story.
+Events are positioned by their sequence number so that publishers racing each other cannot
+reorder the story. Without a topic (or once it is closed) nothing is published.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chalicelib.telegram.adapters.telegram_topic_repository import Topic
 from chalicelib.telegram.domain.bot_commands import short_id
 from chalicelib.telegram.domain.topic_story import closed_title, event_line, result_message
-from chalicelib.telegram.services.telegram_streams import TopicStreams
-
-ResolveTopic = Callable[[str, str], Topic | None]  # (kind, ref id) -> its topic, if any
+from chalicelib.telegram.services.topic_directory import TopicDirectory
+from chalicelib.telegram.services.topic_streams import TopicStreams
 
 
 class TopicEventPublisher:
-    """Publish to the topic of a task or session; without one, do nothing."""
-
-    def __init__(self, resolve: ResolveTopic, streams: TopicStreams) -> None:
-        self._resolve = resolve
+    def __init__(self, topics: TopicDirectory, streams: TopicStreams) -> None:
+        self._topics = topics
         self._streams = streams
 
     def published(self, ref_id: str, events: Sequence[Mapping[str, Any]], *, kind: str = "task") -> None:
-        topic = self._resolve(kind, str(ref_id))
+        topic = self._topics.topic_of(kind, str(ref_id))
         if topic is None or topic.status != "open":
             return
         texts: list[str] = []
@@ -44,7 +38,7 @@ class TopicEventPublisher:
 
     def finished(self, ref_id: str, status: str, summary: str, *, kind: str = "task",
                  files_changed: Sequence[str] = ()) -> None:
-        topic = self._resolve(kind, str(ref_id))
+        topic = self._topics.topic_of(kind, str(ref_id))
         if topic is None or topic.status != "open":
             return
         self._streams.post(topic, [result_message(status, summary, files_changed)])

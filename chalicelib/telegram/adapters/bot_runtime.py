@@ -61,6 +61,11 @@ class BotRuntime:
         future = asyncio.run_coroutine_threadsafe(_as_coroutine(work(app)), loop)
         return future.result(timeout_s or self._timeout)
 
+    @property
+    def bot(self) -> Bot:
+        """The application's Bot, for coroutines already running on the loop (the handlers)."""
+        return self._ensure_started()[1].bot
+
     def call(self, work: Callable[[Bot], Awaitable[T]], timeout_s: float | None = None) -> T:
         """Run `work(bot)` on the loop: one or a few Bot API calls."""
         return self.run(lambda app: work(app.bot), timeout_s)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.kernel.idempotency import claim
+from chalicelib.kernel.idempotency import PostgresClaims
 from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
 from chalicelib.telegram.adapters.reminder_repository import ReminderRepository
 from chalicelib.telegram.adapters.session_request_repository import SessionRequestRepository
@@ -12,26 +12,16 @@ from chalicelib.telegram.adapters.telegram_outbox_repository import TelegramOutb
 from chalicelib.telegram.adapters.telegram_topic_repository import TelegramTopicRepository
 
 
-class ProcessedKeysRepository:
-    """`processed_messages`, the consumers' idempotency records, on this connection."""
-
-    def __init__(self, conn: Any) -> None:
-        self._conn = conn
-
-    def claim(self, consumer: str, key: str) -> bool:
-        return claim(self._conn, consumer, key)
-
-
 class PostgresTelegramUnitOfWork(PostgresUnitOfWork):
     topics: TelegramTopicRepository
     outbox: TelegramOutboxRepository
     reminders: ReminderRepository
     session_requests: SessionRequestRepository
-    processed: ProcessedKeysRepository
+    processed: PostgresClaims  # the consumers' idempotency records (`processed_messages`)
 
     def _bind(self, conn: Any) -> None:
         self.topics = TelegramTopicRepository(conn)
         self.outbox = TelegramOutboxRepository(conn)
         self.reminders = ReminderRepository(conn)
         self.session_requests = SessionRequestRepository(conn)
-        self.processed = ProcessedKeysRepository(conn)
+        self.processed = PostgresClaims(conn)

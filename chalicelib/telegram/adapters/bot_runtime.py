@@ -66,10 +66,6 @@ class BotRuntime:
         """The application's Bot, for coroutines already running on the loop (the handlers)."""
         return self._ensure_started()[1].bot
 
-    def call(self, work: Callable[[Bot], Awaitable[T]], timeout_s: float | None = None) -> T:
-        """Run `work(bot)` on the loop: one or a few Bot API calls."""
-        return self.run(lambda app: work(app.bot), timeout_s)
-
     def process(self, update: Mapping[str, Any]) -> None:
         """Run the handlers for one update (a dict as Telegram sent it)."""
 

@@ -112,7 +112,6 @@ def test_services_never_import_adapters_or_drivers() -> None:
     assert not bad, "\n".join(_violations("services use ports and a unit of work", bad))
 
 
-@pytest.mark.xfail(reason="ops health still reads the container", strict=False)
 def test_only_entry_points_import_the_composition_root() -> None:
     bad = {module: {"chalicelib.bootstrap"} for module, names in _graph().items()
            if "chalicelib.bootstrap" in names and not _within(module, ENTRY_POINTS)

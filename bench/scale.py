@@ -99,7 +99,8 @@ def set_shared_buffers(server: ItachiServer, size: str) -> None:
 
 def load(server: ItachiServer, rows: list[tuple[str, str]]) -> float:
     from chalicelib.kernel.database import Database
-    from chalicelib.memory.adapters.memory_bulk_load import BulkMemory, bulk_load
+    from chalicelib.memory.adapters.memory_bulk_load import bulk_load
+    from chalicelib.memory.domain.memory_model import MemoryDraft
     from infra.local.postgres import start_postgres
 
     vectors = embeddings([content for _, content in rows])
@@ -107,7 +108,8 @@ def load(server: ItachiServer, rows: list[tuple[str, str]]) -> float:
     db = Database(url)
     now, started = datetime.now(UTC), time.perf_counter()
     try:
-        bulk_load(db, (BulkMemory(p, "code_change", c, v, "all-MiniLM-L6-v2", now - timedelta(minutes=i))
+        bulk_load(db, (MemoryDraft(p, "code_change", c, embedding=v, embedding_model="all-MiniLM-L6-v2",
+                                   created_at=now - timedelta(minutes=i))
                        for i, ((p, c), v) in enumerate(zip(rows, vectors, strict=True))))
     finally:
         db.close()

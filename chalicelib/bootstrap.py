@@ -21,12 +21,13 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.learning_review import LearningReview
     from chalicelib.learning.services.lesson_enrichment import LessonEnricher
     from chalicelib.learning.services.lessons import Lessons
+    from chalicelib.learning.services.ports import LearningUnits
     from chalicelib.learning.services.project_rules import ProjectRules
     from chalicelib.learning.services.task_feedback import TaskFeedback
     from chalicelib.llm.adapters.llm_usage_repository import LlmUsageRepository
     from chalicelib.llm.services.ports import LanguageModel
     from chalicelib.memory.services.memory_service import MemoryService
-    from chalicelib.memory.services.ports import Embedder
+    from chalicelib.memory.services.ports import Embedder, MemoryUnits
     from chalicelib.sessions.services.sessions import SessionService
     from chalicelib.sync.services.file_sync import FileSync
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
@@ -188,6 +189,12 @@ class Container:
         return build_embedder(self.settings, self.db)
 
     @cached_property
+    def memory_units(self) -> MemoryUnits:
+        from chalicelib.memory.adapters.memory_unit_of_work import memory_units
+
+        return memory_units(self.db)
+
+    @cached_property
     def memory(self) -> MemoryService:
         from chalicelib.memory.domain.search_scoring import SearchWeights
         from chalicelib.memory.services.memory_service import MemoryService
@@ -195,53 +202,59 @@ class Container:
         s = self.settings
         weights = SearchWeights(s.search_vector_weight, s.search_text_weight, s.search_recency_weight,
                                 s.search_recency_half_life_days)
-        return MemoryService(self.db, self.embedder, weights=weights, query_timeout_s=s.embedding_timeout_s)
+        return MemoryService(self.memory_units, self.embedder, weights=weights,
+                             query_timeout_s=s.embedding_timeout_s)
 
     # Learning loop: insight extraction, project rules, lessons, weekly reviews (docs/learning.md).
+    # Its units bind the memory core's repository too: rules and lessons are written through
+    # the memory core's write path (`memory.store`) in the learning loop's own transactions.
+    @cached_property
+    def learning_units(self) -> LearningUnits:
+        from chalicelib.learning.adapters.learning_unit_of_work import learning_units
+        from chalicelib.memory.adapters.memory_repository import PostgresMemoryRepository
+
+        return learning_units(self.db, PostgresMemoryRepository)
+
     @cached_property
     def project_rules(self) -> ProjectRules:
         from chalicelib.kernel.redaction import redact
         from chalicelib.learning.services.project_rules import ProjectRules
 
-        return ProjectRules(self.db, self.embedder, redact)
+        return ProjectRules(self.learning_units, self.embedder, redact, self.memory.store)
 
     @cached_property
     def lessons(self) -> Lessons:
         from chalicelib.learning.services.lessons import Lessons
 
-        return Lessons(self.db)
+        return Lessons(self.learning_units, self.memory.store)
 
     @cached_property
     def lesson_enricher(self) -> LessonEnricher:
         from chalicelib.learning.services.lesson_enrichment import LessonEnricher
 
-        return LessonEnricher(self.db, self.embedder)
+        return LessonEnricher(self.learning_units, self.embedder)
+
+    @cached_property
+    def task_feedback(self) -> TaskFeedback:
+        """/feedback: a user's verdict on a task moves the lessons its prompt carried."""
+        from chalicelib.learning.services.task_feedback import TaskFeedback
+
+        return TaskFeedback(self.learning_units, self.lessons)
 
     @cached_property
     def insight_extraction(self) -> InsightExtraction:
         from chalicelib.kernel.redaction import redact
         from chalicelib.learning.services.insight_extraction import InsightExtraction
 
-        return InsightExtraction(self.db, self.llm, self.embedder, redact, self.project_rules, self.lessons,
+        return InsightExtraction(self.learning_units, self.llm, self.embedder, redact, self.project_rules,
+                                 self.lessons, self.memory.store,
                                  enqueue=lambda body: self.queues.send("ingest", body))
 
     @cached_property
     def learning_review(self) -> LearningReview:
         from chalicelib.learning.services.learning_review import LearningReview
 
-        return LearningReview(self.db, self.llm, self.embedder)
-
-    @cached_property
-    def task_feedback(self) -> TaskFeedback:
-        """/feedback: a user's verdict on a task moves the lessons its prompt carried."""
-        from chalicelib.learning.adapters.lesson_repository import LessonRepository
-        from chalicelib.learning.services.task_feedback import TaskFeedback
-
-        def applied(task_id: str) -> list[str]:
-            with self.db.connection() as conn:
-                return LessonRepository().applied_to(conn, task_id)
-
-        return TaskFeedback(self.db, applied, self.lessons.feedback)
+        return LearningReview(self.learning_units, self.llm, self.embedder, self.memory.store)
 
     # Telegram front-end (docs/telegram.md): update intake, the bot and its handlers, topic
     # streams, reminders. python-telegram-bot is imported only once the bot itself is used.

@@ -61,8 +61,14 @@ def index_document() -> Response:
 @bp.route("/api/memory/search", methods=["GET"])
 def search() -> Response:
     q = parse_query(bp.current_request, SearchQuery)
-    result = get_container().memory.search(q.query, q.project, limit=q.limit, category=q.category,
-                                           mode=q.mode, include_global=q.include_global)
+    memory = get_container().memory
+    per_scope = q.per_scope_limits()
+    if per_scope is not None:  # one request, one query embedding, both scopes (the prompt hook)
+        result = memory.search_each(q.query, q.project, project_limit=per_scope[0], global_limit=per_scope[1],
+                                    category=q.category, mode=q.mode)
+    else:
+        result = memory.search(q.query, q.project, limit=q.limit, category=q.category, mode=q.mode,
+                               include_global=q.include_global)
     return ok(search_json(result))
 
 

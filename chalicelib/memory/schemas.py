@@ -9,6 +9,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from chalicelib.kernel.errors import InvalidInput
 from chalicelib.memory.domain.memory_model import Memory, MemoryDraft, MemoryStats, SearchHit, SearchResult
 
 Project = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
@@ -88,6 +89,20 @@ class SearchQuery(_Wire):
     category: str | None = OptionalCategory
     mode: Literal["hybrid", "text", "vector"] = "hybrid"
     include_global: bool = True
+    project_limit: int | None = Field(default=None, ge=0, le=100)
+    global_limit: int | None = Field(default=None, ge=0, le=100)
+
+    def per_scope_limits(self) -> tuple[int, int] | None:
+        """(project_limit, global_limit) when the request asks per scope (a missing one is 0)."""
+        if self.project_limit is None and self.global_limit is None:
+            return None
+        if {"limit", "include_global"} & self.model_fields_set:
+            raise InvalidInput("limit and include_global do not go with project_limit/global_limit",
+                               field="limit" if "limit" in self.model_fields_set else "include_global")
+        limits = (self.project_limit or 0, self.global_limit or 0)
+        if sum(limits) == 0:
+            raise InvalidInput("project_limit or global_limit must be at least 1", field="project_limit")
+        return limits
 
 
 class RecentQuery(_Wire):

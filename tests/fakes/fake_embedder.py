@@ -32,6 +32,10 @@ class WordEmbedder:
         self.calls = 0
         self._aliases: dict[str, str] = {}
 
+    @property
+    def dimension(self) -> int:
+        return self.dim
+
     def same_as(self, text: str, other: str) -> None:
         self._aliases[text] = other
 

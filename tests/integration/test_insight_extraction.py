@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from chalicelib.kernel.database import Database
-from chalicelib.learning.services.insight_extraction import InsightExtraction, SessionTranscript
-from chalicelib.learning.services.lessons import Lessons
-from chalicelib.learning.services.project_rules import ProjectRules
-from chalicelib.llm.services.budgeted_llm import DisabledLlm
-from chalicelib.llm.services.ports import LanguageModel
-from tests.fakes.fake_embedder import WordEmbedder
+from chalicelib.learning.services.insight_extraction import SessionTranscript
 from tests.fakes.fake_llm import ScriptedLanguageModel
+from tests.support.learning_stack import LearningStack, postgres_learning
 
 SESSION_1 = """User: From now on, always use yarn, not npm.
 
@@ -30,18 +26,11 @@ def redact(text: str) -> str:
 
 
 @dataclass
-class Graph:
-    db: Database
-    embedder: WordEmbedder
-    rules: ProjectRules
-    lessons: Lessons
-    queued: list[dict[str, Any]] = field(default_factory=list)
-
-    def extraction(self, llm: LanguageModel | None = None, queue: bool = False) -> InsightExtraction:
-        return InsightExtraction(self.db, llm or DisabledLlm(), self.embedder, redact, self.rules,
-                                 self.lessons, self.queued.append if queue else None)
+class Graph(LearningStack):
+    db: Database | None = None
 
     def rows(self, sql: str, *params: Any) -> list[dict[str, Any]]:
+        assert self.db is not None
         with self.db.connection() as conn:
             return conn.execute(sql, params).fetchall()
 
@@ -49,8 +38,8 @@ class Graph:
 @pytest.fixture
 def graph(database_url: str) -> Iterator[Graph]:
     db = Database(database_url)
-    embedder = WordEmbedder()
-    yield Graph(db, embedder, ProjectRules(db, embedder, redact), Lessons(db))
+    stack = postgres_learning(db)
+    yield Graph(stack.units, stack.memory_units, redact=redact, db=db)
     db.close()
 
 

@@ -11,18 +11,11 @@ import pytest
 
 from chalicelib.kernel.database import Database
 from chalicelib.kernel.errors import InvalidInput, NotFound
-from chalicelib.learning.adapters.learning_memory_repository import LearningMemoryRepository, NewMemory
-from chalicelib.learning.adapters.lesson_repository import LessonRepository
-from chalicelib.learning.domain.insights import Insight
-from chalicelib.learning.services.learning_review import LearningReview
-from chalicelib.learning.services.lesson_enrichment import LessonEnricher
 from chalicelib.learning.services.lesson_outcome_recorder import LessonOutcomeRecorder
-from chalicelib.learning.services.lessons import Lessons
-from chalicelib.learning.services.project_rules import ProjectRules
-from chalicelib.llm.services.budgeted_llm import DisabledLlm
+from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.tasks.domain.task_model import TaskOutcome
-from tests.fakes.fake_embedder import WordEmbedder
 from tests.fakes.fake_llm import ScriptedLanguageModel
+from tests.support.learning_stack import LearningStack, postgres_learning
 
 
 @pytest.fixture
@@ -33,15 +26,8 @@ def db(database_url: str) -> Iterator[Database]:
 
 
 @pytest.fixture
-def embedder() -> WordEmbedder:
-    return WordEmbedder()
-
-
-def add_lesson(db: Database, embedder: WordEmbedder, text: str, project: str = "web") -> str:
-    (vector,) = embedder.embed([text])
-    with db.connection() as conn:
-        return Lessons(db).promote(conn, project, Insight("decision", text), "project-selection", vector,
-                                   embedder.model, session_id="s", significance=0.8)
+def stack(db: Database) -> LearningStack:
+    return postgres_learning(db)
 
 
 def rows(db: Database, sql: str, *params: Any) -> list[dict[str, Any]]:
@@ -49,9 +35,8 @@ def rows(db: Database, sql: str, *params: Any) -> list[dict[str, Any]]:
         return conn.execute(sql, params).fetchall()
 
 
-def test_a_taught_rule_starts_at_095_and_teaching_it_again_reinforces_it(db: Database,
-                                                                          embedder: WordEmbedder) -> None:
-    rules = ProjectRules(db, embedder, lambda t: t)
+def test_a_taught_rule_starts_at_095_and_teaching_it_again_reinforces_it(stack: LearningStack) -> None:
+    rules = stack.rules()
 
     first = rules.teach("web", "Run the tests with --no-cache")
     again = rules.teach("web", "run the tests with --no-cache.")
@@ -60,34 +45,31 @@ def test_a_taught_rule_starts_at_095_and_teaching_it_again_reinforces_it(db: Dat
     assert (again["outcome"], again["id"], again["times_reinforced"]) == ("reinforced", first["id"], 2)
 
 
-def test_an_empty_rule_is_refused(db: Database, embedder: WordEmbedder) -> None:
+def test_an_empty_rule_is_refused(stack: LearningStack) -> None:
     with pytest.raises(InvalidInput):
-        ProjectRules(db, embedder, lambda t: t).teach("web", "   ")
+        stack.rules().teach("web", "   ")
 
 
 def test_learnings_are_ordered_by_confidence_times_reinforcement_and_capped_at_15(
-        db: Database, embedder: WordEmbedder) -> None:
-    memories = LearningMemoryRepository()
+        db: Database, stack: LearningStack) -> None:
+    drafts = [MemoryDraft("web", "project_rule", f"Rule number {n} about thing{n}", confidence=0.5)
+              for n in range(20)]
+    drafts += [MemoryDraft("web", "project_rule", "Often seen", confidence=0.6),
+               MemoryDraft("other", "project_rule", "Not this project", confidence=0.99)]
+    stack.memory.store(drafts, near_dedup=False)
     with db.connection() as conn:
-        for n in range(20):
-            memories.insert(conn, NewMemory("web", "project_rule", f"Rule number {n} about thing{n}",
-                                            None, None, confidence=0.5))
-        memories.insert(conn, NewMemory("web", "project_rule", "Often seen", None, None, confidence=0.6))
-        memories.insert(conn, NewMemory("other", "project_rule", "Not this project", None, None,
-                                        confidence=0.99))
         conn.execute("UPDATE memories SET times_reinforced = 3 WHERE content = 'Often seen'")
 
-    learned = ProjectRules(db, embedder, lambda t: t).learnings("web", limit=50)
+    learned = stack.rules().learnings("web", limit=50)
 
     assert len(learned) == 15
     assert learned[0]["rule"] == "Often seen" and learned[0]["times_reinforced"] == 3
     assert all(r["rule"] != "Not this project" for r in learned)
 
 
-def test_success_then_failure_moves_a_lesson_from_07_to_08_to_065(db: Database,
-                                                                  embedder: WordEmbedder) -> None:
-    lessons = Lessons(db)
-    lesson_id = add_lesson(db, embedder, "Run migrations before the integration tests")
+def test_success_then_failure_moves_a_lesson_from_07_to_08_to_065(db: Database, stack: LearningStack) -> None:
+    lessons = stack.lessons()
+    lesson_id = stack.add_lesson("Run migrations before the integration tests")
 
     first = lessons.record_outcome("task-1", "web", True, [lesson_id])
     second = lessons.record_outcome("task-2", "web", False, [lesson_id])
@@ -101,9 +83,9 @@ def test_success_then_failure_moves_a_lesson_from_07_to_08_to_065(db: Database,
     assert events == [{"kind": "success", "task_id": "task-1"}, {"kind": "failure", "task_id": "task-2"}]
 
 
-def test_an_outcome_is_applied_once_per_task(db: Database, embedder: WordEmbedder) -> None:
-    lessons = Lessons(db)
-    lesson_id = add_lesson(db, embedder, "Prefer small pull requests")
+def test_an_outcome_is_applied_once_per_task(stack: LearningStack) -> None:
+    lessons = stack.lessons()
+    lesson_id = stack.add_lesson("Prefer small pull requests")
     lessons.record_outcome("task-1", "web", True, [lesson_id])
 
     replay = lessons.record_outcome("task-1", "web", True, [lesson_id])
@@ -112,10 +94,9 @@ def test_an_outcome_is_applied_once_per_task(db: Database, embedder: WordEmbedde
     assert lessons.get(lesson_id)["confidence"] == 0.8
 
 
-def test_feedback_moves_a_lesson_by_a_tenth_and_unknown_ids_are_not_found(
-        db: Database, embedder: WordEmbedder) -> None:
-    lessons = Lessons(db)
-    lesson_id = add_lesson(db, embedder, "Prefer small pull requests")
+def test_feedback_moves_a_lesson_by_a_tenth_and_unknown_ids_are_not_found(stack: LearningStack) -> None:
+    lessons = stack.lessons()
+    lesson_id = stack.add_lesson("Prefer small pull requests")
 
     assert lessons.feedback(lesson_id, good=True)["confidence"] == 0.8
     assert lessons.feedback(lesson_id, good=False)["confidence"] == 0.7
@@ -123,12 +104,11 @@ def test_feedback_moves_a_lesson_by_a_tenth_and_unknown_ids_are_not_found(
         lessons.feedback("00000000-0000-0000-0000-000000000000", good=True)
 
 
-def test_enrichment_appends_relevant_lessons_and_rules_and_credits_the_outcome(
-        db: Database, embedder: WordEmbedder) -> None:
-    relevant = add_lesson(db, embedder, "Run database migrations before the integration tests")
-    add_lesson(db, embedder, "Ship the marketing page copy on Mondays")
-    ProjectRules(db, embedder, lambda t: t).teach("web", "Always use yarn, not npm")
-    enricher = LessonEnricher(db, embedder)
+def test_enrichment_appends_relevant_lessons_and_rules_and_credits_the_outcome(stack: LearningStack) -> None:
+    relevant = stack.add_lesson("Run database migrations before the integration tests")
+    stack.add_lesson("Ship the marketing page copy on Mondays")
+    stack.rules().teach("web", "Always use yarn, not npm")
+    enricher = stack.enricher()
 
     prompt = enricher.enrich_with_lessons("Fix the failing integration tests after the database migrations",
                                           "web", task_id="task-9")
@@ -138,37 +118,35 @@ def test_enrichment_appends_relevant_lessons_and_rules_and_credits_the_outcome(
         in prompt
     assert "marketing" not in prompt
     assert "## Project rules (web)\n- Always use yarn, not npm" in prompt
-    outcome = Lessons(db).record_outcome("task-9", "web", success=True)  # no ids: the applied ones
+    outcome = stack.lessons().record_outcome("task-9", "web", success=True)  # no ids: the applied ones
     assert [c["id"] for c in outcome["lessons"]] == [relevant]
 
 
-def test_enrichment_without_lessons_or_rules_leaves_the_prompt_alone(db: Database,
-                                                                     embedder: WordEmbedder) -> None:
-    assert LessonEnricher(db, embedder).enrich("Do the thing", "empty") == "Do the thing"
+def test_enrichment_without_lessons_or_rules_leaves_the_prompt_alone(stack: LearningStack) -> None:
+    assert stack.enricher().enrich("Do the thing", "empty") == "Do the thing"
 
 
-def test_effectiveness_review_boosts_a_lesson_that_keeps_working_once_a_week(
-        db: Database, embedder: WordEmbedder) -> None:
-    lesson_id = add_lesson(db, embedder, "Pin the toolchain version")
-    young = add_lesson(db, embedder, "Cache the node modules between runs")
-    repo = LessonRepository()
-    with db.connection() as conn:
+def test_effectiveness_review_boosts_a_lesson_that_keeps_working_once_a_week(stack: LearningStack) -> None:
+    lesson_id = stack.add_lesson("Pin the toolchain version")
+    young = stack.add_lesson("Cache the node modules between runs")
+    with stack.units() as uow:
         for _ in range(5):
-            repo.count_outcome(conn, lesson_id, success=True)
-        repo.count_outcome(conn, young, success=False)
-    review = LearningReview(db, DisabledLlm(), embedder)
+            uow.lessons.count_outcome(lesson_id, success=True)
+        uow.lessons.count_outcome(young, success=False)
+        uow.commit()
+    review = stack.review()
 
     assert review.review_effectiveness() == {"reviewed": 1, "boosted": 1, "decayed": 0}
     assert review.review_effectiveness() == {"reviewed": 0, "boosted": 0, "decayed": 0}
-    assert Lessons(db).get(lesson_id)["confidence"] == 0.775
+    assert stack.lessons().get(lesson_id)["confidence"] == 0.775
 
 
 def test_reflection_writes_one_digest_per_project_and_week_without_an_llm(
-        db: Database, embedder: WordEmbedder) -> None:
+        db: Database, stack: LearningStack) -> None:
     for text in ("Pin the toolchain", "Run migrations first", "Keep commits small"):
-        add_lesson(db, embedder, text)
-    add_lesson(db, embedder, "A lone lesson", project="tiny")
-    review = LearningReview(db, DisabledLlm(), embedder)
+        stack.add_lesson(text)
+    stack.add_lesson("A lone lesson", project="tiny")
+    review = stack.review()
     now = datetime(2026, 11, 20, tzinfo=UTC)
 
     assert review.reflect(now) == {"week": "2026-W47",
@@ -179,13 +157,13 @@ def test_reflection_writes_one_digest_per_project_and_week_without_an_llm(
     assert len(doc["metadata"]["lesson_ids"]) == 3
 
 
-def test_reflection_uses_the_llm_text_when_it_answers(db: Database, embedder: WordEmbedder) -> None:
+def test_reflection_uses_the_llm_text_when_it_answers(db: Database, stack: LearningStack) -> None:
     for text in ("Pin the toolchain", "Run migrations first", "Keep commits small"):
-        add_lesson(db, embedder, text)
+        stack.add_lesson(text)
     llm = ScriptedLanguageModel()
     llm.answer("- Pin versions\n- Migrate before testing")
 
-    result = LearningReview(db, llm, embedder).reflect()
+    result = stack.review(llm).reflect()
 
     assert result["documents"] == [{"project": "web", "generator": "llm"}]
     assert llm.calls[0][0] == "reflection"
@@ -193,21 +171,19 @@ def test_reflection_uses_the_llm_text_when_it_answers(db: Database, embedder: Wo
     assert doc["content"].endswith("- Pin versions\n- Migrate before testing")
 
 
-def test_a_finished_task_attempt_credits_the_lessons_its_prompt_carried(
-        db: Database, embedder: WordEmbedder) -> None:
-    lesson_id = add_lesson(db, embedder, "Run database migrations before the integration tests")
-    LessonEnricher(db, embedder).enrich("Fix the integration tests after the database migrations", "web",
-                                        task_id="7b0c0f62-0000-4000-8000-000000000001")
-    recorder = LessonOutcomeRecorder(Lessons(db))
+def test_a_finished_task_attempt_credits_the_lessons_its_prompt_carried(stack: LearningStack) -> None:
+    lesson_id = stack.add_lesson("Run database migrations before the integration tests")
+    stack.enricher().enrich("Fix the integration tests after the database migrations", "web",
+                            task_id="7b0c0f62-0000-4000-8000-000000000001")
+    recorder = LessonOutcomeRecorder(stack.lessons())
 
     recorder.recorded(TaskOutcome("7b0c0f62-0000-4000-8000-000000000001", 1, "web", "success"))
     recorder.recorded(TaskOutcome("7b0c0f62-0000-4000-8000-000000000001", 2, "web", "cancelled"))
 
-    assert Lessons(db).get(lesson_id)["confidence"] == 0.8
+    assert stack.lessons().get(lesson_id)["confidence"] == 0.8
 
 
-def test_a_project_without_lessons_is_enriched_without_embedding_the_prompt(
-        db: Database, embedder: WordEmbedder) -> None:
-    LessonEnricher(db, embedder).enrich("Do the thing", "empty")
+def test_a_project_without_lessons_is_enriched_without_embedding_the_prompt(stack: LearningStack) -> None:
+    stack.enricher().enrich("Do the thing", "empty")
 
-    assert embedder.calls == 0
+    assert stack.embedder.calls == 0

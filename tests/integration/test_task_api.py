@@ -246,14 +246,14 @@ def test_secrets_in_engine_output_are_redacted_before_they_are_stored(
 def test_a_task_outcome_moves_the_confidence_of_the_lessons_its_prompt_carried(
         client: ApiClient, container: Container) -> None:
     from chalicelib.learning.domain.insights import Insight
-    from chalicelib.learning.services.lessons import Lessons
 
     text = "Run the database migrations before fixing the login tests"
     (vector,) = container.embedder.embed([text])
-    with container.db.connection() as conn:
-        lesson_id = Lessons(container.db).promote(conn, "proj", Insight("learning", text), "error-handling",
-                                                  vector, container.embedder.model, session_id="s1",
-                                                  significance=0.8)
+    with container.learning_units() as uow:
+        lesson_id = container.lessons.promote(uow, "proj", Insight("learning", text), "error-handling",
+                                              vector, container.embedder.model, session_id="s1",
+                                              significance=0.8)
+        uow.commit()
     heartbeat(client, "m1")
     task = new_task(client, description="fix the login tests after the database migrations")
     drain_dispatch(container)

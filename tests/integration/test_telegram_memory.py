@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.learning.adapters.lesson_repository import LessonRepository
 from chalicelib.llm.domain.llm_budget import DailyBudget
 from chalicelib.llm.services.budgeted_llm import BudgetedLlm
 from chalicelib.memory.domain.memory_model import MemoryDraft
@@ -72,8 +71,9 @@ def test_learn_in_a_task_topic_uses_the_tasks_project(bot: BotHarness) -> None:
 def test_feedback_moves_the_lessons_the_task_carried_once(bot: BotHarness) -> None:
     lesson = _remember(bot, "myproject", "task_lesson", "Run the migrations before the tests")
     task = bot.container.tasks.create(NewTask("myproject", "fix the login bug"))
-    with bot.container.db.connection() as conn:
-        LessonRepository().record_applications(conn, task.id, [lesson])
+    with bot.container.learning_units() as uow:
+        uow.lessons.record_applications(task.id, [lesson])
+        uow.commit()
     before = bot.container.memory.get(lesson).confidence
 
     bot.send(message_update(f"/feedback {task.id[:8]} good", chat_id=ALICE))

@@ -11,9 +11,8 @@ from chalicelib.memory.domain.memory_hygiene import (
     MAX_METADATA_BYTES,
     TRUNCATED,
     clean,
-    content_hash,
 )
-from chalicelib.memory.domain.memory_model import MemoryDraft
+from chalicelib.memory.domain.memory_model import MemoryDraft, content_hash
 
 KEY = "sk-" + "Z" * 40
 

@@ -20,11 +20,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from chalicelib.kernel import idempotency as idempotency_repository
-from chalicelib.kernel.database import Database
 from chalicelib.kernel.logging import get_logger
-from chalicelib.learning.adapters.learning_memory_repository import LearningMemoryRepository, NewMemory
-from chalicelib.learning.adapters.lesson_repository import SessionExtractionRepository
 from chalicelib.learning.domain import heuristic_extractor
 from chalicelib.learning.domain.insights import (
     Extraction,
@@ -35,9 +31,10 @@ from chalicelib.learning.domain.insights import (
 )
 from chalicelib.learning.services.insight_prompt import SCHEMA, SYSTEM, user_prompt
 from chalicelib.learning.services.lessons import Lessons
-from chalicelib.learning.services.ports import Redact, TextEmbedder
+from chalicelib.learning.services.ports import LearningUnits, MemoryWriter, Redact, TextEmbedder
 from chalicelib.learning.services.project_rules import ProjectRules
 from chalicelib.llm.services.ports import LanguageModel
+from chalicelib.memory.domain.memory_model import MemoryDraft
 
 CONSUMER = "extract-insights"
 MAX_QUEUED_BYTES = 250_000  # SQS takes 256 KiB per message; larger sessions run inline
@@ -65,13 +62,11 @@ class SessionTranscript:
 
 
 class InsightExtraction:
-    def __init__(self, db: Database, llm: LanguageModel, embedder: TextEmbedder, redact: Redact,
-                 rules: ProjectRules, lessons: Lessons,
+    def __init__(self, units: LearningUnits, llm: LanguageModel, embedder: TextEmbedder, redact: Redact,
+                 rules: ProjectRules, lessons: Lessons, memory: MemoryWriter,
                  enqueue: Callable[[dict[str, Any]], object] | None = None) -> None:
-        self._db, self._llm, self._embedder, self._redact = db, llm, embedder, redact
-        self._rules, self._lessons, self._enqueue = rules, lessons, enqueue
-        self._memories = LearningMemoryRepository()
-        self._extractions = SessionExtractionRepository()
+        self._units, self._llm, self._embedder, self._redact = units, llm, embedder, redact
+        self._rules, self._lessons, self._memory, self._enqueue = rules, lessons, memory, enqueue
 
     def submit(self, t: SessionTranscript) -> dict[str, Any]:
         """Answer the extract-insights request: stored result, queued, or extracted inline."""
@@ -93,8 +88,8 @@ class InsightExtraction:
         return self.run(t)
 
     def stored(self, session_id: str) -> dict[str, Any] | None:
-        with self._db.connection() as conn:
-            return self._extractions.get(conn, session_id)
+        with self._units() as uow:
+            return uow.extractions.get(session_id)
 
     def run(self, t: SessionTranscript) -> dict[str, Any]:
         """Extract and store unless this session was done already (then its stored result)."""
@@ -130,32 +125,31 @@ class InsightExtraction:
             if insights or rules else []
         by_text = dict(zip([i.content for i in insights] + [r.rule for r in rules], vectors, strict=True))
         model = self._embedder.model
-        with self._db.connection() as conn:
-            stored = self._extractions.get(conn, t.session_id)
-            if stored is not None or not idempotency_repository.claim(conn, CONSUMER, t.session_id):
-                return {**(stored or self._extractions.get(conn, t.session_id) or {}), "replayed": True}
-            created = 0
-            for i in insights:
-                _, new = self._memories.insert(conn, NewMemory(
-                    project=t.project, category=i.category, content=i.content, embedding=by_text[i.content],
-                    embedding_model=model, significance=extraction.significance,
-                    metadata={"source": "session_insight", "extractor": extraction.extractor,
-                              "significance": extraction.significance, "transcript_lines": list(i.lines)},
-                    session_id=t.session_id, source_ids=tuple(f"line:{n}" for n in i.lines)))
-                created += new
-            outcomes = [self._rules.absorb(conn, t.project, r, by_text[r.rule], source="session",
+        drafts = self._memory.prepare([MemoryDraft(
+            project=t.project, category=i.category, content=i.content, embedding=by_text[i.content],
+            embedding_model=model, significance=extraction.significance,
+            metadata={"source": "session_insight", "extractor": extraction.extractor,
+                      "significance": extraction.significance, "transcript_lines": list(i.lines)},
+            session_id=t.session_id, source_ids=tuple(f"line:{n}" for n in i.lines)) for i in insights])
+        with self._units() as uow:
+            stored = uow.extractions.get(t.session_id)
+            if stored is not None or not uow.claims.claim(CONSUMER, t.session_id):
+                return {**(stored or uow.extractions.get(t.session_id) or {}), "replayed": True}
+            written = self._memory.write(uow, drafts, near_dedup=False)
+            outcomes = [self._rules.absorb(uow, t.project, r, by_text[r.rule], source="session",
                                            session_id=t.session_id).outcome for r in rules]
-            promoted = [self._lessons.promote(conn, t.project, i, kind, by_text[i.content], model,
+            promoted = [self._lessons.promote(uow, t.project, i, kind, by_text[i.content], model,
                                               session_id=t.session_id, significance=extraction.significance)
                         for i, kind in lessons_to_promote(Extraction(extraction.significance, tuple(insights),
                                                                      (), extraction.extractor))]
             result = {"success": True, "session_id": t.session_id, "significance": extraction.significance,
-                      "insights_stored": created, "rlm_promoted": len(promoted),
-                      "rules_stored": outcomes.count("stored"),
+                      "insights_stored": sum(not w.deduplicated for w in written),
+                      "rlm_promoted": len(promoted), "rules_stored": outcomes.count("stored"),
                       "rules_reinforced": outcomes.count("reinforced"),
                       "extractor": extraction.extractor, "queued": False}
-            self._extractions.save(conn, t.session_id, t.project, extraction.extractor,
-                                   extraction.significance, result)
+            uow.extractions.save(t.session_id, t.project, extraction.extractor, extraction.significance,
+                                 result)
+            uow.commit()
         get_logger().info("session insights stored", extra={"session_id": t.session_id, **{
             k: result[k] for k in ("extractor", "insights_stored", "rules_stored", "rules_reinforced",
                                    "rlm_promoted")}})

@@ -13,18 +13,12 @@ from collections import defaultdict
 from datetime import UTC, datetime
 from typing import Any
 
-from chalicelib.kernel import idempotency as idempotency_repository
-from chalicelib.kernel.database import Database
 from chalicelib.kernel.logging import get_logger
-from chalicelib.learning.adapters.learning_memory_repository import (
-    LearnedItem,
-    LearningMemoryRepository,
-    NewMemory,
-)
-from chalicelib.learning.adapters.lesson_repository import LessonRepository
 from chalicelib.learning.domain import lesson_confidence
-from chalicelib.learning.services.ports import TextEmbedder
+from chalicelib.learning.domain.learned_item import LearnedItem
+from chalicelib.learning.services.ports import LearningUnits, MemoryWriter, TextEmbedder
 from chalicelib.llm.services.ports import LanguageModel
+from chalicelib.memory.domain.memory_model import MemoryDraft
 
 REVIEW_INTERVAL_DAYS = 6  # weekly schedule, with a day of slack
 REFLECTION_WINDOW_DAYS = 7
@@ -37,34 +31,33 @@ keep the project's own vocabulary. Plain markdown bullets only."""
 
 
 class LearningReview:
-    def __init__(self, db: Database, llm: LanguageModel, embedder: TextEmbedder) -> None:
-        self._db, self._llm, self._embedder = db, llm, embedder
-        self._memories = LearningMemoryRepository()
-        self._repo = LessonRepository()
+    def __init__(self, units: LearningUnits, llm: LanguageModel, embedder: TextEmbedder,
+                 memory: MemoryWriter) -> None:
+        self._units, self._llm, self._embedder, self._memory = units, llm, embedder, memory
 
     def review_effectiveness(self) -> dict[str, int]:
         """Lessons applied 5+ times move toward their success rate; each at most once a week."""
         counts = {"reviewed": 0, "boosted": 0, "decayed": 0}
-        with self._db.connection() as conn:
-            for row in self._repo.due_for_review(conn, lesson_confidence.MIN_APPLICATIONS,
-                                                 REVIEW_INTERVAL_DAYS):
+        with self._units() as uow:
+            for row in uow.lessons.due_for_review(lesson_confidence.MIN_APPLICATIONS, REVIEW_INTERVAL_DAYS):
                 lesson_id, before = str(row["lesson_id"]), round(float(row["confidence"]), 4)
                 after = lesson_confidence.after_effectiveness_review(
                     before, int(row["applications"]), int(row["successes"]))
                 if after != before:
-                    self._memories.set_confidence(conn, lesson_id, after)
-                    self._repo.log_event(conn, lesson_id, "review", before, after)
+                    uow.memories.update_fields(lesson_id, confidence=after)
+                    uow.lessons.log_event(lesson_id, "review", before, after)
                     counts["boosted" if after > before else "decayed"] += 1
-                self._repo.mark_reviewed(conn, lesson_id)
+                uow.lessons.mark_reviewed(lesson_id)
                 counts["reviewed"] += 1
+            uow.commit()
         return counts
 
     def reflect(self, now: datetime | None = None) -> dict[str, Any]:
         """Write this week's strategy document for every project with enough recent lessons."""
         year, week, _ = (now or datetime.now(UTC)).isocalendar()
         week_key = f"{year}-W{week:02d}"
-        with self._db.connection() as conn:
-            recent = self._memories.recent(conn, "task_lesson", REFLECTION_WINDOW_DAYS, 1000)
+        with self._units() as uow:
+            recent = uow.learned.recent("task_lesson", REFLECTION_WINDOW_DAYS, 1000)
         by_project: dict[str, list[LearnedItem]] = defaultdict(list)
         for item in recent:
             by_project[item.project].append(item)
@@ -77,8 +70,8 @@ class LearningReview:
         return {"week": week_key, "documents": written}
 
     def _reflect_project(self, project: str, lessons: list[LearnedItem], week_key: str) -> str | None:
-        with self._db.connection() as conn:
-            if not idempotency_repository.claim(conn, "reflection", f"{project}:{week_key}"):
+        with self._units() as uow:
+            if not uow.claims.claim("reflection", f"{project}:{week_key}"):
                 return None
             listed = "\n".join(f"- [{i.metadata.get('lesson_kind', 'lesson')}, confidence "
                                f"{i.confidence:.2f}] {i.content}" for i in lessons)
@@ -88,12 +81,13 @@ class LearningReview:
             content = (f"Strategy for {project} ({week_key})\n\n{text.strip()}" if text
                        else digest(project, week_key, lessons))
             (embedding,) = self._embedder.embed([content])
-            self._memories.insert(conn, NewMemory(
+            document = MemoryDraft(
                 project=project, category="strategy_document", content=content, embedding=embedding,
-                embedding_model=self._embedder.model, significance=0.7,
-                confidence=lesson_confidence.INITIAL,
+                embedding_model=self._embedder.model, significance=0.7, confidence=lesson_confidence.INITIAL,
                 metadata={"source": "reflection", "week": week_key, "generator": generator,
-                          "lesson_ids": [i.id for i in lessons]}))
+                          "lesson_ids": [i.id for i in lessons]})
+            self._memory.write(uow, self._memory.prepare([document]), near_dedup=False)
+            uow.commit()
         get_logger().info("strategy document written", extra={"project": project, "week": week_key,
                                                                "generator": generator})
         return generator

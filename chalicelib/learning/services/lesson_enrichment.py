@@ -11,12 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from chalicelib.kernel.database import Database
 from chalicelib.kernel.logging import get_logger
-from chalicelib.learning.adapters.learning_memory_repository import LearnedItem, LearningMemoryRepository
-from chalicelib.learning.adapters.lesson_repository import LessonRepository
+from chalicelib.learning.domain.learned_item import LearnedItem
 from chalicelib.learning.domain.lesson_ranking import lesson_score
-from chalicelib.learning.services.ports import TextEmbedder
+from chalicelib.learning.services.ports import LearningUnits, TextEmbedder
 
 GLOBAL_PROJECT = "_global"
 MAX_LESSONS = 5
@@ -34,23 +32,19 @@ class RankedLesson:
 class LessonEnricher:
     """Implements the task area's PromptEnricher port (`enrich(prompt, project)`)."""
 
-    def __init__(self, db: Database, embedder: TextEmbedder,
-                 memories: LearningMemoryRepository | None = None,
-                 repo: LessonRepository | None = None) -> None:
-        self._db = db
+    def __init__(self, units: LearningUnits, embedder: TextEmbedder) -> None:
+        self._units = units
         self._embedder = embedder
-        self._memories = memories or LearningMemoryRepository()
-        self._repo = repo or LessonRepository()
 
     def top_lessons(self, project: str, context: str, limit: int = MAX_LESSONS) -> list[RankedLesson]:
         """The lessons to apply to `context`, best first (no embedding at all when there are none)."""
         scope = [project, GLOBAL_PROJECT]
-        with self._db.connection() as conn:
-            if not self._memories.any_live(conn, scope, "task_lesson"):
+        with self._units() as uow:
+            if not uow.learned.any_live(scope, "task_lesson"):
                 return []
         (embedding,) = self._embedder.embed([context[:4000]])
-        with self._db.connection() as conn:
-            items = self._memories.related(conn, scope, "task_lesson", embedding, CANDIDATES)
+        with self._units() as uow:
+            items = uow.learned.related(scope, "task_lesson", embedding, CANDIDATES)
         return rank(items, datetime.now(UTC))[:limit]
 
     def enrich_with_lessons(self, task_prompt: str, project: str, task_id: str | None = None) -> str:
@@ -62,10 +56,11 @@ class LessonEnricher:
             get_logger().exception("lesson ranking failed; the prompt gets the rules only",
                                    extra={"project": project, "task_id": task_id})
             lessons = []
-        with self._db.connection() as conn:
-            rules = self._memories.rules(conn, project, MAX_RULES)
+        with self._units() as uow:
+            rules = uow.learned.rules(project, MAX_RULES)
             if task_id and lessons:
-                self._repo.record_applications(conn, task_id, [r.item.id for r in lessons])
+                uow.lessons.record_applications(task_id, [r.item.id for r in lessons])
+            uow.commit()
         return render(task_prompt, project, lessons, rules)
 
     def enrich(self, prompt: str, project: str, task_id: str | None = None) -> str:

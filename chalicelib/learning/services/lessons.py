@@ -14,84 +14,83 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib.kernel import idempotency as idempotency_repository
-from chalicelib.kernel.database import Database
 from chalicelib.kernel.errors import InvalidInput, NotFound
-from chalicelib.learning.adapters.learning_memory_repository import Conn, LearningMemoryRepository, NewMemory
-from chalicelib.learning.adapters.lesson_repository import LessonRepository
 from chalicelib.learning.domain import lesson_confidence
 from chalicelib.learning.domain.insights import Insight
+from chalicelib.learning.services.ports import LearningUnitOfWork, LearningUnits, MemoryWriter
+from chalicelib.memory.domain.memory_model import MemoryDraft
 
 CATEGORY = "task_lesson"
 RATED_CATEGORIES = frozenset({"task_lesson", "project_rule"})
 
 
 class Lessons:
-    def __init__(self, db: Database, memories: LearningMemoryRepository | None = None,
-                 repo: LessonRepository | None = None) -> None:
-        self._db = db
-        self._memories = memories or LearningMemoryRepository()
-        self._repo = repo or LessonRepository()
+    def __init__(self, units: LearningUnits, memory: MemoryWriter) -> None:
+        self._units = units
+        self._memory = memory
 
-    def promote(self, conn: Conn, project: str, insight: Insight, kind: str, embedding: list[float],
-                embedding_model: str, *, session_id: str, significance: float) -> str:
-        lesson_id, created = self._memories.insert(conn, NewMemory(
+    def promote(self, uow: LearningUnitOfWork, project: str, insight: Insight, kind: str,
+                embedding: list[float], embedding_model: str, *, session_id: str, significance: float) -> str:
+        """Store the insight as a lesson inside the caller's unit of work (the same lesson again is
+        reinforced by the memory core's write path)."""
+        draft = MemoryDraft(
             project=project, category=CATEGORY, content=insight.content, embedding=embedding,
-            embedding_model=embedding_model, significance=significance,
-            confidence=lesson_confidence.INITIAL,
+            embedding_model=embedding_model, significance=significance, confidence=lesson_confidence.INITIAL,
             metadata={"lesson_kind": kind, "insight_category": insight.category, "source": "session",
                       "transcript_lines": list(insight.lines)},
-            session_id=session_id, source_ids=tuple(f"line:{n}" for n in insight.lines)))
-        if created:
-            self._repo.ensure_stats(conn, lesson_id)
-        else:
-            current = self._memories.get(conn, lesson_id)
-            self._memories.reinforce(conn, lesson_id, CATEGORY,
-                                     confidence=current.confidence if current else lesson_confidence.INITIAL)
-        return lesson_id
+            session_id=session_id, source_ids=tuple(f"line:{n}" for n in insight.lines))
+        (stored,) = self._memory.write(uow, self._memory.prepare([draft]), near_dedup=False)
+        if not stored.deduplicated:
+            uow.lessons.ensure_stats(stored.id)
+        return stored.id
 
     def record_outcome(self, task_id: str, project: str, success: bool,
                        lesson_ids: Sequence[str] | None = None, attempt: int | None = None) -> dict[str, Any]:
         """Move the confidence of the task's lessons; a repeated call changes nothing."""
         key = task_id if attempt is None else f"{task_id}#{attempt}"
-        with self._db.connection() as conn:
-            if not idempotency_repository.claim(conn, "lesson-outcome", key):
+        with self._units() as uow:
+            if not uow.claims.claim("lesson-outcome", key):
                 return {"task_id": task_id, "recorded": False, "lessons": []}
-            ids = list(dict.fromkeys(lesson_ids)) if lesson_ids is not None else self._repo.applied_to(
-                conn, task_id)
+            ids = uow.lessons.applied_to(task_id) if lesson_ids is None else list(dict.fromkeys(lesson_ids))
             changes = []
             for lesson_id in ids:
-                item = self._memories.get(conn, lesson_id, for_update=True)
+                item = uow.learned.get(lesson_id, for_update=True)
                 if item is None or item.category not in RATED_CATEGORIES:
                     continue
                 after = lesson_confidence.after_outcome(item.confidence, success)
-                self._memories.set_confidence(conn, lesson_id, after)
-                self._repo.count_outcome(conn, lesson_id, success)
-                self._repo.log_event(conn, lesson_id, "success" if success else "failure",
-                                     item.confidence, after, task_id)
-                changes.append({"id": lesson_id, "confidence_before": item.confidence,
-                                "confidence": after})
+                uow.memories.update_fields(lesson_id, confidence=after)
+                uow.lessons.count_outcome(lesson_id, success)
+                uow.lessons.log_event(lesson_id, "success" if success else "failure", item.confidence, after,
+                                      task_id)
+                changes.append({"id": lesson_id, "confidence_before": item.confidence, "confidence": after})
+            uow.commit()
         return {"task_id": task_id, "project": project, "recorded": True, "lessons": changes}
 
     def feedback(self, lesson_id: str, good: bool) -> dict[str, Any]:
-        with self._db.connection() as conn:
-            item = self._memories.get(conn, lesson_id, for_update=True)
+        with self._units() as uow:
+            item = uow.learned.get(lesson_id, for_update=True)
             if item is None or item.category not in RATED_CATEGORIES:
                 raise NotFound(f"no lesson or rule {lesson_id}")
             after = lesson_confidence.after_feedback(item.confidence, good)
-            self._memories.set_confidence(conn, lesson_id, after)
-            self._repo.count_feedback(conn, lesson_id, good)
-            self._repo.log_event(conn, lesson_id, "feedback_good" if good else "feedback_bad",
-                                 item.confidence, after)
+            uow.memories.update_fields(lesson_id, confidence=after)
+            uow.lessons.count_feedback(lesson_id, good)
+            kind = "feedback_good" if good else "feedback_bad"
+            uow.lessons.log_event(lesson_id, kind, item.confidence, after)
+            uow.commit()
         return {"id": lesson_id, "category": item.category, "confidence_before": item.confidence,
                 "confidence": after}
 
+    def applied_to(self, task_id: str) -> list[str]:
+        """The lessons the task's prompt carried (recorded by the enricher)."""
+        with self._units() as uow:
+            return uow.lessons.applied_to(task_id)
+
     def get(self, lesson_id: str) -> dict[str, Any]:
-        with self._db.connection() as conn:
-            item = self._memories.get(conn, lesson_id)
+        with self._units() as uow:
+            item = uow.learned.get(lesson_id)
             if item is None or item.category not in RATED_CATEGORIES:
                 raise NotFound(f"no lesson or rule {lesson_id}")
-            stats = self._repo.stats(conn, lesson_id)
+            stats = uow.lessons.stats(lesson_id)
         return {"id": item.id, "project": item.project, "category": item.category,
                 "content": item.content, "confidence": item.confidence,
                 "times_reinforced": item.times_reinforced,

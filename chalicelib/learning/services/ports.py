@@ -1,13 +1,22 @@
 """What the learning loop needs from the rest of the system, stated narrowly.
 
-The memory core provides both: its embedder (`TextEmbedder`) and its secret redaction
-(`Redact`). Tests use deterministic fakes.
+Its unit of work binds, to one transaction, the memory core's repository (every rule, lesson,
+insight and strategy document is written through the memory core's write path, `MemoryWriter`),
+the learning loop's reads of rules and lessons, the lesson bookkeeping, the record of each
+session's extraction and the idempotency claims: a session's insights, rules, lessons and claim
+commit together. The memory core also provides the embedder (`TextEmbedder`); `Redact` is the
+secret redaction. Similarities are cosine similarities in [-1, 1].
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
+
+from chalicelib.kernel.unit_of_work import UnitOfWork
+from chalicelib.learning.domain.learned_item import LearnedItem
+from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult
+from chalicelib.memory.services.ports import MemoryRepository, MemoryWriteUnit
 
 Redact = Callable[[str], str]
 
@@ -21,3 +30,101 @@ class TextEmbedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One unit vector per text, in order."""
         ...
+
+
+class MemoryWriter(Protocol):
+    """The memory core's write path (`MemoryStore`)."""
+
+    def prepare(self, drafts: Sequence[MemoryDraft], *, field_prefix: str | None = None) -> list[MemoryDraft]:
+        """Cleaned drafts (redacted, capped), embedded unless they carry their vector."""
+        ...
+
+    def write(self, uow: MemoryWriteUnit, drafts: Sequence[MemoryDraft], *,
+              near_dedup: bool) -> list[StoreResult]:
+        """Store prepared drafts in `uow` (an exact duplicate reinforces the memory it repeats)."""
+        ...
+
+
+class LearnedMemories(Protocol):
+    """Rules and lessons as the learning loop reads them (live ones: not superseded)."""
+
+    def nearest(self, project: str, category: str, embedding: Sequence[float]) -> LearnedItem | None:
+        """The live memory of (project, category) closest to `embedding`, computed exactly."""
+        ...
+
+    def hash_taken(self, project: str, category: str, content: str) -> bool: ...
+
+    def rules(self, project: str, limit: int) -> list[LearnedItem]:
+        """Live rules by confidence x times_reinforced, then the most recently reinforced."""
+        ...
+
+    def related(self, projects: Sequence[str], category: str, embedding: Sequence[float],
+                limit: int) -> list[LearnedItem]:
+        """Live memories of a category in `projects`, most similar first, with their lesson stats."""
+        ...
+
+    def any_live(self, projects: Sequence[str], category: str) -> bool: ...
+
+    def get(self, memory_id: str, *, for_update: bool = False) -> LearnedItem | None: ...
+
+    def recent(self, category: str, since_days: int, limit: int) -> list[LearnedItem]:
+        """Live memories of a category created in the last `since_days`, most confident first."""
+        ...
+
+
+class LessonBook(Protocol):
+    """Lesson bookkeeping: counters, applications to tasks, confidence events, reviews."""
+
+    def ensure_stats(self, lesson_id: str) -> None: ...
+
+    def stats(self, lesson_id: str) -> dict[str, Any]: ...
+
+    def count_outcome(self, lesson_id: str, success: bool) -> None: ...
+
+    def count_feedback(self, lesson_id: str, good: bool) -> None: ...
+
+    def record_applications(self, task_id: str, lesson_ids: Sequence[str]) -> None: ...
+
+    def applied_to(self, task_id: str) -> list[str]: ...
+
+    def log_event(self, lesson_id: str, kind: str, before: float, after: float,
+                  task_id: str | None = None) -> None: ...
+
+    def due_for_review(self, min_applications: int, not_since_days: int) -> list[dict[str, Any]]:
+        """{lesson_id, applications, successes, confidence} of lessons due, locked until commit."""
+        ...
+
+    def mark_reviewed(self, lesson_id: str) -> None: ...
+
+
+class SessionExtractions(Protocol):
+    def get(self, session_id: str) -> dict[str, Any] | None: ...
+
+    def save(self, session_id: str, project: str, extractor: str, significance: float,
+             result: dict[str, Any]) -> bool: ...
+
+
+class Claims(Protocol):
+    def claim(self, consumer: str, key: str) -> bool:
+        """Record (consumer, key) with the unit's work; False if it was processed before."""
+        ...
+
+
+class LearningUnitOfWork(UnitOfWork, Protocol):
+    @property
+    def memories(self) -> MemoryRepository: ...
+
+    @property
+    def learned(self) -> LearnedMemories: ...
+
+    @property
+    def lessons(self) -> LessonBook: ...
+
+    @property
+    def extractions(self) -> SessionExtractions: ...
+
+    @property
+    def claims(self) -> Claims: ...
+
+
+LearningUnits = Callable[[], LearningUnitOfWork]

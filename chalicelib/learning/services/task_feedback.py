@@ -6,29 +6,30 @@ A task is rated once: a second verdict is refused rather than applied twice.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from chalicelib.kernel.database import Database
 from chalicelib.kernel.errors import Conflict
-from chalicelib.kernel.idempotency import claim
+from chalicelib.learning.services.ports import LearningUnits
 
-AppliedLessons = Callable[[str], Sequence[str]]  # task id -> lesson ids its prompt carried
-LessonFeedback = Callable[[str, bool], Any]  # (lesson id, good) -> applied
+
+class LessonVerdicts(Protocol):
+    def applied_to(self, task_id: str) -> list[str]: ...
+
+    def feedback(self, lesson_id: str, good: bool) -> Any: ...
 
 
 class TaskFeedback:
-    def __init__(self, db: Database, applied: AppliedLessons, feedback: LessonFeedback) -> None:
-        self._db = db
-        self._applied = applied
-        self._feedback = feedback
+    def __init__(self, units: LearningUnits, lessons: LessonVerdicts) -> None:
+        self._units = units
+        self._lessons = lessons
 
     def rate(self, task_id: str, good: bool) -> int:
         """Apply the verdict to the task's lessons; return how many changed."""
-        with self._db.connection() as conn:
-            if not claim(conn, "task-feedback", task_id):
+        with self._units() as uow:
+            if not uow.claims.claim("task-feedback", task_id):
                 raise Conflict("This task was already rated.")
-        lesson_ids = list(self._applied(task_id))
+            uow.commit()
+        lesson_ids = self._lessons.applied_to(task_id)
         for lesson_id in lesson_ids:
-            self._feedback(lesson_id, good)
+            self._lessons.feedback(lesson_id, good)
         return len(lesson_ids)

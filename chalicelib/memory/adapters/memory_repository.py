@@ -1,12 +1,13 @@
-"""Postgres access to `memories`: store with exact/near dedup, read, reinforce, update, delete.
+"""Postgres access to `memories`: store (an exact duplicate reinforces), read, reinforce, update, delete.
 
-Methods taking `conn` run inside the caller's transaction (a batch stores in one); the others
-open their own. Similarities are cosine similarities in [-1, 1] (1 = same direction).
+Bound to one unit of work's connection: everything runs in the caller's transaction. Similarities
+are cosine similarities in [-1, 1] (1 = same direction).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
@@ -14,8 +15,8 @@ import psycopg
 from pgvector import Vector
 from psycopg.types.json import Jsonb
 
-from chalicelib.kernel.database import Database
-from chalicelib.memory.domain.memory_model import Memory, MemoryStats, NewMemoryRow, SimilarMemory
+from chalicelib.memory.domain.memory_model import Memory, MemoryDraft, MemoryStats, SimilarMemory
+from chalicelib.memory.services.ports import DuplicateContent
 
 Conn = psycopg.Connection[Any]
 COLUMNS = (
@@ -47,15 +48,29 @@ def vector(values: Sequence[float] | None) -> Vector | None:
     return Vector(list(values)) if values is not None else None
 
 
-class MemoryRepository:
-    def __init__(self, db: Database) -> None:
-        self._db = db
+@contextmanager
+def savepoint(conn: Conn) -> Iterator[None]:
+    """A savepoint inside the unit's transaction (psycopg's own would commit when none is open yet)."""
+    conn.execute("SAVEPOINT memory_step")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK TO SAVEPOINT memory_step")
+        raise
+    conn.execute("RELEASE SAVEPOINT memory_step")
 
-    # -- writes inside the caller's transaction ---------------------------------------------
 
-    def insert(self, conn: Conn, row: NewMemoryRow) -> tuple[str, bool]:
+def _score(value: float | None) -> float:
+    return 0.5 if value is None else value
+
+
+class PostgresMemoryRepository:
+    def __init__(self, conn: Conn) -> None:
+        self._conn = conn
+
+    def insert(self, draft: MemoryDraft) -> tuple[str, bool]:
         """Insert, or reinforce the row with the same (project, content_hash): (id, inserted)."""
-        found = conn.execute(
+        found = self._conn.execute(
             "INSERT INTO memories AS m (project, category, content, summary, files, metadata, embedding,"
             " embedding_model, significance, confidence, content_hash, session_id, source_ids,"
             " created_at, last_reinforced_at)"
@@ -66,19 +81,20 @@ class MemoryRepository:
             " times_reinforced = m.times_reinforced + 1,"
             " last_reinforced_at = greatest(m.last_reinforced_at, excluded.last_reinforced_at)"
             " RETURNING m.id, (xmax = 0) AS inserted",
-            {"project": row.project, "category": row.category, "content": row.content,
-             "summary": row.summary, "files": list(row.files), "metadata": Jsonb(row.metadata),
-             "embedding": vector(row.embedding), "model": row.embedding_model,
-             "significance": row.significance, "confidence": row.confidence, "hash": row.content_hash,
-             "session": row.session_id, "sources": list(row.source_ids), "created": row.created_at},
+            {"project": draft.project, "category": draft.category, "content": draft.content,
+             "summary": draft.summary, "files": list(draft.files), "metadata": Jsonb(draft.metadata),
+             "embedding": vector(draft.embedding), "model": draft.embedding_model,
+             "significance": _score(draft.significance), "confidence": _score(draft.confidence),
+             "hash": draft.content_hash,
+             "session": draft.session_id, "sources": list(draft.source_ids), "created": draft.created_at},
         ).fetchone()
         assert found is not None
         return str(found["id"]), bool(found["inserted"])
 
-    def nearest(self, conn: Conn, project: str, category: str, embedding: Sequence[float],
+    def nearest(self, project: str, category: str, embedding: Sequence[float],
                 limit: int = 5) -> list[SimilarMemory]:
         """Live memories of (project, category) closest to `embedding`, most similar first."""
-        rows = conn.execute(
+        rows = self._conn.execute(
             f"SELECT {COLUMNS}, 1 - (m.embedding <=> %s) AS similarity FROM {MEMORIES}"
             f" WHERE m.project = %s AND m.category = %s AND m.embedding IS NOT NULL AND {LIVE}"
             " ORDER BY m.embedding <=> %s LIMIT %s",
@@ -87,27 +103,23 @@ class MemoryRepository:
         ).fetchall()
         return [SimilarMemory(to_memory(r), float(r["similarity"])) for r in rows]
 
-    def reinforce_in(self, conn: Conn, memory_id: str, seen_at: datetime | None = None) -> bool:
-        cur = conn.execute(
+    def reinforce(self, memory_id: str, seen_at: datetime | None = None) -> bool:
+        cur = self._conn.execute(
             "UPDATE memories SET times_reinforced = times_reinforced + 1,"
             " last_reinforced_at = greatest(last_reinforced_at, coalesce(%s, now())) WHERE id = %s",
             (seen_at, memory_id),
         )
         return cur.rowcount == 1
 
-    # -- reads and single-row writes --------------------------------------------------------
-
-    def get(self, memory_id: str, *, record_access: bool = False) -> Memory | None:
-        if record_access:
-            self._record_access([memory_id], throttled=False)
-        with self._db.connection() as conn:
-            row = conn.execute(f"SELECT {COLUMNS} FROM {MEMORIES} WHERE m.id = %s", (memory_id,)).fetchone()
+    def get(self, memory_id: str) -> Memory | None:
+        row = self._conn.execute(f"SELECT {COLUMNS} FROM {MEMORIES} WHERE m.id = %s", (memory_id,)).fetchone()
         return to_memory(row) if row else None
 
     def delete(self, memory_ids: Sequence[str]) -> int:
-        with self._db.connection() as conn:
-            cur = conn.execute("DELETE FROM memories WHERE id = ANY(%s::uuid[])", (list(memory_ids),))
-            return cur.rowcount
+        if not memory_ids:
+            return 0
+        cur = self._conn.execute("DELETE FROM memories WHERE id = ANY(%s::uuid[])", (list(memory_ids),))
+        return cur.rowcount
 
     def recent(self, project: str | None, category: str | None, limit: int,
                metadata: dict[str, Any] | None = None) -> list[Memory]:
@@ -117,20 +129,18 @@ class MemoryRepository:
             if value is not None:
                 where.append(clause)
                 params.append(value)
-        with self._db.connection() as conn:
-            rows = conn.execute(
-                f"SELECT {COLUMNS} FROM {MEMORIES} WHERE {' AND '.join(where)}"
-                " ORDER BY m.created_at DESC, m.id LIMIT %s", (*params, limit)).fetchall()
+        rows = self._conn.execute(
+            f"SELECT {COLUMNS} FROM {MEMORIES} WHERE {' AND '.join(where)}"
+            " ORDER BY m.created_at DESC, m.id LIMIT %s", (*params, limit)).fetchall()
         return [to_memory(r) for r in rows]
 
     def stats(self, project: str | None) -> MemoryStats:
-        with self._db.connection() as conn:
-            rows = conn.execute(
-                "SELECT category, count(*) AS n, count(embedding) AS embedded,"
-                " count(*) FILTER (WHERE times_reinforced > 1) AS reinforced,"
-                " min(created_at) AS oldest, max(created_at) AS newest FROM memories"
-                " WHERE %(p)s::text IS NULL OR project = %(p)s GROUP BY category ORDER BY category",
-                {"p": project}).fetchall()
+        rows = self._conn.execute(
+            "SELECT category, count(*) AS n, count(embedding) AS embedded,"
+            " count(*) FILTER (WHERE times_reinforced > 1) AS reinforced,"
+            " min(created_at) AS oldest, max(created_at) AS newest FROM memories"
+            " WHERE %(p)s::text IS NULL OR project = %(p)s GROUP BY category ORDER BY category",
+            {"p": project}).fetchall()
         return MemoryStats(
             project=project, total=sum(r["n"] for r in rows),
             by_category={r["category"]: int(r["n"]) for r in rows},
@@ -139,60 +149,54 @@ class MemoryRepository:
             newest=max((r["newest"] for r in rows), default=None),
         )
 
-    def reinforce(self, memory_id: str) -> bool:
-        with self._db.connection() as conn:
-            return self.reinforce_in(conn, memory_id)
-
     def update_content(self, memory_id: str, *, content: str, summary: str | None, content_hash: str,
                        embedding: Sequence[float] | None, embedding_model: str | None) -> bool:
-        """New wording (and its vector); raise psycopg UniqueViolation if it duplicates another row."""
-        with self._db.connection() as conn:
-            return conn.execute(
-                "UPDATE memories SET content = %s, summary = coalesce(%s, summary), content_hash = %s,"
-                " embedding = %s, embedding_model = %s, updated_at = now() WHERE id = %s",
-                (content, summary, content_hash, vector(embedding), embedding_model, memory_id),
-            ).rowcount == 1
+        """New wording (and its vector); raise DuplicateContent if it duplicates another row."""
+        try:
+            with savepoint(self._conn):  # the caller's transaction survives the refusal
+                return self._conn.execute(
+                    "UPDATE memories SET content = %s, summary = coalesce(%s, summary), content_hash = %s,"
+                    " embedding = %s, embedding_model = %s, updated_at = now() WHERE id = %s",
+                    (content, summary, content_hash, vector(embedding), embedding_model, memory_id),
+                ).rowcount == 1
+        except psycopg.errors.UniqueViolation:
+            raise DuplicateContent(content_hash) from None
 
     def update_fields(self, memory_id: str, *, metadata: dict[str, Any] | None = None, merge: bool = True,
                       significance: float | None = None, confidence: float | None = None,
                       superseded_by: str | None = None) -> bool:
-        with self._db.connection() as conn:
-            return conn.execute(
-                "UPDATE memories SET metadata = CASE WHEN %(meta)s::jsonb IS NULL THEN metadata"
-                " WHEN %(merge)s THEN metadata || %(meta)s::jsonb ELSE %(meta)s::jsonb END,"
-                " significance = coalesce(%(sig)s, significance),"
-                " confidence = coalesce(%(conf)s, confidence),"
-                " superseded_by = coalesce(%(sup)s::uuid, superseded_by), updated_at = now()"
-                " WHERE id = %(id)s",
-                {"meta": Jsonb(metadata) if metadata is not None else None, "merge": merge,
-                 "sig": significance, "conf": confidence, "sup": superseded_by, "id": memory_id},
-            ).rowcount == 1
+        return self._conn.execute(
+            "UPDATE memories SET metadata = CASE WHEN %(meta)s::jsonb IS NULL THEN metadata"
+            " WHEN %(merge)s THEN metadata || %(meta)s::jsonb ELSE %(meta)s::jsonb END,"
+            " significance = coalesce(%(sig)s, significance),"
+            " confidence = coalesce(%(conf)s, confidence),"
+            " superseded_by = coalesce(%(sup)s::uuid, superseded_by), updated_at = now()"
+            " WHERE id = %(id)s",
+            {"meta": Jsonb(metadata) if metadata is not None else None, "merge": merge,
+             "sig": significance, "conf": confidence, "sup": superseded_by, "id": memory_id},
+        ).rowcount == 1
 
     def similar(self, project: str, category: str | None, embedding: Sequence[float], threshold: float,
                 limit: int) -> list[SimilarMemory]:
         """Live memories at least `threshold` similar, exactly computed (rules and lessons are few)."""
-        with self._db.connection() as conn:
-            rows = conn.execute(
-                f"SELECT {COLUMNS}, 1 - (m.embedding <=> %(v)s) AS similarity FROM {MEMORIES}"
-                f" WHERE m.project = %(p)s AND (%(c)s::text IS NULL OR m.category = %(c)s)"
-                f" AND m.embedding IS NOT NULL AND {LIVE} AND 1 - (m.embedding <=> %(v)s) >= %(t)s"
-                " ORDER BY similarity DESC LIMIT %(n)s",
-                {"v": vector(embedding), "p": project, "c": category, "t": threshold, "n": limit},
-            ).fetchall()
+        rows = self._conn.execute(
+            f"SELECT {COLUMNS}, 1 - (m.embedding <=> %(v)s) AS similarity FROM {MEMORIES}"
+            f" WHERE m.project = %(p)s AND (%(c)s::text IS NULL OR m.category = %(c)s)"
+            f" AND m.embedding IS NOT NULL AND {LIVE} AND 1 - (m.embedding <=> %(v)s) >= %(t)s"
+            " ORDER BY similarity DESC LIMIT %(n)s",
+            {"v": vector(embedding), "p": project, "c": category, "t": threshold, "n": limit},
+        ).fetchall()
         return [SimilarMemory(to_memory(r), float(r["similarity"])) for r in rows]
 
-    def touch(self, memory_ids: Sequence[str]) -> None:
-        """Record that search results were shown: at most once per memory per TOUCH_INTERVAL."""
-        self._record_access(memory_ids, throttled=True)
-
-    def _record_access(self, memory_ids: Sequence[str], *, throttled: bool) -> None:
-        """Count an access; best effort (a memory deleted meanwhile is skipped), no fsync wait."""
+    def record_access(self, memory_ids: Sequence[str], *, throttled: bool) -> None:
+        """Count an access (throttled: once per memory per TOUCH_INTERVAL); best effort (a memory
+        deleted meanwhile is skipped), and the commit does not wait for the disk."""
         if not memory_ids:
             return
         try:
-            with self._db.connection() as conn:
-                conn.execute("SET LOCAL synchronous_commit = off")
-                conn.execute(
+            with savepoint(self._conn):  # a lost race costs the count, not the unit of work
+                self._conn.execute("SET LOCAL synchronous_commit = off")
+                self._conn.execute(
                     "INSERT INTO memory_access AS a (memory_id, access_count, last_accessed_at)"
                     " SELECT m.id, 1, now() FROM memories m WHERE m.id = ANY(%s::uuid[]) ORDER BY m.id"
                     " ON CONFLICT (memory_id) DO UPDATE SET access_count = a.access_count + 1,"
@@ -203,21 +207,19 @@ class MemoryRepository:
 
     def chunks_of(self, project: str, source_path: str) -> list[tuple[str, str, str | None]]:
         """(id, content_hash, file_hash) of the indexed chunks of one file."""
-        with self._db.connection() as conn:
-            rows = conn.execute(
-                "SELECT id, content_hash, metadata ->> 'file_hash' AS file_hash FROM memories"
-                " WHERE project = %s AND metadata ? 'source_path' AND metadata ->> 'source_path' = %s",
-                (project, source_path)).fetchall()
+        rows = self._conn.execute(
+            "SELECT id, content_hash, metadata ->> 'file_hash' AS file_hash FROM memories"
+            " WHERE project = %s AND metadata ? 'source_path' AND metadata ->> 'source_path' = %s",
+            (project, source_path)).fetchall()
         return [(str(r["id"]), r["content_hash"], r["file_hash"]) for r in rows]
 
     def missing_embeddings(self, limit: int) -> list[tuple[str, str, str]]:
         """(id, content, summary) of memories stored while the embedder was unavailable."""
-        with self._db.connection() as conn:
-            rows = conn.execute("SELECT id, content, summary FROM memories WHERE embedding IS NULL"
-                                " ORDER BY created_at DESC LIMIT %s", (limit,)).fetchall()
+        rows = self._conn.execute("SELECT id, content, summary FROM memories WHERE embedding IS NULL"
+                                  " ORDER BY created_at DESC LIMIT %s", (limit,)).fetchall()
         return [(str(r["id"]), r["content"], r["summary"]) for r in rows]
 
     def set_embeddings(self, items: Sequence[tuple[str, Sequence[float]]], model: str) -> None:
-        with self._db.connection() as conn, conn.cursor() as cur:
+        with self._conn.cursor() as cur:
             cur.executemany("UPDATE memories SET embedding = %s, embedding_model = %s WHERE id = %s",
                             [(vector(v), model, memory_id) for memory_id, v in items])

@@ -15,16 +15,12 @@ only; every value is a parameter.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from chalicelib.kernel.database import Database
-from chalicelib.memory.adapters.memory_repository import LIVE, vector
-from chalicelib.memory.domain.memory_model import SearchHit, SearchMode
+from chalicelib.memory.adapters.memory_repository import LIVE, Conn, vector
+from chalicelib.memory.domain.memory_model import SearchHit, SearchMode, SearchScope
 from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool, vector_plan
 
 CANDIDATE_TERMS = 8  # at most this many of the rarest query terms pick text candidates...
@@ -105,13 +101,6 @@ _COVERAGE = ("CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce((SELECT sum(t.i
              " WHERE m.search_tsv @@ t.tq), 0) / q.total_idf) ELSE 0 END")
 
 
-@dataclass(frozen=True)
-class SearchScope:
-    projects: tuple[str, ...]
-    category: str | None = None
-    metadata: dict[str, Any] | None = None
-
-
 def build_statement(mode: SearchMode, scope: SearchScope) -> str:
     """The search SQL for `mode` and the filters present in `scope` (constant fragments only)."""
     filters = ["m.project = ANY(%(projects)s)", LIVE]
@@ -132,11 +121,24 @@ def build_statement(mode: SearchMode, scope: SearchScope) -> str:
     return "".join(parts)
 
 
-class MemorySearch:
-    def __init__(self, db: Database) -> None:
-        self._db = db
+class VectorFeatures:
+    """What the installed pgvector can do, asked once (it does not change under a running process)."""
+
+    def __init__(self) -> None:
         self._iterative: bool | None = None
-        self._lock = threading.Lock()
+
+    def iterative_scan(self, conn: Conn) -> bool:
+        if self._iterative is None:  # two threads may both ask: the answer is the same
+            row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+            version = tuple(int(p) for p in str(row["extversion"]).split(".")[:2]) if row else (0, 0)
+            self._iterative = version >= (0, 8)
+        return self._iterative
+
+
+class PostgresMemorySearch:
+    def __init__(self, conn: Conn, features: VectorFeatures) -> None:
+        self._conn = conn
+        self._features = features
 
     def search(self, query: str, embedding: Sequence[float] | None, scope: SearchScope, *,
                mode: SearchMode, limit: int, weights: SearchWeights) -> list[SearchHit]:
@@ -150,18 +152,17 @@ class MemorySearch:
             "pool": pool, "limit": limit, "candidate_terms": CANDIDATE_TERMS,
             "text_budget": TEXT_BUDGET, "max_share": MAX_SHARE, "wide": 4 * pool,
             "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
-            "half_life": weights.half_life_days,
+            "half_life": weights.half_life_days, "use_ann": False,
         }
-        with self._db.connection() as conn:
-            params["use_ann"] = False
-            if mode != "text":
-                params["use_ann"], ef = vector_plan(pool, self._scope_share(conn, scope.projects))
-                conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
-                if self._iterative_scan(conn):
-                    conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-            # Never a prepared statement: a generic plan cannot see how selective the project is
-            # and was measured ten times slower on a large project (psycopg prepares after 5 runs).
-            rows = conn.execute(build_statement(mode, scope), params, prepare=False).fetchall()
+        conn = self._conn
+        if mode != "text":
+            params["use_ann"], ef = vector_plan(pool, self._scope_share(scope.projects))
+            conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
+            if self._features.iterative_scan(conn):
+                conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+        # Never a prepared statement: a generic plan cannot see how selective the project is
+        # and was measured ten times slower on a large project (psycopg prepares after 5 runs).
+        rows = conn.execute(build_statement(mode, scope), params, prepare=False).fetchall()
         return [
             SearchHit(id=str(r["id"]), project=r["project"], category=r["category"], content=r["content"],
                       summary=r["summary"], score=round(float(r["score"]), 6), created_at=r["created_at"],
@@ -171,17 +172,16 @@ class MemorySearch:
 
     def refresh_statistics(self) -> float:
         """ANALYZE the table (the full-text IDF comes from its statistics); return its row estimate."""
-        with self._db.connection() as conn:
-            conn.execute("ANALYZE memories")
-            row = conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass").fetchone()
+        self._conn.execute("ANALYZE memories")
+        row = self._conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass").fetchone()
         return max(0.0, float(row["reltuples"])) if row else 0.0
 
-    def _scope_share(self, conn: Any, projects: tuple[str, ...]) -> float | None:
+    def _scope_share(self, projects: tuple[str, ...]) -> float | None:
         """The share of all memories in these projects, from the planner's statistics (None: none yet).
 
         A project missing from the most-common list is small; it counts as nothing.
         """
-        row = conn.execute(
+        row = self._conn.execute(
             "SELECT most_common_vals::text::text[] AS vals, most_common_freqs AS freqs FROM pg_stats"
             " WHERE schemaname = current_schema() AND tablename = 'memories' AND attname = 'project'"
         ).fetchone()
@@ -189,11 +189,3 @@ class MemorySearch:
             return None
         shares = dict(zip(row["vals"] or [], row["freqs"] or [], strict=False))
         return float(sum(shares.get(p, 0.0) for p in projects))
-
-    def _iterative_scan(self, conn: Any) -> bool:
-        if self._iterative is None:
-            with self._lock:
-                row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-                version = tuple(int(p) for p in str(row["extversion"]).split(".")[:2]) if row else (0, 0)
-                self._iterative = version >= (0, 8)
-        return self._iterative

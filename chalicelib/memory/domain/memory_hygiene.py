@@ -1,15 +1,14 @@
 """Make a memory safe and bounded before it is stored or embedded: redact, drop private spans, cap.
 
 Caps keep one memory from crowding a prompt or a page: content is cut at MAX_CONTENT_CHARS
-with a visible marker, summaries and file lists likewise. The content hash is what makes
-exact duplicates exact: category plus content with whitespace collapsed and case folded.
+with a visible marker, summaries and file lists likewise. The content hash (`memory_model`) is
+taken from the cleaned content, so exact duplicates are exact after redaction too.
 """
 
 from __future__ import annotations
 
-import hashlib
+import dataclasses
 import json
-from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.kernel.errors import InvalidInput
@@ -21,29 +20,7 @@ MAX_SUMMARY_CHARS = 2_000
 MAX_FILES = 50
 MAX_FILE_CHARS = 500
 MAX_METADATA_BYTES = 16_384
-MAX_EMBEDDING_CHARS = 8_000
 TRUNCATED = " …[truncated]"
-
-
-@dataclass(frozen=True)
-class CleanMemory:
-    project: str
-    category: str
-    content: str
-    summary: str
-    files: tuple[str, ...]
-    metadata: dict[str, Any]
-    content_hash: str
-
-    @property
-    def embedding_text(self) -> str:
-        return embedding_text(self.content, self.summary)
-
-
-def content_hash(category: str, content: str) -> str:
-    """SHA-256 hex of the category and the whitespace/case-normalised content."""
-    normal = " ".join(content.split()).casefold()
-    return hashlib.sha256(f"{category}\n{normal}".encode()).hexdigest()
 
 
 def cap(text: str, limit: int) -> str:
@@ -51,12 +28,6 @@ def cap(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     return text[: max(0, limit - len(TRUNCATED))].rstrip() + TRUNCATED
-
-
-def embedding_text(content: str, summary: str = "") -> str:
-    """The text a memory is embedded from: summary first when there is one, bounded."""
-    text = f"{summary}\n{content}" if summary else content
-    return text[:MAX_EMBEDDING_CHARS]
 
 
 def clean_text(text: str, limit: int) -> str:
@@ -71,19 +42,18 @@ def clean_metadata(metadata: dict[str, Any]) -> dict[str, Any]:
     return cleaned  # type: ignore[no-any-return]
 
 
-def clean(draft: MemoryDraft) -> CleanMemory:
+def clean(draft: MemoryDraft) -> MemoryDraft:
     """Redact and cap a draft; raise InvalidInput when nothing storable is left."""
     content = clean_text(draft.content, MAX_CONTENT_CHARS)
     if not content:
         raise InvalidInput("content is empty (after removing private spans)", field="content")
-    category = draft.category.strip().lower()
     files = tuple(dict.fromkeys(cap(redact(f).strip(), MAX_FILE_CHARS) for f in draft.files if f.strip()))
-    return CleanMemory(
+    return dataclasses.replace(
+        draft,
         project=draft.project.strip(),
-        category=category,
+        category=draft.category.strip().lower(),
         content=content,
         summary=clean_text(draft.summary, MAX_SUMMARY_CHARS),
         files=files[:MAX_FILES],
         metadata=clean_metadata(dict(draft.metadata)),
-        content_hash=content_hash(category, content),
     )

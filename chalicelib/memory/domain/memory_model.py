@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -11,9 +12,27 @@ SearchMode = Literal["hybrid", "text", "vector"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "text", "vector")
 
 
+MAX_EMBEDDING_CHARS = 8_000
+
+
+def content_hash(category: str, content: str) -> str:
+    """SHA-256 hex of the category and the whitespace/case-normalised content."""
+    normal = " ".join(content.split()).casefold()
+    return hashlib.sha256(f"{category}\n{normal}".encode()).hexdigest()
+
+
+def embedding_text(content: str, summary: str = "") -> str:
+    """The text a memory is embedded from: summary first when there is one, bounded."""
+    text = f"{summary}\n{content}" if summary else content
+    return text[:MAX_EMBEDDING_CHARS]
+
+
 @dataclass(frozen=True)
 class MemoryDraft:
-    """A memory as a caller asks to store it (before redaction and size caps)."""
+    """A memory to store: as a caller asks for it, then cleaned (`memory_hygiene.clean`) and
+    embedded on its way to the repository. Unset significance and confidence store as 0.5; a
+    draft that arrives with its vector (the learning loop embeds its own) is not embedded again.
+    """
 
     project: str
     category: str
@@ -26,26 +45,16 @@ class MemoryDraft:
     confidence: float | None = None
     session_id: str | None = None
     source_ids: tuple[str, ...] = ()
+    embedding: list[float] | None = None
+    embedding_model: str | None = None
 
+    @property
+    def content_hash(self) -> str:
+        return content_hash(self.category, self.content)
 
-@dataclass(frozen=True)
-class NewMemoryRow:
-    """A cleaned memory ready for the repository: redacted, capped, hashed and embedded."""
-
-    project: str
-    category: str
-    content: str
-    summary: str
-    files: tuple[str, ...]
-    metadata: dict[str, Any]
-    content_hash: str
-    embedding: list[float] | None
-    embedding_model: str | None
-    created_at: datetime | None = None
-    significance: float = 0.5
-    confidence: float = 0.5
-    session_id: str | None = None
-    source_ids: tuple[str, ...] = ()
+    @property
+    def embedding_text(self) -> str:
+        return embedding_text(self.content, self.summary)
 
 
 @dataclass(frozen=True)
@@ -109,6 +118,15 @@ class SimilarMemory:
 
     memory: Memory
     similarity: float
+
+
+@dataclass(frozen=True)
+class SearchScope:
+    """Where a search looks: these projects, optionally one category and a metadata subset."""
+
+    projects: tuple[str, ...]
+    category: str | None = None
+    metadata: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

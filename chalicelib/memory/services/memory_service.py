@@ -12,52 +12,41 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import psycopg
-
-from chalicelib.kernel.database import Database
 from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable
 from chalicelib.kernel.redaction import redact
-from chalicelib.memory.adapters.memory_repository import MemoryRepository
-from chalicelib.memory.adapters.memory_search import MemorySearch, SearchScope
-from chalicelib.memory.domain.memory_hygiene import (
-    MAX_CONTENT_CHARS,
-    CleanMemory,
-    cap,
-    clean,
-    clean_metadata,
-    clean_text,
-)
+from chalicelib.memory.domain.memory_hygiene import MAX_CONTENT_CHARS, cap, clean, clean_metadata, clean_text
 from chalicelib.memory.domain.memory_model import (
     GLOBAL_PROJECT,
     SEARCH_MODES,
     Memory,
     MemoryDraft,
     MemoryStats,
+    SearchHit,
     SearchMode,
     SearchResult,
+    SearchScope,
     SimilarMemory,
     StoreResult,
 )
 from chalicelib.memory.domain.search_scoring import SearchWeights
 from chalicelib.memory.services.deadline_embedding import DeadlineEmbedder
 from chalicelib.memory.services.memory_store import MemoryStore
-from chalicelib.memory.services.ports import Embedder
+from chalicelib.memory.services.ports import DuplicateContent, Embedder, MemoryUnitOfWork, MemoryUnits
 
 MAX_QUERY_CHARS = 2_000
 NEAR_DUPLICATE_COSINE = 0.92
 
 
 class MemoryService:
-    def __init__(self, db: Database, embedder: Embedder, *, weights: SearchWeights | None = None,
+    def __init__(self, units: MemoryUnits, embedder: Embedder, *, weights: SearchWeights | None = None,
                  query_timeout_s: float = 2.0, write_timeout_s: float = 30.0,
                  near_threshold: float = NEAR_DUPLICATE_COSINE) -> None:
-        self._repo = MemoryRepository(db)
-        self._search = MemorySearch(db)
+        self._units = units
         self._embedding = DeadlineEmbedder(embedder)
         self._weights = (weights or SearchWeights()).normalised()
         self._query_timeout_s = query_timeout_s
-        self._store = MemoryStore(db, self._repo, self._search, self._embedding,
-                                  write_timeout_s=write_timeout_s, near_threshold=near_threshold)
+        self.store = MemoryStore(units, self._embedding, write_timeout_s=write_timeout_s,
+                                 near_threshold=near_threshold)
 
     @property
     def embedder(self) -> Embedder:
@@ -71,11 +60,11 @@ class MemoryService:
 
     def remember(self, draft: MemoryDraft, *, near_dedup: bool = True) -> StoreResult:
         """Store one memory (redacted, capped, deduplicated); return its id and whether it existed."""
-        return self._store.store([draft], near_dedup=near_dedup)[0]
+        return self.store.store([draft], near_dedup=near_dedup)[0]
 
     def remember_many(self, drafts: Sequence[MemoryDraft], *, near_dedup: bool = True) -> list[StoreResult]:
         """Store several memories in one transaction; results are in input order."""
-        return self._store.store(drafts, near_dedup=near_dedup, field_prefix="memories")
+        return self.store.store(drafts, near_dedup=near_dedup, field_prefix="memories")
 
     def record_code_change(self, project: str, file: str, summary: str, *, category: str = "code_change",
                            diff: str | None = None, metadata: dict[str, Any] | None = None) -> StoreResult:
@@ -92,13 +81,31 @@ class MemoryService:
                mode: SearchMode = "hybrid", include_global: bool = True,
                metadata: dict[str, Any] | None = None, weights: SearchWeights | None = None) -> SearchResult:
         """The best `limit` memories of `project` (plus `_global`), scores in [0, 1]."""
+        alone = project == GLOBAL_PROJECT or not include_global
+        projects = (project,) if alone else (project, GLOBAL_PROJECT)
+        return self.search_scopes(query, [(projects, limit)], category=category, mode=mode,
+                                  metadata=metadata, weights=weights)
+
+    def search_each(self, query: str, project: str, *, project_limit: int, global_limit: int,
+                    category: str | None = None, mode: SearchMode = "hybrid") -> SearchResult:
+        """The best `project_limit` memories of `project`, then the best `global_limit` of `_global`:
+        one query embedding for both. For `_global` itself, its best max(limits)."""
+        if project == GLOBAL_PROJECT:
+            scopes = [((project,), max(project_limit, global_limit))]
+        else:
+            scopes = [((project,), project_limit), ((GLOBAL_PROJECT,), global_limit)]
+        return self.search_scopes(query, scopes, category=category, mode=mode)
+
+    def search_scopes(self, query: str, scopes: Sequence[tuple[tuple[str, ...], int]], *,
+                      category: str | None = None, mode: SearchMode = "hybrid",
+                      metadata: dict[str, Any] | None = None,
+                      weights: SearchWeights | None = None) -> SearchResult:
+        """For each (projects, limit), its best memories: hits in scope order, each scope by score."""
         if mode not in SEARCH_MODES:
             raise InvalidInput(f"mode must be one of {', '.join(SEARCH_MODES)}", field="mode")
         text = redact(query).strip()[:MAX_QUERY_CHARS]
         if not text:
             raise InvalidInput("query is empty", field="query")
-        alone = project == GLOBAL_PROJECT or not include_global
-        projects = (project,) if alone else (project, GLOBAL_PROJECT)
         used, degraded, vector = mode, None, None
         if mode != "text":
             embedded = self._embedding.embed([text], self._query_timeout_s)
@@ -106,65 +113,86 @@ class MemoryService:
                 used, degraded = "text", embedded.failure
             else:
                 vector = embedded.vectors[0]
-        hits = self._search.search(text, vector, SearchScope(projects, category, metadata), mode=used,
-                                   limit=limit, weights=(weights.normalised() if weights else self._weights))
-        self._repo.touch([h.id for h in hits])
+        chosen = weights.normalised() if weights else self._weights
+        hits: list[SearchHit] = []
+        with self._units() as uow:
+            for projects, limit in scopes:
+                if limit > 0:
+                    hits += uow.search.search(text, vector, SearchScope(projects, category, metadata),
+                                              mode=used, limit=limit, weights=chosen)
+            uow.memories.record_access([h.id for h in hits], throttled=True)
+            uow.commit()
         return SearchResult(hits, used, degraded)
 
     def recent(self, project: str | None = None, *, limit: int = 10, category: str | None = None,
                metadata: dict[str, Any] | None = None) -> list[Memory]:
         """Newest live memories first, optionally of one project, category and metadata subset."""
-        return self._repo.recent(project, category, limit, metadata)
+        with self._units() as uow:
+            return uow.memories.recent(project, category, limit, metadata)
 
     def get(self, memory_id: str, *, record_access: bool = True) -> Memory:
-        memory = self._repo.get(memory_id, record_access=record_access)
+        with self._units() as uow:
+            if record_access:
+                uow.memories.record_access([memory_id], throttled=False)
+            memory = uow.memories.get(memory_id)
+            uow.commit()
         if memory is None:
             raise NotFound(f"no memory {memory_id}", field="id")
         return memory
 
     def delete(self, memory_id: str) -> None:
-        if self._repo.delete([memory_id]) == 0:
+        if self.delete_many([memory_id]) == 0:
             raise NotFound(f"no memory {memory_id}", field="id")
 
     def delete_many(self, memory_ids: Sequence[str]) -> int:
-        return self._repo.delete(memory_ids) if memory_ids else 0
+        with self._units() as uow:
+            deleted = uow.memories.delete(memory_ids)
+            uow.commit()
+        return deleted
 
     def stored_chunks(self, project: str, source_path: str) -> list[tuple[str, str, str | None]]:
         """(id, content hash, file hash) of the indexed chunks of one file (see memory_indexing)."""
-        return self._repo.chunks_of(project, source_path)
+        with self._units() as uow:
+            return uow.memories.chunks_of(project, source_path)
 
     def stats(self, project: str | None = None) -> MemoryStats:
-        return self._repo.stats(project)
+        with self._units() as uow:
+            return uow.memories.stats(project)
 
     # -- the learning loop's handles ------------------------------------------------------------
 
     def reinforce(self, memory_id: str) -> Memory:
         """times_reinforced + 1 and last seen now."""
-        if not self._repo.reinforce(memory_id):
+        with self._units() as uow:
+            memory = uow.memories.get(memory_id) if uow.memories.reinforce(memory_id) else None
+            uow.commit()
+        if memory is None:
             raise NotFound(f"no memory {memory_id}", field="id")
-        return self.get(memory_id, record_access=False)
+        return memory
 
     def update_content(self, memory_id: str, content: str, summary: str | None = None) -> Memory:
         """New wording for a memory (redacted, re-embedded); Conflict if it duplicates another."""
         current = self.get(memory_id, record_access=False)
-        cleaned: CleanMemory = clean(MemoryDraft(project=current.project, category=current.category,
-                                                 content=content, summary=summary or current.summary))
-        embedded = self._embedding.embed([cleaned.embedding_text], self._store.write_timeout_s)
+        cleaned = clean(MemoryDraft(project=current.project, category=current.category,
+                                    content=content, summary=summary or current.summary))
+        embedded = self._embedding.embed([cleaned.embedding_text], self.store.write_timeout_s)
         vector = embedded.vectors[0] if embedded.vectors else None
-        try:
-            self._repo.update_content(memory_id, content=cleaned.content, summary=cleaned.summary,
-                                      content_hash=cleaned.content_hash, embedding=vector,
-                                      embedding_model=self.embedder.model if vector else None)
-        except psycopg.errors.UniqueViolation:
-            raise Conflict("another memory of this project and category already says that",
-                           field="content") from None
-        return self.get(memory_id, record_access=False)
+        with self._units() as uow:
+            try:
+                uow.memories.update_content(memory_id, content=cleaned.content, summary=cleaned.summary,
+                                            content_hash=cleaned.content_hash, embedding=vector,
+                                            embedding_model=self.embedder.model if vector else None)
+            except DuplicateContent:
+                raise Conflict("another memory of this project and category already says that",
+                               field="content") from None
+            return self._commit_and_get(uow, memory_id)
 
     def update_metadata(self, memory_id: str, metadata: dict[str, Any], *, merge: bool = True) -> Memory:
         """Merge (or replace) a memory's metadata; values are redacted like everything stored."""
-        if not self._repo.update_fields(memory_id, metadata=clean_metadata(metadata), merge=merge):
-            raise NotFound(f"no memory {memory_id}", field="id")
-        return self.get(memory_id, record_access=False)
+        with self._units() as uow:
+            if not uow.memories.update_fields(memory_id, metadata=clean_metadata(metadata), merge=merge):
+                raise NotFound(f"no memory {memory_id}", field="id")
+            return self._commit_and_get(uow, memory_id)
 
     def update_scores(self, memory_id: str, *, significance: float | None = None,
                       confidence: float | None = None, superseded_by: str | None = None) -> Memory:
@@ -172,22 +200,31 @@ class MemoryService:
         for name, value in (("significance", significance), ("confidence", confidence)):
             if value is not None and not 0 <= value <= 1:
                 raise InvalidInput(f"{name} must be in [0, 1]", field=name)
-        if not self._repo.update_fields(memory_id, significance=significance, confidence=confidence,
-                                        superseded_by=superseded_by):
-            raise NotFound(f"no memory {memory_id}", field="id")
-        return self.get(memory_id, record_access=False)
+        with self._units() as uow:
+            if not uow.memories.update_fields(memory_id, significance=significance, confidence=confidence,
+                                              superseded_by=superseded_by):
+                raise NotFound(f"no memory {memory_id}", field="id")
+            return self._commit_and_get(uow, memory_id)
 
     def find_similar(self, project: str, category: str | None, text: str, threshold: float = 0.85,
                      limit: int = 5) -> list[SimilarMemory]:
         """Live memories of (project, category) at least `threshold` cosine-similar to `text`."""
-        embedded = self._embedding.embed([clean_text(text, MAX_CONTENT_CHARS)], self._store.write_timeout_s)
+        embedded = self._embedding.embed([clean_text(text, MAX_CONTENT_CHARS)], self.store.write_timeout_s)
         if embedded.vectors is None:
             raise Unavailable(f"the embedding model is unavailable ({embedded.failure})")
-        return self._repo.similar(project, category, embedded.vectors[0], threshold, limit)
+        with self._units() as uow:
+            return uow.memories.similar(project, category, embedded.vectors[0], threshold, limit)
 
     def embed_pending(self, limit: int = 100) -> int:
         """Embed memories stored while the embedder was down; return how many were done."""
-        return self._store.embed_pending(limit)
+        return self.store.embed_pending(limit)
 
     def close(self) -> None:
         self._embedding.close()
+
+    @staticmethod
+    def _commit_and_get(uow: MemoryUnitOfWork, memory_id: str) -> Memory:
+        memory = uow.memories.get(memory_id)
+        uow.commit()
+        assert memory is not None
+        return memory

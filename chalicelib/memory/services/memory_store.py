@@ -1,28 +1,32 @@
-"""The write path: clean, embed, deduplicate and store memories in one transaction.
+"""The one write path of memories: clean, embed, deduplicate and store.
 
-For each memory, in input order (so a batch deduplicates against itself too): a live memory
-of the same project and category with the same content hash, or at least `near_threshold`
-cosine-similar and stating the same facts, is reinforced; otherwise the row is inserted.
-When the embedder fails or misses the write deadline, memories are stored without a vector
-(full-text search still finds them) and `embed_pending` fills the vectors in later.
+`prepare` cleans drafts (redaction and caps, `memory_hygiene.clean`) and embeds those that
+came without a vector, outside any transaction; `write` stores prepared drafts inside the
+caller's unit of work. For each draft, in input order (so a batch deduplicates against itself
+too): a live memory of the same project and category with the same content hash, or at least
+`near_threshold` cosine-similar and stating the same facts, is reinforced; otherwise the row is
+inserted (an exact duplicate the vector search did not reach is reinforced by the repository).
+`store` does both in a unit of its own, retried when it loses a deadlock. When the embedder
+fails or misses the write deadline, memories are stored without a vector (full-text search
+still finds them) and `embed_pending` fills the vectors in later.
+
+The learning loop writes its insights, rules, lessons and strategy documents through `prepare`
+and `write`, inside its own units (their repositories include this capability's).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Sequence
 
-import psycopg
-
-from chalicelib.kernel.database import Database
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.logging import get_logger
-from chalicelib.memory.adapters.memory_repository import Conn, MemoryRepository
-from chalicelib.memory.adapters.memory_search import MemorySearch
 from chalicelib.memory.domain.dedup_guard import same_facts
-from chalicelib.memory.domain.memory_hygiene import CleanMemory, clean, content_hash, embedding_text
-from chalicelib.memory.domain.memory_model import MemoryDraft, NewMemoryRow, StoreResult
+from chalicelib.memory.domain.memory_hygiene import clean
+from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult, content_hash, embedding_text
 from chalicelib.memory.services.deadline_embedding import DeadlineEmbedder
+from chalicelib.memory.services.ports import MemoryRepository, MemoryUnits, MemoryWriteUnit, TransientConflict
 
 ATTEMPTS = 3  # a deadlock between two batches reinforcing the same rows is retried
 ANALYZE_MIN_ROWS = 200  # refresh the full-text statistics after this many new rows...
@@ -30,11 +34,9 @@ ANALYZE_SHARE = 0.1  # ...or this share of the table, whichever is larger
 
 
 class MemoryStore:
-    def __init__(self, db: Database, repo: MemoryRepository, search: MemorySearch,
-                 embedding: DeadlineEmbedder, *, write_timeout_s: float, near_threshold: float) -> None:
-        self._db = db
-        self._repo = repo
-        self._search = search
+    def __init__(self, units: MemoryUnits, embedding: DeadlineEmbedder, *, write_timeout_s: float,
+                 near_threshold: float) -> None:
+        self._units = units
         self._embedding = embedding
         self.write_timeout_s = write_timeout_s
         self._near_threshold = near_threshold
@@ -44,24 +46,40 @@ class MemoryStore:
 
     def store(self, drafts: Sequence[MemoryDraft], *, near_dedup: bool,
               field_prefix: str | None = None) -> list[StoreResult]:
+        """Prepare and write `drafts` in one unit of work; results are in input order."""
+        prepared = self.prepare(drafts, field_prefix=field_prefix)
+        for attempt in range(1, ATTEMPTS + 1):
+            try:
+                with self._units() as uow:
+                    results = self.write(uow, prepared, near_dedup=near_dedup)
+                    uow.commit()
+                return results
+            except TransientConflict:
+                if attempt == ATTEMPTS:
+                    raise
+                get_logger().warning("memory write retried after a deadlock", extra={"attempt": attempt})
+        raise AssertionError("unreachable")
+
+    def prepare(self, drafts: Sequence[MemoryDraft], *, field_prefix: str | None = None) -> list[MemoryDraft]:
+        """Clean every draft and embed the ones without a vector (within the write deadline)."""
         cleaned = [self._clean(draft, i, field_prefix) for i, draft in enumerate(drafts)]
-        embedded = self._embedding.embed([c.embedding_text for c in cleaned], self.write_timeout_s)
-        model = self._embedding.embedder.model if embedded.vectors is not None else None
-        vectors: Sequence[list[float] | None] = embedded.vectors or [None] * len(cleaned)
-        rows = [
-            NewMemoryRow(project=c.project, category=c.category, content=c.content, summary=c.summary,
-                         files=c.files, metadata=c.metadata, content_hash=c.content_hash, embedding=v,
-                         embedding_model=model, created_at=d.created_at,
-                         significance=0.5 if d.significance is None else d.significance,
-                         confidence=0.5 if d.confidence is None else d.confidence,
-                         session_id=d.session_id, source_ids=d.source_ids)
-            for c, v, d in zip(cleaned, vectors, drafts, strict=True)
-        ]
-        results = self._write(rows, near_dedup)
-        self._after_write(sum(1 for r in results if not r.deduplicated))
+        missing = [i for i, draft in enumerate(cleaned) if draft.embedding is None]
+        embedded = self._embedding.embed([cleaned[i].embedding_text for i in missing], self.write_timeout_s)
+        if embedded.vectors:
+            model = self._embedding.embedder.model
+            for i, vector in zip(missing, embedded.vectors, strict=True):
+                cleaned[i] = dataclasses.replace(cleaned[i], embedding=vector, embedding_model=model)
+        return cleaned
+
+    def write(self, uow: MemoryWriteUnit, drafts: Sequence[MemoryDraft], *,
+              near_dedup: bool) -> list[StoreResult]:
+        """Store prepared drafts inside the caller's unit of work (which commits them)."""
+        results = [self._write_one(uow.memories, draft, near_dedup) for draft in drafts]
+        inserted = sum(1 for r in results if not r.deduplicated)
+        uow.after_commit(lambda: self._after_write(inserted))
         return results
 
-    def _clean(self, draft: MemoryDraft, index: int, prefix: str | None) -> CleanMemory:
+    def _clean(self, draft: MemoryDraft, index: int, prefix: str | None) -> MemoryDraft:
         try:
             return clean(draft)
         except InvalidInput as exc:
@@ -70,28 +88,17 @@ class MemoryStore:
             field = f"{prefix}.{index}.{exc.field}"
             raise InvalidInput(f"{prefix}.{index}: {exc.message}", field=field) from None
 
-    def _write(self, rows: list[NewMemoryRow], near_dedup: bool) -> list[StoreResult]:
-        for attempt in range(1, ATTEMPTS + 1):
-            try:
-                with self._db.connection() as conn:
-                    return [self._write_one(conn, row, near_dedup) for row in rows]
-            except (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure):
-                if attempt == ATTEMPTS:
-                    raise
-                get_logger().warning("memory write retried after a deadlock", extra={"attempt": attempt})
-        raise AssertionError("unreachable")
-
-    def _write_one(self, conn: Conn, row: NewMemoryRow, near_dedup: bool) -> StoreResult:
-        if near_dedup and row.embedding is not None:
-            for near in self._repo.nearest(conn, row.project, row.category, row.embedding):
+    def _write_one(self, memories: MemoryRepository, draft: MemoryDraft, near_dedup: bool) -> StoreResult:
+        if near_dedup and draft.embedding is not None:
+            for near in memories.nearest(draft.project, draft.category, draft.embedding):
                 if near.similarity < self._near_threshold:
                     break
                 existing = near.memory
-                exact = content_hash(existing.category, existing.content) == row.content_hash
-                if exact or same_facts(existing.content, row.content):
-                    self._repo.reinforce_in(conn, existing.id, row.created_at)
+                exact = content_hash(existing.category, existing.content) == draft.content_hash
+                if exact or same_facts(existing.content, draft.content):
+                    memories.reinforce(existing.id, draft.created_at)
                     return StoreResult(existing.id, True, "exact" if exact else "near")
-        memory_id, inserted = self._repo.insert(conn, row)
+        memory_id, inserted = memories.insert(draft)
         return StoreResult(memory_id, not inserted, None if inserted else "exact")
 
     def _after_write(self, inserted: int) -> None:
@@ -102,15 +109,21 @@ class MemoryStore:
             if due:
                 self._since_analyze = 0
         if due:
-            self._table_rows = self._search.refresh_statistics()
+            with self._units() as uow:
+                self._table_rows = uow.search.refresh_statistics()
+                uow.commit()
 
     def embed_pending(self, limit: int) -> int:
-        pending = self._repo.missing_embeddings(limit)
+        """Embed memories stored while the embedder was down; return how many were done."""
+        with self._units() as uow:
+            pending = uow.memories.missing_embeddings(limit)
         if not pending:
             return 0
         embedded = self._embedding.embed([embedding_text(c, s) for _, c, s in pending], self.write_timeout_s)
         if embedded.vectors is None:
             return 0
-        self._repo.set_embeddings([(i, v) for (i, _, _), v in zip(pending, embedded.vectors, strict=True)],
-                                  self._embedding.embedder.model)
+        with self._units() as uow:
+            done = [(memory_id, v) for (memory_id, _, _), v in zip(pending, embedded.vectors, strict=True)]
+            uow.memories.set_embeddings(done, self._embedding.embedder.model)
+            uow.commit()
         return len(pending)

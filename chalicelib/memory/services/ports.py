@@ -1,9 +1,27 @@
-"""What the memory core needs from the outside world, stated narrowly."""
+"""What the memory core needs from the outside world, stated narrowly.
+
+The repositories are bound to one unit of work (one transaction): `MemoryRepository` stores,
+reads and updates memories, `SearchIndex` runs the hybrid search. Similarities are cosine
+similarities in [-1, 1] (1 = same direction); search scores are in [0, 1], higher is better.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from chalicelib.kernel.unit_of_work import UnitOfWork
+from chalicelib.memory.domain.memory_model import (
+    Memory,
+    MemoryDraft,
+    MemoryStats,
+    SearchHit,
+    SearchMode,
+    SearchScope,
+    SimilarMemory,
+)
+from chalicelib.memory.domain.search_scoring import SearchWeights
 
 
 class Embedder(Protocol):
@@ -28,3 +46,101 @@ class Embedder(Protocol):
 
 class EmbeddingFailed(Exception):
     """The embedding backend failed (network, quota, model); the caller degrades."""
+
+
+class DuplicateContent(Exception):
+    """Another memory of the project already has this content (the same content hash)."""
+
+
+class TransientConflict(Exception):
+    """The transaction lost a deadlock or a serialization race: running it again may succeed."""
+
+
+class MemoryRepository(Protocol):
+    def insert(self, draft: MemoryDraft) -> tuple[str, bool]:
+        """Store a cleaned draft, or reinforce the memory of the project with the same content hash:
+        (id, inserted)."""
+        ...
+
+    def nearest(self, project: str, category: str, embedding: Sequence[float],
+                limit: int = 5) -> list[SimilarMemory]:
+        """Live memories of (project, category) closest to `embedding`, most similar first (may be
+        approximate)."""
+        ...
+
+    def similar(self, project: str, category: str | None, embedding: Sequence[float], threshold: float,
+                limit: int) -> list[SimilarMemory]:
+        """Live memories at least `threshold` similar, computed exactly, most similar first."""
+        ...
+
+    def reinforce(self, memory_id: str, seen_at: datetime | None = None) -> bool:
+        """times_reinforced + 1, last_reinforced_at at least `seen_at` (default now); False if unknown."""
+        ...
+
+    def get(self, memory_id: str) -> Memory | None: ...
+
+    def record_access(self, memory_ids: Sequence[str], *, throttled: bool) -> None:
+        """Count an access (throttled: at most once per memory per few minutes); best effort."""
+        ...
+
+    def recent(self, project: str | None, category: str | None, limit: int,
+               metadata: dict[str, Any] | None = None) -> list[Memory]:
+        """Newest live memories first."""
+        ...
+
+    def stats(self, project: str | None) -> MemoryStats: ...
+
+    def delete(self, memory_ids: Sequence[str]) -> int: ...
+
+    def update_content(self, memory_id: str, *, content: str, summary: str | None, content_hash: str,
+                       embedding: Sequence[float] | None, embedding_model: str | None) -> bool:
+        """New wording and its vector; raise DuplicateContent if another memory says the same."""
+        ...
+
+    def update_fields(self, memory_id: str, *, metadata: dict[str, Any] | None = None, merge: bool = True,
+                      significance: float | None = None, confidence: float | None = None,
+                      superseded_by: str | None = None) -> bool:
+        """Set what is given (metadata merged unless `merge` is False); False if unknown."""
+        ...
+
+    def chunks_of(self, project: str, source_path: str) -> list[tuple[str, str, str | None]]:
+        """(id, content hash, file hash) of the indexed chunks of one file."""
+        ...
+
+    def missing_embeddings(self, limit: int) -> list[tuple[str, str, str]]:
+        """(id, content, summary) of memories stored without a vector, newest first."""
+        ...
+
+    def set_embeddings(self, items: Sequence[tuple[str, Sequence[float]]], model: str) -> None: ...
+
+
+class SearchIndex(Protocol):
+    def search(self, query: str, embedding: Sequence[float] | None, scope: SearchScope, *,
+               mode: SearchMode, limit: int, weights: SearchWeights) -> list[SearchHit]:
+        """The `limit` best memories in scope, best first; `embedding` is required unless mode is
+        "text"."""
+        ...
+
+    def refresh_statistics(self) -> float:
+        """Refresh what the text score's IDF comes from; return the table's row estimate."""
+        ...
+
+
+class MemoryWriteUnit(Protocol):
+    """What the write path needs of a unit of work (the learning loop's units have it too)."""
+
+    @property
+    def memories(self) -> MemoryRepository: ...
+
+    def after_commit(self, action: Callable[[], None]) -> None: ...
+
+
+class MemoryUnitOfWork(UnitOfWork, Protocol):
+    @property
+    def memories(self) -> MemoryRepository: ...
+
+    @property
+    def search(self) -> SearchIndex: ...
+
+
+MemoryUnits = Callable[[], MemoryUnitOfWork]

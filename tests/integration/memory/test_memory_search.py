@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from chalicelib.bootstrap import Container
-from chalicelib.memory.adapters.memory_bulk_load import BulkMemory, bulk_load
+from chalicelib.memory.adapters.memory_bulk_load import bulk_load
 from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.memory.services.memory_service import MemoryService
 from tests.fakes.memory_embedders import FailingEmbedder, FixedEmbedder, SlowEmbedder
@@ -99,8 +99,8 @@ def large_table(postgres: TestPostgres, tmp_path_factory: pytest.TempPathFactory
     url = postgres.new_database()
     loader = container_with(tmp_path_factory.mktemp("big"), url, FixedEmbedder({}))
     now = datetime.now(UTC)
-    bulk_load(loader.db, (BulkMemory(p, "fact", text, v, "fixed", now) for p, items in rows.items()
-                          for text, v in items))
+    bulk_load(loader.db, (MemoryDraft(p, "fact", text, embedding=v, embedding_model="fixed", created_at=now)
+                          for p, items in rows.items() for text, v in items))
     loader.close()
     yield url, centers, rows
 

@@ -1,0 +1,103 @@
+"""The learning loop's reads of `memories`: project rules and lessons, with their lesson stats.
+
+Writes go through the memory core's write path and repository (bound to the same unit of
+work), never from here. Bound to one unit of work's connection. Similarities are cosine
+similarities in [-1, 1] (1 is the same direction), computed exactly (the expression form keeps
+the HNSW index out of it: a project's rules and lessons are few, and an approximate scan could
+miss some).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+from pgvector import Vector
+
+from chalicelib.learning.domain.learned_item import LearnedItem
+from chalicelib.memory.domain.memory_model import content_hash
+
+Conn = psycopg.Connection[Any]
+Embedding = Sequence[float]
+
+_ITEM = ("m.id, m.project, m.category, m.content, m.confidence, m.times_reinforced,"
+         " m.last_reinforced_at, m.created_at, m.metadata")
+
+
+class PostgresLearnedMemories:
+    def __init__(self, conn: Conn) -> None:
+        self._conn = conn
+
+    def nearest(self, project: str, category: str, embedding: Embedding) -> LearnedItem | None:
+        """The live memory of (project, category) closest to `embedding`."""
+        row = self._conn.execute(
+            f"SELECT {_ITEM}, 1 - (m.embedding <=> %s) AS similarity FROM memories m"
+            " WHERE m.project = %s AND m.category = %s AND m.superseded_by IS NULL"
+            " AND m.embedding IS NOT NULL ORDER BY similarity DESC, m.created_at LIMIT 1",
+            (_vector(embedding), project, category),
+        ).fetchone()
+        return _item(row) if row else None
+
+    def hash_taken(self, project: str, category: str, content: str) -> bool:
+        row = self._conn.execute("SELECT 1 FROM memories WHERE project = %s AND content_hash = %s",
+                                 (project, content_hash(category, content))).fetchone()
+        return row is not None
+
+    def rules(self, project: str, limit: int) -> list[LearnedItem]:
+        """Live rules of a project, by confidence x times_reinforced, then the most recently reinforced."""
+        rows = self._conn.execute(
+            f"SELECT {_ITEM} FROM memories m WHERE m.project = %s AND m.category = 'project_rule'"
+            " AND m.superseded_by IS NULL"
+            " ORDER BY m.confidence * m.times_reinforced DESC, m.last_reinforced_at DESC LIMIT %s",
+            (project, limit),
+        ).fetchall()
+        return [_item(r) for r in rows]
+
+    def related(self, projects: Sequence[str], category: str, embedding: Embedding,
+                limit: int) -> list[LearnedItem]:
+        """Live memories of a category in `projects`, most similar first, with their lesson stats."""
+        rows = self._conn.execute(
+            f"SELECT {_ITEM}, 1 - (m.embedding <=> %s) AS similarity,"
+            " COALESCE(s.applications, 0) AS applications, s.last_applied_at"
+            " FROM memories m LEFT JOIN lesson_stats s ON s.lesson_id = m.id"
+            " WHERE m.project = ANY(%s) AND m.category = %s AND m.superseded_by IS NULL"
+            " AND m.embedding IS NOT NULL ORDER BY similarity DESC LIMIT %s",
+            (_vector(embedding), list(projects), category, limit),
+        ).fetchall()
+        return [_item(r) for r in rows]
+
+    def any_live(self, projects: Sequence[str], category: str) -> bool:
+        row = self._conn.execute(
+            "SELECT 1 FROM memories WHERE project = ANY(%s) AND category = %s AND superseded_by IS NULL"
+            " LIMIT 1", (list(projects), category)).fetchone()
+        return row is not None
+
+    def get(self, memory_id: str, *, for_update: bool = False) -> LearnedItem | None:
+        lock = " FOR UPDATE OF m" if for_update else ""
+        row = self._conn.execute(f"SELECT {_ITEM} FROM memories m WHERE m.id = %s{lock}",
+                                 (memory_id,)).fetchone()
+        return _item(row) if row else None
+
+    def recent(self, category: str, since_days: int, limit: int) -> list[LearnedItem]:
+        rows = self._conn.execute(
+            f"SELECT {_ITEM} FROM memories m WHERE m.category = %s AND m.superseded_by IS NULL"
+            " AND m.created_at > now() - make_interval(days => %s)"
+            " ORDER BY m.confidence DESC, m.created_at DESC LIMIT %s",
+            (category, since_days, limit),
+        ).fetchall()
+        return [_item(r) for r in rows]
+
+
+def _vector(embedding: Embedding | None) -> Vector | None:
+    return Vector(list(embedding)) if embedding is not None else None
+
+
+def _item(r: dict[str, Any]) -> LearnedItem:
+    return LearnedItem(
+        id=str(r["id"]), project=r["project"], category=r["category"], content=r["content"],
+        confidence=round(float(r["confidence"]), 4), times_reinforced=int(r["times_reinforced"]),
+        last_reinforced_at=r["last_reinforced_at"], created_at=r["created_at"],
+        metadata=dict(r["metadata"] or {}), similarity=float(r.get("similarity") or 0.0),
+        applications=int(r.get("applications") or 0), last_applied_at=r.get("last_applied_at"),
+    )

@@ -1,0 +1,45 @@
+"""The memory core's Postgres unit of work: the repository and the search bound to one transaction.
+
+A deadlock or serialization failure leaves the unit as `TransientConflict`, the port's word for
+"run the whole unit again", so services retry without knowing the driver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+import psycopg
+
+from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.memory.adapters.memory_repository import PostgresMemoryRepository
+from chalicelib.memory.adapters.memory_search import PostgresMemorySearch, VectorFeatures
+from chalicelib.memory.services.ports import TransientConflict
+
+TRANSIENT = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
+
+
+class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
+    memories: PostgresMemoryRepository
+    search: PostgresMemorySearch
+
+    def __init__(self, db: Any, features: VectorFeatures) -> None:
+        super().__init__(db)
+        self._features = features
+
+    def _bind(self, conn: Any) -> None:
+        self.memories = PostgresMemoryRepository(conn)
+        self.search = PostgresMemorySearch(conn, self._features)
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        super().__exit__(exc_type, exc, tb)
+        if isinstance(exc, TRANSIENT):
+            raise TransientConflict(type(exc).__name__) from exc
+
+
+def memory_units(db: Any) -> Callable[[], PostgresMemoryUnitOfWork]:
+    """A factory of memory units over `db` (one pgvector feature probe shared by all of them)."""
+    features = VectorFeatures()
+    return lambda: PostgresMemoryUnitOfWork(db, features)

@@ -69,19 +69,22 @@ def session_start_context(
     return text if len(text) <= MAX_CONTEXT_CHARS else text[: MAX_CONTEXT_CHARS - 1] + "…"
 
 
-def search_context(project_answer: Json | None, global_answer: Json | None) -> str:
-    """The '=== Itachi Memory Context ===' block, one line per match ('' when none)."""
+def search_context(answer: Json | None, project: str) -> str:
+    """The '=== Itachi Memory Context ===' block, one line per match ('' when none).
+
+    The answer lists the project's matches, then _global's; a _global one is marked as such.
+    """
     seen: set[str] = set()
     lines: list[str] = []
-    for answer, scope in ((project_answer, "project"), (global_answer, "global")):
-        for item in _items(answer, "results"):
-            if not isinstance(item, dict):
-                continue
-            ident = str(item.get("id") or item.get("content"))
-            if ident in seen:
-                continue
-            seen.add(ident)
-            lines.append(_memory_line(item, scope))
+    for item in _items(answer, "results"):
+        if not isinstance(item, dict):
+            continue
+        ident = str(item.get("id") or item.get("content"))
+        if ident in seen:
+            continue
+        seen.add(ident)
+        scope = "global" if item.get("project") == "_global" and project != "_global" else "project"
+        lines.append(_memory_line(item, scope))
     return "\n".join(["=== Itachi Memory Context ===", *lines]) if lines else ""
 
 

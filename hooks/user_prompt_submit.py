@@ -17,22 +17,20 @@ GLOBAL_LIMIT = 2
 
 
 def handle(ctx: HookContext) -> str | None:
-    """Search the project and _global scopes in parallel; print the matches as context."""
+    """Search the project and _global scopes in one request; print the matches as context."""
     prompt = str(ctx.payload.get("prompt") or "").strip()
     if len(prompt) < MIN_PROMPT_CHARS:
         return None
     query = prompt[:MAX_QUERY_CHARS]
-    project_answer, global_answer = ctx.api.get_many(
+    # The project's own 3 slots and _global's 2: one request, one query embedding on the server.
+    (answer,) = ctx.api.get_many(
         [
-            # The project's own 3 slots; _global answers separately below.
             ("/api/memory/search", {"query": query, "project": ctx.project,
-                                    "limit": PROJECT_LIMIT, "mode": "hybrid",
-                                    "include_global": "false"}),
-            ("/api/memory/search", {"query": query, "project": "_global",
-                                    "limit": GLOBAL_LIMIT, "mode": "hybrid"}),
+                                    "project_limit": PROJECT_LIMIT, "global_limit": GLOBAL_LIMIT,
+                                    "mode": "hybrid"}),
         ]
     )
-    text = search_context(project_answer, global_answer)
+    text = search_context(answer, ctx.project)
     if not text:
         return None
     event_name = str(ctx.payload.get("hook_event_name") or "UserPromptSubmit")

@@ -82,6 +82,8 @@ class FakeItachiApi(LocalHttpServer):
 
     def _answer(self, method: str, path: str, query: dict[str, str]) -> Reply:
         limit = int(query.get("limit") or 5)
+        if method == "GET" and path == "/api/memory/search" and "project_limit" in query:
+            return Reply(200, {"results": self._per_scope(query), "mode": "hybrid"})
         if method == "GET" and path in ("/api/memory/search", "/api/memory/recent"):
             found = [m for m in self.memories if m.get("project") == query.get("project")]
             return Reply(200, {"results": found[:limit], "mode": "hybrid"})
@@ -94,6 +96,15 @@ class FakeItachiApi(LocalHttpServer):
         if method == "POST" and path.startswith("/api/session/"):
             return Reply(200, {"ok": True})
         return Reply(404, {"error": "not found"})
+
+
+    def _per_scope(self, query: dict[str, str]) -> list[dict[str, Any]]:
+        """The project's first `project_limit` memories, then _global's first `global_limit`."""
+        found = []
+        for project, limit in ((query.get("project"), query["project_limit"]),
+                               ("_global", query.get("global_limit", "0"))):
+            found += [m for m in self.memories if m.get("project") == project][:int(limit)]
+        return found
 
 
 def unreachable_url() -> str:

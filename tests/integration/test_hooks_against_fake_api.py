@@ -169,7 +169,8 @@ def test_short_prompts_are_skipped_without_calling_the_api(ws: Workspace, api: F
     assert api.requests == []
 
 
-def test_a_prompt_brings_project_and_global_memories(ws: Workspace, api: FakeItachiApi) -> None:
+def test_a_prompt_brings_project_and_global_memories_in_one_request(ws: Workspace,
+                                                                     api: FakeItachiApi) -> None:
     done, _ = ws.run("user_prompt_submit", ws.payload("UserPromptSubmit.json", prompt=LONG_PROMPT))
     assert done.returncode == 0
     assert context_of(done, "UserPromptSubmit").splitlines() == [
@@ -177,9 +178,9 @@ def test_a_prompt_brings_project_and_global_memories(ws: Workspace, api: FakeIta
         "- [decision] We use postgres for notes",
         "- [pattern] Prefer small modules (global)",
     ]
-    searches = sorted((r.query["project"], r.query["limit"], r.query["mode"], r.query["query"])
-                      for r in api.received("/api/memory/search"))
-    assert searches == [("_global", "2", "hybrid", LONG_PROMPT), (PROJECT, "3", "hybrid", LONG_PROMPT)]
+    (search,) = api.received("/api/memory/search")
+    assert search.query == {"query": LONG_PROMPT, "project": PROJECT, "project_limit": "3",
+                            "global_limit": "2", "mode": "hybrid"}
     assert "which database" not in "\n".join(ws.log_lines())
 
 

@@ -16,7 +16,7 @@ from chalicelib.bootstrap import Container
 from chalicelib.memory.adapters.memory_bulk_load import bulk_load
 from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.memory.services.memory_service import MemoryService
-from tests.fakes.memory_embedders import FailingEmbedder, FixedEmbedder, SlowEmbedder
+from tests.fakes.memory_embedders import FailingEmbedder, FixedEmbedder, SlowEmbedder, WordHashEmbedder
 from tests.integration.memory.conftest import call, container_with, serving
 
 if TYPE_CHECKING:
@@ -53,6 +53,29 @@ def test_a_project_sees_its_own_and_global_memories_but_never_another_projects(m
     for mode in ("text", "vector"):
         assert "beta" not in {h.project for h in memory.search("beta deploy", "alpha", mode=mode).hits}
     assert {h.project for h in memory.search("deploy", "_global", limit=20).hits} == {"_global"}
+
+
+def test_one_request_fills_the_project_and_global_slots_with_one_query_embedding(
+        tmp_path: Path, database_url: str) -> None:
+    embedder = WordHashEmbedder()
+    container = container_with(tmp_path, database_url, embedder)
+    try:
+        container.memory.remember_many([
+            MemoryDraft(project=project, category="fact", content=f"The {project} release checklist, {i}.")
+            for project, count in (("alpha", 5), ("_global", 4), ("beta", 3)) for i in range(count)])
+        query = "what is on the release checklist"
+        with serving(container) as api:
+            status, answer = call(api, "GET", "/api/memory/search", query=query, project="alpha",
+                                  project_limit=3, global_limit=2)
+            assert call(api, "GET", "/api/memory/search", query=query, project="_global", project_limit=3,
+                        global_limit=2)[1]["results"][2]["project"] == "_global"
+    finally:
+        container.close()
+    assert status == 200 and answer["mode"] == "hybrid"
+    assert [r["project"] for r in answer["results"]] == ["alpha"] * 3 + ["_global"] * 2
+    for scope in (answer["results"][:3], answer["results"][3:]):
+        assert [r["score"] for r in scope] == sorted((r["score"] for r in scope), reverse=True)
+    assert embedder.seen.count(query) == 2  # once per request, both scopes included
 
 
 def test_scores_are_between_zero_and_one_and_sorted(memory: MemoryService) -> None:

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.agent_config import AgentConfig
-from agent.api_client import ApiClient, ApiError
 from agent.engines import Engine, engine_for
-from agent.machine_queue import MachineQueue
 from agent.process_tree import ProcessRegistry
 from agent.worktrees import WorktreeManager
+from chalicelib.contracts.api_transport import ApiClient, ApiError
+from chalicelib.kernel.queues import SqsQueue
 
 log = logging.getLogger("itachi.agent")
 
@@ -26,7 +26,7 @@ class AgentContext:
     instance: str
     registry: ProcessRegistry
     worktrees: WorktreeManager
-    queue: MachineQueue | None = None
+    queue: SqsQueue | None = None
     stopping: threading.Event = field(default_factory=threading.Event)
 
     @property

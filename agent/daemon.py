@@ -20,12 +20,11 @@ from typing import IO, Any
 
 from agent.agent_config import AgentConfig
 from agent.agent_context import AgentContext, log
-from agent.api_client import ApiClient, ApiError
-from agent.client_config import load_client_config
-from agent.machine_queue import MachineQueue
 from agent.process_tree import ProcessRegistry
 from agent.work_router import WorkRouter
 from agent.worktrees import WorktreeManager
+from chalicelib.contracts.api_transport import ApiClient, ApiError
+from chalicelib.kernel.queues import SqsQueue
 
 AGENT_VERSION = "0.1.0"
 
@@ -115,8 +114,10 @@ class AgentDaemon:
         if self.mode == "aws":
             endpoint = None
         if reg["queue_url"] != self._queue_url:
-            self.ctx.queue = MachineQueue(reg["queue_url"], region=reg.get("region") or "us-east-1",
-                                          endpoint_url=endpoint)
+            # Local: the server names its moto server. AWS: boto3's credential chain applies.
+            self.ctx.queue = SqsQueue.at(reg["queue_url"], region=reg.get("region") or "us-east-1",
+                                         endpoint_url=endpoint, connect_timeout_s=5,
+                                         read_timeout_s=self.config.poll_wait_s + 20)
             self._queue_url = reg["queue_url"]
 
     def _heartbeats(self) -> None:
@@ -135,7 +136,7 @@ class AgentDaemon:
                 continue
             try:
                 messages = queue.receive(wait_s=self.config.poll_wait_s, max_messages=10,
-                                         visibility_s=self.config.visibility_s)
+                                         visibility_timeout_s=self.config.visibility_s)
             except Exception as exc:  # the queue endpoint is unreachable: keep trying
                 log.warning("queue receive failed: %s", exc)
                 self.ctx.stopping.wait(2.0)
@@ -157,5 +158,5 @@ def _hostname() -> str:
 def run_agent(home: Path, *, mode: str, machine_id: str | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     config = AgentConfig.load(home, machine_id=machine_id)
-    api = ApiClient(load_client_config(home))
+    api = ApiClient.configured(home)
     return AgentDaemon(config, api, mode=mode).run_forever()

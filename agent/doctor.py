@@ -10,7 +10,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from infra.local.home import read_json
+from chalicelib.contracts.local_home import read_json
 from infra.local.processes import port_in_use
 
 _PACKAGES = ("chalice", "psycopg", "pgvector", "pgserver", "moto", "boto3",

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.api_client import ApiError
 from agent.engine_process import run_engine
 from agent.worktrees import Workspace
+from chalicelib.contracts.api_transport import ApiError
 from chalicelib.tasks.domain.engine_run import RunSummary
 from chalicelib.tasks.domain.engine_switch import engine_order, handoff_prompt, plan_switch
 

@@ -17,10 +17,10 @@ from typing import Any
 
 from agent import process_tree
 from agent.agent_context import AgentContext, call_with_retry, log
-from agent.api_client import ApiError
 from agent.engine_process import pump, read_lines
 from agent.event_batcher import EventBatcher, to_wire
 from agent.worktrees import WorkspaceError
+from chalicelib.contracts.api_transport import ApiError
 from chalicelib.tasks.domain.engine_events import EventKind
 
 CLOSE_GRACE_S = 10.0

@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent.api_client import ApiClient, ApiError
-from agent.client_config import load_client_config
-from infra.local.home import read_json
+from chalicelib.contracts.api_transport import ApiClient, ApiError
+from chalicelib.contracts.local_home import load_client_config, read_json
 
 
 def _alive(pid: object) -> bool:

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.agent_context import AgentContext, call_with_retry, log
-from agent.api_client import ApiError
 from agent.engine_chain import run_engine_chain
 from agent.event_batcher import EventBatcher
 from agent.process_tree import kill_tree
 from agent.worktrees import Workspace, WorkspaceError
+from chalicelib.contracts.api_transport import ApiError
 
 NO_RESULT = frozenset({"lost", "shutdown"})  # the server already moved on, or will recover it
 

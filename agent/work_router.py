@@ -9,11 +9,11 @@ from __future__ import annotations
 import threading
 
 from agent.agent_context import AgentContext, log
-from agent.api_client import ApiError
-from agent.machine_queue import QueueMessage
 from agent.session_runner import SessionRunner
 from agent.task_runner import TaskRunner
 from chalicelib.contracts import machine_messages as mm
+from chalicelib.contracts.api_transport import ApiError
+from chalicelib.kernel.queues import ReceivedMessage
 
 
 class WorkRouter:
@@ -37,7 +37,7 @@ class WorkRouter:
         for session in sessions:
             session.stop()
 
-    def handle(self, message: QueueMessage) -> None:
+    def handle(self, message: ReceivedMessage) -> None:
         try:
             msg = mm.parse_machine_message(message.body)
         except mm.BadMessage as exc:  # left on the queue: after 3 receives it moves to the DLQ
@@ -63,7 +63,7 @@ class WorkRouter:
                 session.close()
         self.ctx.delete_message(message.receipt_handle)
 
-    def _on_task(self, msg: mm.MachineMessage, message: QueueMessage) -> None:
+    def _on_task(self, msg: mm.MachineMessage, message: ReceivedMessage) -> None:
         task_id = str(msg.task_id)
         with self._lock:
             running, full = task_id in self.tasks, len(self.tasks) >= self.config.max_concurrent

@@ -6,15 +6,13 @@ reached the server just before the deadline and is replayed later is recognisabl
 
 from __future__ import annotations
 
-import json
 import os
 import threading
-import urllib.error
-import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
+from chalicelib.contracts.api_transport import ApiError, request_json
 from hooks.outbox import Outbox
 
 if TYPE_CHECKING:
@@ -58,7 +56,7 @@ class ApiClient:
 
         POSTs that were not delivered are spooled to the outbox.
         """
-        get_calls = [Call("GET", f"{path}?{urllib.parse.urlencode(q)}") for path, q in gets]
+        get_calls = [Call("GET", f"{path}?{urlencode(q)}") for path, q in gets]
         post_calls = [Call("POST", path, body, os.urandom(16).hex()) for path, body in posts]
         self.run(get_calls + post_calls)
         for call in post_calls:
@@ -126,33 +124,14 @@ class ApiClient:
         timeout = self.deadline.remaining()
         if timeout <= 0:
             return
-        url = self.config.api_url.rstrip("/") + call.path
-        if not url.startswith(("http://", "https://")):
-            call.outcome = "retry"  # a misconfigured URL: keep the data until it is fixed
-            return
-        data = json.dumps(call.body).encode("utf-8") if call.body is not None else None
-        request = urllib.request.Request(url, data=data, method=call.method)  # noqa: S310
-        request.add_header("Accept", "application/json")
-        request.add_header("User-Agent", f"itachi-hooks/{self.config.client}")
-        if data is not None:
-            request.add_header("Content-Type", "application/json")
-        if self.config.api_key:
-            request.add_header("Authorization", f"Bearer {self.config.api_key}")
-        if call.key:
-            request.add_header("Idempotency-Key", call.key)
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            call.outcome = "reject" if exc.code in PERMANENT_STATUSES else "retry"
-            return
-        except (OSError, ValueError):
-            call.outcome = "retry"
+            parsed = request_json(
+                self.config.api_url, self.config.api_key, call.method, call.path, call.body,
+                timeout_s=timeout, user_agent=f"itachi-hooks/{self.config.client}",
+                headers={"Idempotency-Key": call.key} if call.key else None)
+        except ApiError as exc:
+            call.outcome = "reject" if exc.status in PERMANENT_STATUSES else "retry"
             return
         self.reachable = True
-        try:
-            parsed = json.loads(raw or b"{}")
-        except ValueError:
-            parsed = {}
-        call.result = parsed if isinstance(parsed, dict) else {"data": parsed}
+        call.result = parsed if isinstance(parsed, dict) else {} if parsed is None else {"data": parsed}
         call.outcome = "ok"

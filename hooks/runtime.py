@@ -13,19 +13,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn
 
+from chalicelib.contracts.local_home import itachi_home, load_client_config
 from hooks.api_client import ApiClient
 from hooks.outbox import Outbox
 
 Payload = dict[str, Any]
-DEFAULT_API_URL = "http://127.0.0.1:8787"
 LOG_MAX_BYTES = 1_000_000
 GRACE_S = 0.12  # hard stop after the soft deadline, for work that ignores it
-
-
-def itachi_home(env: Mapping[str, str] = os.environ) -> Path:
-    """Return $ITACHI_HOME or ~/.local/share/itachi."""
-    explicit = env.get("ITACHI_HOME")
-    return Path(explicit).expanduser() if explicit else Path.home() / ".local/share/itachi"
 
 
 class HookConfig(NamedTuple):
@@ -42,22 +36,13 @@ class HookConfig(NamedTuple):
 
 
 def load_config(argv: list[str], env: Mapping[str, str] = os.environ) -> HookConfig:
-    """Read $ITACHI_HOME/config.json, then let ITACHI_API_URL / ITACHI_API_KEY override it."""
-    home = itachi_home(env)
-    stored: dict[str, Any] = {}
-    with contextlib.suppress(OSError, ValueError):
-        loaded = json.loads((home / "config.json").read_text(encoding="utf-8"))
-        stored = loaded if isinstance(loaded, dict) else {}
+    """The client config ($ITACHI_HOME/config.json and its overrides), the client and the switch."""
+    base = load_client_config(env=env)
     client = env.get("ITACHI_CLIENT") or "claude"
     if "--itachi-client" in argv[:-1]:
         client = argv[argv.index("--itachi-client") + 1]
-    return HookConfig(
-        home=home,
-        api_url=(env.get("ITACHI_API_URL") or str(stored.get("api_url") or DEFAULT_API_URL)),
-        api_key=env.get("ITACHI_API_KEY") or str(stored.get("api_key") or ""),
-        client=client,
-        enabled=env.get("ITACHI_ENABLED", "1") != "0",
-    )
+    return HookConfig(base.home, base.api_url, base.api_key, client=client,
+                      enabled=env.get("ITACHI_ENABLED", "1") != "0")
 
 
 class Deadline:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from chalicelib.kernel.settings import default_home
+from chalicelib.contracts.local_home import itachi_home
 
 
 def add_agent_parser(sub: Any) -> None:
@@ -23,6 +22,6 @@ def add_agent_parser(sub: Any) -> None:
 def cmd_agent(args: argparse.Namespace) -> int:
     from agent.daemon import run_agent
 
-    home = Path(args.home).expanduser() if args.home else default_home()
+    home = itachi_home(args.home)
     mode = "local" if args.local else "aws" if args.aws else "auto"
     return run_agent(home, mode=mode, machine_id=args.machine_id)

@@ -7,11 +7,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from chalicelib.kernel.settings import DEFAULT_PORT, default_home
+from chalicelib.contracts.local_home import DEFAULT_PORT, itachi_home
 
 
 def _home(args: argparse.Namespace) -> Path:
-    home = Path(args.home).expanduser() if getattr(args, "home", None) else default_home()
+    home = itachi_home(getattr(args, "home", None))
     os.environ["ITACHI_HOME"] = str(home)
     return home
 

@@ -26,10 +26,9 @@ def _project(args: argparse.Namespace) -> str:
 
 
 def _client() -> Any:
-    from agent.api_client import ApiClient
-    from agent.client_config import load_client_config
+    from chalicelib.contracts.api_transport import ApiClient
 
-    return ApiClient(load_client_config())
+    return ApiClient.configured()
 
 
 def add_search_parser(sub: Any) -> None:
@@ -45,7 +44,7 @@ def add_search_parser(sub: Any) -> None:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from agent.api_client import ApiError
+    from chalicelib.contracts.api_transport import ApiError
 
     params = {"query": " ".join(args.query), "project": _project(args), "limit": args.limit,
               "mode": "text" if args.exact else "hybrid", "category": args.category,
@@ -83,7 +82,7 @@ def add_remember_parser(sub: Any) -> None:
 
 
 def cmd_remember(args: argparse.Namespace) -> int:
-    from agent.api_client import ApiError
+    from chalicelib.contracts.api_transport import ApiError
 
     text = sys.stdin.read() if args.text == ["-"] else " ".join(args.text)
     try:
@@ -104,7 +103,7 @@ def add_forget_parser(sub: Any) -> None:
 
 
 def cmd_forget(args: argparse.Namespace) -> int:
-    from agent.api_client import ApiError
+    from chalicelib.contracts.api_transport import ApiError
 
     try:
         _client().delete(f"/api/memory/{args.id}")
@@ -143,7 +142,7 @@ def source_path(path: Path) -> str:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from agent.api_client import ApiError
+    from chalicelib.contracts.api_transport import ApiError
 
     client, project, failures = _client(), _project(args), 0
     for path in markdown_files(args.paths):

@@ -26,11 +26,10 @@ def add_session_parser(sub: Any) -> None:
 
 
 def cmd_session(args: argparse.Namespace) -> int:
-    from agent.api_client import ApiClient, ApiError
-    from agent.client_config import load_client_config
+    from chalicelib.contracts.api_transport import ApiClient, ApiError
     from chalicelib.contracts.project_identity import project_for
 
-    client = ApiClient(load_client_config())
+    client = ApiClient.configured()
     try:
         if args.session_id and args.send:
             print(client.post(f"/api/sessions/{args.session_id}/input", {"text": args.send})["seq"])

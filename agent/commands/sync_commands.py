@@ -42,22 +42,21 @@ def add_sync_parser(sub: Any) -> None:
 
 
 def _api() -> Any:
-    from agent.api_client import ApiClient
-    from agent.client_config import load_client_config
+    from chalicelib.contracts.api_transport import ApiClient
 
-    return ApiClient(load_client_config())
+    return ApiClient.configured()
 
 
 def _checkout(args: argparse.Namespace) -> Any:
-    from agent.client_config import load_client_config
     from agent.sync.session import open_checkout
+    from chalicelib.contracts.local_home import itachi_home
 
-    return open_checkout(load_client_config().home, os.getcwd(), args.project)
+    return open_checkout(itachi_home(), os.getcwd(), args.project)
 
 
 def _run(action: Any) -> int:
-    from agent.api_client import ApiError
     from agent.sync.key_file import KeyFileError
+    from chalicelib.contracts.api_transport import ApiError
 
     try:
         return int(action())

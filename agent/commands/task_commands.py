@@ -38,10 +38,9 @@ def add_machines_parser(sub: Any) -> None:
 
 
 def _client() -> Any:
-    from agent.api_client import ApiClient
-    from agent.client_config import load_client_config
+    from chalicelib.contracts.api_transport import ApiClient
 
-    return ApiClient(load_client_config())
+    return ApiClient.configured()
 
 
 def _defaults(args: argparse.Namespace) -> tuple[str, str | None]:
@@ -60,7 +59,7 @@ def _defaults(args: argparse.Namespace) -> tuple[str, str | None]:
 
 
 def cmd_task(args: argparse.Namespace) -> int:
-    from agent.api_client import ApiError
+    from chalicelib.contracts.api_transport import ApiError
 
     project, repo = _defaults(args)
     body = {"description": args.description, "project": project, "repo": repo, "engine": args.engine,

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from chalicelib.kernel.settings import Settings, default_home
+from chalicelib.kernel.settings import Settings
 
 WEBHOOK_PATH = "/telegram/webhook"
 ALLOWED_UPDATES = ["message", "edited_message", "callback_query"]
@@ -83,7 +83,7 @@ def cmd_set_webhook(args: argparse.Namespace) -> int:
     _run(settings, register)
     print(f"Webhook set: {url}")
     if generated:
-        home: Path = settings.home if settings.home else default_home()
+        home: Path = settings.home
         home.mkdir(parents=True, exist_ok=True)
         write_private_json(home / "telegram.json", {"webhook_url": url, "webhook_secret": secret,
                                                     "set_at": int(time.time())})

@@ -15,11 +15,10 @@ def add_usage_parser(sub: Any) -> None:
 
 
 def cmd_usage(args: argparse.Namespace) -> int:
-    from agent.api_client import ApiClient, ApiError
-    from agent.client_config import load_client_config
+    from chalicelib.contracts.api_transport import ApiClient, ApiError
 
     try:
-        report = ApiClient(load_client_config()).get("/api/usage", days=args.days)
+        report = ApiClient.configured().get("/api/usage", days=args.days)
     except ApiError as exc:
         print(f"cannot read usage: {exc.message}")
         return 1

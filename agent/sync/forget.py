@@ -9,11 +9,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent.api_client import ApiError
 from agent.sync.checkout import Checkout
 from agent.sync.local_state import checkout_lock, clear_pending, load_state, save_state
 from agent.sync.session import this_machine
 from agent.sync.sync_push import Api, remote_versions
+from chalicelib.contracts.api_transport import ApiError
 from chalicelib.contracts.sync_config import add_exclusion
 from chalicelib.contracts.sync_paths import normalise
 

@@ -12,10 +12,10 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agent.api_client import ApiError
 from agent.sync.checkout import Checkout
 from agent.sync.crypto import encrypt, in_parallel
 from agent.sync.local_state import Synced, SyncState, clear_pending, plaintext_hash
+from chalicelib.contracts.api_transport import ApiError
 from chalicelib.contracts.sync_envelope import content_hash
 
 MAX_BATCH_CHARS = 800_000  # base64 ciphertext per request, under the 1 MB body limit

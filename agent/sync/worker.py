@@ -13,12 +13,12 @@ import sys
 import time
 from pathlib import Path
 
-from agent.api_client import ApiClient, ApiError
-from agent.client_config import load_client_config
 from agent.sync.checkout import Checkout
 from agent.sync.key_file import KeyFileError
 from agent.sync.local_state import add_pending, pending_paths
 from agent.sync.session import sync_session
+from chalicelib.contracts.api_transport import ApiClient, ApiError
+from chalicelib.contracts.local_home import load_client_config
 from chalicelib.contracts.sync_config import load_project_sync
 from hooks.runtime import write_log
 

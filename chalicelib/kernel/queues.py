@@ -1,4 +1,9 @@
-"""SQS adapter: send, receive and delete on named queues (real SQS in AWS, moto server locally)."""
+"""SQS over boto3 (real SQS in AWS, a moto server locally), for the server and the agent alike.
+
+`SqsQueue` is one queue by URL: all an agent knows of its machine queue. `SqsQueues` names the
+deployment's queues under a prefix, creates them with their DLQ and hands out `SqsQueue`s.
+boto3 is imported, and its client built, on first use.
+"""
 
 from __future__ import annotations
 
@@ -18,38 +23,86 @@ class ReceivedMessage:
     receive_count: int
 
 
-class SqsQueues:
-    """Named-queue access over boto3. Clients and queue URLs are created on first use."""
+def lazy_sqs_client(*, region: str, endpoint_url: str | None = None, session: Any = None,
+                    connect_timeout_s: int = 3, read_timeout_s: int = 30) -> Lazy[Any]:
+    """A boto3 SQS client, built on first use from a session of its own (boto3's default one is
+    not thread-safe); against a local moto server (endpoint_url) any credentials are accepted."""
 
-    def __init__(self, *, prefix: str, region: str, endpoint_url: str | None = None,
-                 session: Any = None) -> None:
-        self._session = session  # a boto3 Session; each instance makes its own by default
-        self._prefix = prefix
-        self._region = region
-        self._endpoint = endpoint_url
-        self._client: Lazy[Any] = Lazy(self._connect)
-        self._urls: dict[str, str] = {}
-
-    @property
-    def client(self) -> Any:
-        return self._client.get()
-
-    def _connect(self) -> Any:
+    def build() -> Any:
         import boto3
         from botocore.config import Config
 
         kwargs: dict[str, Any] = {
-            "region_name": self._region,
+            "region_name": region,
             "config": Config(retries={"max_attempts": 3, "mode": "standard"},
-                             connect_timeout=3, read_timeout=30),
+                             connect_timeout=connect_timeout_s, read_timeout=read_timeout_s),
         }
-        if self._endpoint:
-            # Local moto server: any credentials are accepted.
-            kwargs.update(endpoint_url=self._endpoint, aws_access_key_id="local",
-                          aws_secret_access_key="local")
-        # A session of our own: boto3's process-wide default is not thread-safe.
-        session = self._session or boto3.session.Session()
-        return session.client("sqs", **kwargs)
+        if endpoint_url:
+            kwargs.update(endpoint_url=endpoint_url, aws_access_key_id="local", aws_secret_access_key="local")
+        return (session or boto3.session.Session()).client("sqs", **kwargs)
+
+    return Lazy(build)
+
+
+class SqsQueue:
+    """One queue, by URL: send, receive, delete, extend visibility, depth."""
+
+    def __init__(self, client: Lazy[Any], url: str) -> None:
+        self._client = client
+        self.url = url
+
+    @classmethod
+    def at(cls, url: str, *, region: str, endpoint_url: str | None = None,
+           connect_timeout_s: int = 3, read_timeout_s: int = 30) -> SqsQueue:
+        """The queue at url, over a client of its own (read_timeout_s must outlast a long poll)."""
+        return cls(lazy_sqs_client(region=region, endpoint_url=endpoint_url,
+                                   connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s), url)
+
+    def send(self, body: dict[str, Any], *, delay_s: int = 0) -> str:
+        kwargs: dict[str, Any] = {"DelaySeconds": delay_s} if delay_s else {}
+        resp = self._client.get().send_message(QueueUrl=self.url, MessageBody=json.dumps(body), **kwargs)
+        return str(resp["MessageId"])
+
+    def receive(self, *, max_messages: int = 10, wait_s: int = 10,
+                visibility_timeout_s: int | None = None) -> list[ReceivedMessage]:
+        kwargs: dict[str, Any] = {
+            "QueueUrl": self.url, "MaxNumberOfMessages": max_messages,
+            "WaitTimeSeconds": wait_s, "MessageSystemAttributeNames": ["ApproximateReceiveCount"],
+        }
+        if visibility_timeout_s is not None:
+            kwargs["VisibilityTimeout"] = visibility_timeout_s
+        messages = self._client.get().receive_message(**kwargs).get("Messages", [])
+        return [
+            ReceivedMessage(m["MessageId"], m["ReceiptHandle"], m["Body"],
+                            int(m.get("Attributes", {}).get("ApproximateReceiveCount", "1")))
+            for m in messages
+        ]
+
+    def delete(self, receipt_handle: str) -> None:
+        self._client.get().delete_message(QueueUrl=self.url, ReceiptHandle=receipt_handle)
+
+    def extend(self, receipt_handle: str, visibility_timeout_s: int) -> None:
+        self._client.get().change_message_visibility(
+            QueueUrl=self.url, ReceiptHandle=receipt_handle, VisibilityTimeout=visibility_timeout_s)
+
+    def depth(self) -> int:
+        attrs = self._client.get().get_queue_attributes(
+            QueueUrl=self.url, AttributeNames=["ApproximateNumberOfMessages"])["Attributes"]
+        return int(attrs.get("ApproximateNumberOfMessages", 0))
+
+
+class SqsQueues:
+    """The deployment's queues, by key (`dispatch`, `machine-<id>`...) under the stage's prefix."""
+
+    def __init__(self, *, prefix: str, region: str, endpoint_url: str | None = None,
+                 session: Any = None) -> None:
+        self._sqs = lazy_sqs_client(region=region, endpoint_url=endpoint_url, session=session)
+        self._prefix = prefix
+        self._urls: dict[str, str] = {}
+
+    @property
+    def client(self) -> Any:
+        return self._sqs.get()
 
     def name(self, key: str) -> str:
         return queue_name(self._prefix, key)
@@ -58,6 +111,9 @@ class SqsQueues:
         if key not in self._urls:
             self._urls[key] = self.client.get_queue_url(QueueName=self.name(key))["QueueUrl"]
         return self._urls[key]
+
+    def queue(self, key: str) -> SqsQueue:
+        return SqsQueue(self._sqs, self.url(key))
 
     def ensure(self, spec: QueueSpec, key: str | None = None) -> str:
         """Create the queue and its DLQ if missing (idempotent); return the queue URL."""
@@ -76,36 +132,19 @@ class SqsQueues:
         self._urls[key] = url
         return str(url)
 
-    def send(self, key: str, body: dict[str, Any]) -> str:
-        resp = self.client.send_message(QueueUrl=self.url(key), MessageBody=json.dumps(body))
-        return str(resp["MessageId"])
+    def send(self, key: str, body: dict[str, Any], *, delay_s: int = 0) -> str:
+        return self.queue(key).send(body, delay_s=delay_s)
 
     def receive(self, key: str, *, max_messages: int = 10, wait_s: int = 10,
                 visibility_timeout_s: int | None = None) -> list[ReceivedMessage]:
-        kwargs: dict[str, Any] = {
-            "QueueUrl": self.url(key), "MaxNumberOfMessages": max_messages,
-            "WaitTimeSeconds": wait_s, "MessageSystemAttributeNames": ["ApproximateReceiveCount"],
-        }
-        if visibility_timeout_s is not None:
-            kwargs["VisibilityTimeout"] = visibility_timeout_s
-        messages = self.client.receive_message(**kwargs).get("Messages", [])
-        return [
-            ReceivedMessage(m["MessageId"], m["ReceiptHandle"], m["Body"],
-                            int(m.get("Attributes", {}).get("ApproximateReceiveCount", "1")))
-            for m in messages
-        ]
+        return self.queue(key).receive(max_messages=max_messages, wait_s=wait_s,
+                                       visibility_timeout_s=visibility_timeout_s)
 
     def delete(self, key: str, receipt_handle: str) -> None:
-        self.client.delete_message(QueueUrl=self.url(key), ReceiptHandle=receipt_handle)
+        self.queue(key).delete(receipt_handle)
 
     def extend(self, key: str, receipt_handle: str, visibility_timeout_s: int) -> None:
-        self.client.change_message_visibility(
-            QueueUrl=self.url(key), ReceiptHandle=receipt_handle,
-            VisibilityTimeout=visibility_timeout_s,
-        )
+        self.queue(key).extend(receipt_handle, visibility_timeout_s)
 
     def depth(self, key: str) -> int:
-        attrs = self.client.get_queue_attributes(
-            QueueUrl=self.url(key), AttributeNames=["ApproximateNumberOfMessages"]
-        )["Attributes"]
-        return int(attrs.get("ApproximateNumberOfMessages", 0))
+        return self.queue(key).depth()

@@ -8,7 +8,6 @@ never appear in `repr`.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,15 +16,7 @@ from typing import Annotated, Any
 from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, SettingsConfigDict
 
-DEFAULT_PORT = 8787
-
-
-def default_home() -> Path:
-    """Return the state directory: $ITACHI_HOME or ~/.local/share/itachi."""
-    explicit = os.environ.get("ITACHI_HOME")
-    if explicit:
-        return Path(explicit).expanduser()
-    return Path.home() / ".local" / "share" / "itachi"
+from chalicelib.contracts.local_home import itachi_home, read_json
 
 
 def _env(name: str, *more: str) -> Any:
@@ -44,7 +35,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(frozen=True, extra="ignore", case_sensitive=True,
                                       env_ignore_empty=True, populate_by_name=True)
 
-    home: Path = Field(default_factory=default_home, validation_alias=_env("ITACHI_HOME"))
+    home: Path = Field(default_factory=itachi_home, validation_alias=_env("ITACHI_HOME"))
     stage: str = Field("local", validation_alias=_env("ITACHI_STAGE"))
     database_url: str = Field("", repr=False, validation_alias=_env("DATABASE_URL"))
     api_keys: Csv = Field((), repr=False, validation_alias=_env("ITACHI_API_KEYS", "ITACHI_API_KEY"))
@@ -90,6 +81,11 @@ class Settings(BaseSettings):
     telegram_chat_id: int | None = Field(None, validation_alias=_env("TELEGRAM_CHAT_ID"))
     telegram_api_url: str = Field("https://api.telegram.org/bot", validation_alias=_env("TELEGRAM_API_URL"))
 
+    @field_validator("home", mode="before")
+    @classmethod
+    def _expand_home(cls, value: Any) -> Any:
+        return itachi_home(value) if value else value
+
     @field_validator("api_keys", "telegram_allowed_users", mode="before")
     @classmethod
     def _split_csv(cls, value: Any) -> Any:
@@ -107,7 +103,7 @@ class Settings(BaseSettings):
         data = dict(data)
         if not _first(data, "ITACHI_API_KEYS", "ITACHI_API_KEY", "api_keys"):
             home = _first(data, "ITACHI_HOME", "home")
-            home = Path(home).expanduser() if home else default_home()
+            home = itachi_home(home)
             data["api_keys"] = tuple(_config_file_keys(home / "config.json"))
         provider = _first(data, "ITACHI_EMBEDDING_PROVIDER", "embedding_provider") or (
             "openai" if _first(data, "OPENAI_API_KEY", "openai_api_key") else "local")
@@ -158,9 +154,5 @@ def _first(data: Mapping[str, Any], *keys: str) -> Any:
 
 
 def _config_file_keys(path: Path) -> list[str]:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return []
-    key = data.get("api_key") if isinstance(data, dict) else None
+    key = read_json(path).get("api_key")
     return [key] if isinstance(key, str) and key else []

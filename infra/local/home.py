@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
@@ -10,15 +9,14 @@ import secrets
 from pathlib import Path
 from typing import IO, Any
 
+from chalicelib.contracts.local_home import read_json
+
 
 def ensure_config(home: Path, api_url: str) -> dict[str, str]:
     """Create or update config.json; generate the API key on first use. Returns the config."""
     home.mkdir(parents=True, exist_ok=True)
     path = home / "config.json"
-    config: dict[str, str] = {}
-    if path.exists():
-        with contextlib.suppress(ValueError):
-            config = json.loads(path.read_text())
+    config = {str(k): str(v) for k, v in read_json(path).items()}
     config["api_url"] = api_url
     config.setdefault("api_key", "itk_" + secrets.token_urlsafe(32))
     write_private_json(path, config)
@@ -33,14 +31,6 @@ def write_private_json(path: Path, data: dict[str, Any]) -> None:
         json.dump(data, fh, indent=2)
     os.chmod(tmp, 0o600)
     os.replace(tmp, path)
-
-
-def read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 class AlreadyRunning(Exception):

@@ -96,7 +96,7 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client stopped waiting (its timeout); there is no one to answer
 
-    do_GET = do_POST
+    do_GET = do_DELETE = do_POST
 
     def log_message(self, format: str, *args: Any) -> None:
         """Keep test output quiet."""

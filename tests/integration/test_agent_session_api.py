@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.api_client import ApiClient, ApiError
 from chalicelib.bootstrap import Container
+from chalicelib.contracts.api_transport import ApiClient, ApiError
 from tests.conftest import RunningApi
 from tests.support.orchestration import client_for, heartbeat, machine_messages
 

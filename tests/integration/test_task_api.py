@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent.api_client import ApiClient, ApiError
 from chalicelib.bootstrap import Container
+from chalicelib.contracts.api_transport import ApiClient, ApiError
 from chalicelib.tasks.services.task_policy import TaskPolicy
 from tests.conftest import RunningApi
 from tests.support.orchestration import (

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.api_client import ApiClient
+from chalicelib.contracts.api_transport import ApiClient
 from infra.local.sqs_dispatcher import SqsDispatcher
 from tests.support.orchestration import DISPATCH_SPEC, wait_for
 

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent.api_client import ApiClient
-from agent.client_config import ClientConfig
 from chalicelib.bootstrap import Container
+from chalicelib.contracts.api_transport import ApiClient
+from chalicelib.contracts.local_home import ClientConfig
 from chalicelib.kernel.queue_table import QUEUES
 from infra.local.sqs_dispatcher import deliver_batch
 

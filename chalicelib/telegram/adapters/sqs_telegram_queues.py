@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -28,8 +27,4 @@ class SqsStreamTrigger:
         self._key = key
 
     def trigger(self, stream: str, delay_s: int = 0) -> None:
-        self._queues.client.send_message(
-            QueueUrl=self._queues.url(self._key),
-            MessageBody=json.dumps({"stream": stream}),
-            DelaySeconds=max(0, min(MAX_DELAY_S, int(delay_s))),
-        )
+        self._queues.send(self._key, {"stream": stream}, delay_s=max(0, min(MAX_DELAY_S, int(delay_s))))

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from agent.api_client import ApiClient
-from agent.client_config import ClientConfig
 from chalicelib.bootstrap import Container, set_container
+from chalicelib.contracts.api_transport import ApiClient
+from chalicelib.contracts.local_home import ClientConfig
 from chalicelib.memory.services.memory_service import MemoryService
 from chalicelib.memory.services.ports import Embedder
 from tests.conftest import RunningApi

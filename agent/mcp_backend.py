@@ -5,7 +5,7 @@ from __future__ import annotations
 import urllib.parse
 from typing import Any
 
-from agent.api_client import ApiClient, ApiError
+from chalicelib.contracts.api_transport import ApiClient, ApiError
 from chalicelib.mcp.services.ports import BackendError, Json
 
 

@@ -30,13 +30,12 @@ def serve(project: str | None = None) -> int:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    from agent.api_client import ApiClient
-    from agent.client_config import load_client_config
     from agent.mcp_backend import ApiBackend
+    from chalicelib.contracts.api_transport import ApiClient
     from chalicelib.mcp.sdk_server import build_server
     from chalicelib.mcp.services.tool_calls import McpTools
 
-    tools = McpTools(ApiBackend(ApiClient(load_client_config(), timeout_s=30.0)), working_project(project))
+    tools = McpTools(ApiBackend(ApiClient.configured(timeout_s=30.0)), working_project(project))
     server = build_server(tools, version=_version())
 
     async def main() -> None:

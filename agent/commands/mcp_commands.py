@@ -27,8 +27,8 @@ def add_mcp_parser(sub: Any) -> None:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     if args.print_config:
-        from agent.client_config import load_client_config
         from agent.install_mcp import print_config
+        from chalicelib.contracts.local_home import load_client_config
 
         remote = load_client_config().api_url if args.remote else None
         print(print_config(args.client, remote))

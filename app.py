@@ -18,6 +18,7 @@ from chalicelib.mcp import routes as mcp_routes
 from chalicelib.memory import routes as memory_routes
 from chalicelib.ops.routes import health_routes, status_routes
 from chalicelib.sessions import routes as session_routes
+from chalicelib.ssh import routes as ssh_routes
 from chalicelib.sync import routes as sync_routes
 from chalicelib.tasks.routes import agent_session_routes, agent_task_routes, machine_routes, task_routes
 from chalicelib.telegram import routes as telegram_routes
@@ -36,6 +37,7 @@ app.register_blueprint(learning_routes.bp)
 app.register_blueprint(memory_routes.bp)
 app.register_blueprint(sync_routes.bp)
 app.register_blueprint(mcp_routes.bp)
+app.register_blueprint(ssh_routes.bp)
 
 
 def _authorized(request: Request, keys: tuple[str, ...]) -> bool:

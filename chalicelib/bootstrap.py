@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_service import MemoryService
     from chalicelib.memory.services.ports import Embedder, MemoryUnits
     from chalicelib.sessions.services.sessions import SessionService
+    from chalicelib.ssh.services.ssh_runs import SshRuns
+    from chalicelib.ssh.services.ssh_targets import SshTargets
     from chalicelib.sync.services.file_sync import FileSync
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
     from chalicelib.tasks.services.dispatch import TaskDispatcher
@@ -349,6 +351,29 @@ class Container:
         from chalicelib.sync.services.file_sync import FileSync
 
         return FileSync(lambda: PostgresSyncUnitOfWork(self.db))
+
+    # SSH targets and one-off command runs (/ssh, /exec): machines connect, the server routes.
+    @cached_property
+    def ssh_targets(self) -> SshTargets:
+        from chalicelib.ssh.adapters.ssh_repositories import PostgresSshUnitOfWork
+        from chalicelib.ssh.services.ssh_targets import SshTargets
+
+        return SshTargets(lambda: PostgresSshUnitOfWork(self.db))
+
+    @cached_property
+    def ssh_runs(self) -> SshRuns:
+        from chalicelib.kernel.redaction import redact
+        from chalicelib.ssh.adapters.ssh_repositories import PostgresSshUnitOfWork
+        from chalicelib.ssh.services.ports import NullRunOutput, RunOutput
+        from chalicelib.ssh.services.ssh_runs import SshRuns
+
+        output: RunOutput = NullRunOutput()
+        if self.telegram.enabled:
+            from chalicelib.telegram.services.chat_stream import ChatStreamPublisher
+
+            output = ChatStreamPublisher(self.telegram.streams)
+        return SshRuns(lambda: PostgresSshUnitOfWork(self.db), self.ssh_targets,
+                       self.task_queues.send_to_machine, output, redact)
 
     def warm_up(self) -> None:
         """Pay one-time costs (pool, models) before the first request; used by long-lived servers."""

@@ -13,6 +13,7 @@ from agent.commands import (
     mcp_commands,
     memory_commands,
     session_commands,
+    ssh_commands,
     sync_commands,
     task_commands,
     telegram_commands,
@@ -40,6 +41,7 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     memory_commands.add_index_parser,
     sync_commands.add_sync_parser,
     mcp_commands.add_mcp_parser,
+    ssh_commands.add_ssh_parser,
 ]
 
 

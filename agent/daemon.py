@@ -21,6 +21,7 @@ from typing import IO, Any
 from agent.agent_config import AgentConfig
 from agent.agent_context import AgentContext, log
 from agent.process_tree import ProcessRegistry
+from agent.ssh.registration import register_all
 from agent.work_router import WorkRouter
 from agent.worktrees import WorktreeManager
 from chalicelib.contracts.api_transport import ApiClient, ApiError
@@ -49,6 +50,7 @@ class AgentDaemon:
         if reaped:
             log.warning("killed %d engine process group(s) left by a previous agent", len(reaped))
         self._register(wait=True)
+        register_all(self.ctx.api, self.config.home, self.config.env, self.config.machine_id)
         threading.Thread(target=self._heartbeats, name="heartbeat", daemon=True).start()
         threading.Thread(target=self._poll, name="poll", daemon=True).start()
         log.info("agent %s (%s) polling %s", self.config.machine_id, self.ctx.instance, self._queue_url)

@@ -1,4 +1,4 @@
-"""What the agent does with each message of its queue: tasks, cancels and sessions.
+"""What the agent does with each message of its queue: tasks, cancels, sessions and SSH runs.
 
 Every runner gets its own thread, which also owns the engine process (an engine dies with
 the thread that started it).
@@ -10,6 +10,7 @@ import threading
 
 from agent.agent_context import AgentContext, log
 from agent.session_runner import SessionRunner
+from agent.ssh.run_runner import SshRunRunner
 from agent.task_runner import TaskRunner
 from chalicelib.contracts import machine_messages as mm
 from chalicelib.contracts.api_transport import ApiError
@@ -22,6 +23,7 @@ class WorkRouter:
         self.config = ctx.config
         self.tasks: dict[str, TaskRunner] = {}
         self.sessions: dict[str, SessionRunner] = {}
+        self.ssh_runs: dict[str, SshRunRunner] = {}
         self._lock = threading.Lock()
 
     @property
@@ -32,10 +34,13 @@ class WorkRouter:
     def stop_all(self) -> None:
         with self._lock:
             runners, sessions = list(self.tasks.values()), list(self.sessions.values())
+            ssh_runs = list(self.ssh_runs.values())
         for runner in runners:
             runner.stop("shutdown")
         for session in sessions:
             session.stop()
+        for ssh_run in ssh_runs:
+            ssh_run.stop()
 
     def handle(self, message: ReceivedMessage) -> None:
         try:
@@ -53,6 +58,8 @@ class WorkRouter:
                 runner.stop("cancelled")
         elif msg.kind == mm.SESSION_START:
             self._on_session_start(str(msg.session_id))
+        elif msg.kind == mm.SSH_RUN:
+            self._on_ssh_run(str(msg.run_id))
         else:
             with self._lock:
                 session = self.sessions.get(str(msg.session_id))
@@ -108,6 +115,21 @@ class WorkRouter:
             runner = self.sessions[session_id] = SessionRunner(self.ctx, session_id)
         threading.Thread(target=self._run_session, args=(runner,), name=f"session-{session_id[:8]}",
                          daemon=True).start()
+
+    def _on_ssh_run(self, run_id: str) -> None:
+        with self._lock:
+            if run_id in self.ssh_runs:
+                return
+            runner = self.ssh_runs[run_id] = SshRunRunner(self.ctx, run_id)
+        threading.Thread(target=self._run_ssh, args=(runner,), name=f"ssh-run-{run_id[:8]}",
+                         daemon=True).start()
+
+    def _run_ssh(self, runner: SshRunRunner) -> None:
+        try:
+            runner.run()
+        finally:
+            with self._lock:
+                self.ssh_runs.pop(runner.run_id, None)
 
     def _run_session(self, runner: SessionRunner) -> None:
         try:

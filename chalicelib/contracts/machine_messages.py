@@ -16,7 +16,9 @@ CANCEL = "cancel"                # {"task_id"}: kill the task's process tree
 SESSION_START = "session_start"  # {"session_id"}: start an interactive engine
 SESSION_INPUT = "session_input"  # {"session_id", "seq", "text"}: write one user turn
 SESSION_CLOSE = "session_close"  # {"session_id"}: end the interactive engine
-KINDS = frozenset({TASK, CANCEL, SESSION_START, SESSION_INPUT, SESSION_CLOSE})
+SSH_RUN = "ssh_run"              # {"run_id"}: claim and run a one-off command on an SSH target
+KINDS = frozenset({TASK, CANCEL, SESSION_START, SESSION_INPUT, SESSION_CLOSE, SSH_RUN})
+_NEEDS = {TASK: "task_id", CANCEL: "task_id", SSH_RUN: "run_id"}  # the others need a session_id
 
 
 @dataclass(frozen=True)
@@ -27,10 +29,11 @@ class MachineMessage:
     dispatch_seq: int = 0
     seq: int = 0
     text: str = ""
+    run_id: str | None = None
 
     def to_body(self) -> dict[str, Any]:
         body: dict[str, Any] = {"kind": self.kind}
-        for key in ("task_id", "session_id"):
+        for key in ("task_id", "session_id", "run_id"):
             if getattr(self, key):
                 body[key] = getattr(self, key)
         if self.kind == TASK:
@@ -52,12 +55,12 @@ def parse_machine_message(raw: str) -> MachineMessage:
     if not isinstance(body, dict) or body.get("kind") not in KINDS:
         raise BadMessage("unknown message kind")
     kind = body["kind"]
-    needs = "task_id" if kind in {TASK, CANCEL} else "session_id"
+    needs = _NEEDS.get(kind, "session_id")
     if not isinstance(body.get(needs), str) or not body[needs]:
         raise BadMessage(f"{kind} message without {needs}")
     try:
         return MachineMessage(kind=kind, task_id=body.get("task_id"), session_id=body.get("session_id"),
                               dispatch_seq=int(body.get("dispatch_seq", 0)), seq=int(body.get("seq", 0)),
-                              text=str(body.get("text", "")))
+                              text=str(body.get("text", "")), run_id=body.get("run_id"))
     except (TypeError, ValueError):
         raise BadMessage("bad field types") from None

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib.contracts.machine_messages import SSH_RUN, MachineMessage
 from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
 from chalicelib.ssh.domain import run_rules as rules
@@ -22,7 +23,6 @@ from chalicelib.ssh.domain.ssh_model import DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S, Ss
 from chalicelib.ssh.services.ports import RunOutput, SendToMachine, SshUnitOfWorkFactory
 from chalicelib.ssh.services.ssh_targets import SshTargets
 
-SSH_RUN_MESSAGE = "ssh_run"
 MAX_OUTPUT_CHARS_PER_BATCH = 64_000
 
 
@@ -131,7 +131,7 @@ class SshRuns:
 
     def _dispatch(self, run: SshRun) -> None:
         self._announce(run, [header(run)])
-        self._send(run.machine_id, {"kind": SSH_RUN_MESSAGE, "run_id": run.id})
+        self._send(run.machine_id, MachineMessage(SSH_RUN, run_id=run.id).to_body())
 
     def _announce(self, run: SshRun, texts: list[str]) -> None:
         if run.chat_id is not None:

@@ -20,6 +20,7 @@ from telegram.ext import (
     filters,
 )
 
+from chalicelib.ssh.domain.run_story import CONFIRM_PREFIX
 from chalicelib.telegram.bot import (  # noqa: F401 (imported for their @command bindings)
     conversation,
     guard,
@@ -28,6 +29,7 @@ from chalicelib.telegram.bot import (  # noqa: F401 (imported for their @command
     memory_commands,
     reminder_commands,
     session_commands,
+    ssh_commands,
     task_commands,
 )
 from chalicelib.telegram.bot.context import SERVICES_KEY, BotServices, command_handlers
@@ -45,6 +47,7 @@ def build_application(token: str, api_url: str,
     for name, callback in COMMAND_HANDLERS:
         app.add_handler(CommandHandler(name, callback, filters=NEW_MESSAGE))
     app.add_handler(CallbackQueryHandler(session_commands.picked, pattern=f"^{PICKER_PREFIX}:"))
+    app.add_handler(CallbackQueryHandler(ssh_commands.confirmed, pattern=f"^{CONFIRM_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(guard.stale_button))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.COMMAND, help_commands.unknown_command))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.TEXT & ~filters.COMMAND, session_commands.relay),

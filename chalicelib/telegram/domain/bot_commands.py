@@ -28,6 +28,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("status", "/status", "Queue and machine health"),
     CommandSpec("machines", "/machines", "List the agent machines"),
     CommandSpec("repos", "/repos", "List the repositories the machines have"),
+    CommandSpec("ssh", "/ssh <target> [--timeout S] <command>",
+                "Run a command on an SSH target; output streams here"),
+    CommandSpec("exec", "/exec @<machine> [--timeout S] <command>",
+                "Run a command on a registered machine over SSH"),
     CommandSpec("engines", "/engines [machine] [order]", "Show or set a machine's engine order"),
     CommandSpec("recall", "/recall <query>", "Search memory"),
     CommandSpec("learn", "/learn [project:] <rule>", "Store a project rule (confidence 0.95)"),
@@ -204,3 +208,30 @@ def parse_picker_data(data: str) -> PickerChoice | None:
 def short_id(identifier: str) -> str:
     """The first 8 characters of an id, as shown to users."""
     return identifier.replace("-", "")[:8]
+
+
+@dataclass(frozen=True)
+class RemoteCommand:
+    where: str  # an SSH target name (/ssh) or a machine id (/exec @machine)
+    command: str
+    timeout_s: int | None = None
+
+
+_REMOTE = re.compile(r"^/(?P<verb>ssh|exec)(?:@\w+)?\s+(?P<where>\S+)"
+                     r"(?:\s+--timeout[= ](?P<timeout>\d{1,5}))?\s+(?P<command>.+)$", re.DOTALL)
+
+
+def parse_remote(text: str, command: str) -> RemoteCommand:
+    """`/ssh <target> [--timeout S] <command>` or `/exec @<machine> ...`, the command kept verbatim."""
+    match = _REMOTE.match(text.strip())
+    if match is None or match.group("verb") != command:
+        raise _usage(command)
+    where = match.group("where")
+    if command == "exec":
+        if not where.startswith("@") or not _NAME.match(where[1:]):
+            raise InvalidInput(f"Name the machine with @. Usage: {spec('exec').usage}")
+        where = where[1:]
+    elif not _NAME.match(where):
+        raise _usage(command)
+    timeout = match.group("timeout")
+    return RemoteCommand(where, match.group("command").strip(), int(timeout) if timeout else None)

@@ -43,7 +43,7 @@ def add_ssh_parser(sub: Any) -> None:
     run = verbs.add_parser("exec", help="run a command on a target from here, printing its output")
     run.add_argument("name")
     run.add_argument("--timeout", type=float, default=120.0)
-    run.add_argument("command", nargs=argparse.REMAINDER, help="the command (after --)")
+    run.add_argument("command", nargs="+", help="the command (after --: itachi ssh exec box -- ls -la)")
     run.set_defaults(func=cmd_exec)
 
 

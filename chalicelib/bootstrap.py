@@ -298,7 +298,7 @@ class Container:
             session_requests=SessionRequests(self.telegram_uow), knowledge=knowledge,
             conversation=Conversation(self.llm, knowledge.providers(), remember=knowledge.remember),
             feedback=self.task_feedback, tasks=self.tasks, sessions=self.agent_sessions,
-            machines=self.machine_registry)
+            machines=self.machine_registry, ssh_runs=self.ssh_runs)
 
     @cached_property
     def telegram_access(self) -> AccessGuard:
@@ -368,10 +368,10 @@ class Container:
         from chalicelib.ssh.services.ssh_runs import SshRuns
 
         output: RunOutput = NullRunOutput()
-        if self.telegram.enabled:
+        if self.telegram_enabled:
             from chalicelib.telegram.services.chat_stream import ChatStreamPublisher
 
-            output = ChatStreamPublisher(self.telegram.streams)
+            output = ChatStreamPublisher(self.topic_streams)
         return SshRuns(lambda: PostgresSshUnitOfWork(self.db), self.ssh_targets,
                        self.task_queues.send_to_machine, output, redact)
 

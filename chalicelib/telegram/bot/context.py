@@ -16,6 +16,7 @@ from chalicelib.telegram.services.ports import Keyboard
 
 if TYPE_CHECKING:
     from chalicelib.learning.services.task_feedback import TaskFeedback
+    from chalicelib.ssh.services.ssh_runs import SshRuns
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
     from chalicelib.tasks.services.machines import MachineRegistry
     from chalicelib.tasks.services.tasks import TaskService
@@ -71,6 +72,7 @@ class BotServices:
     tasks: TaskService
     sessions: AgentSessionService
     machines: MachineRegistry
+    ssh_runs: SshRuns  # /ssh and /exec
 
 
 def services(context: Context) -> BotServices:

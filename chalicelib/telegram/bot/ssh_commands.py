@@ -12,14 +12,16 @@ from chalicelib.ssh.domain.run_rules import AWAITING
 from chalicelib.ssh.domain.run_story import confirm_data, confirmation, parse_confirm_data
 from chalicelib.ssh.domain.ssh_model import DEFAULT_TIMEOUT_S
 from chalicelib.ssh.services.ssh_runs import RunRequest
-from chalicelib.telegram.bot.context import Context, blocking, itachi, reply, topic_of
+from chalicelib.telegram.bot.context import Context, blocking, command, reply, services, topic_of
 from chalicelib.telegram.domain.bot_commands import parse_remote
 
 
+@command("ssh")
 async def ssh(update: Update, context: Context) -> None:
     await _run(update, context, "ssh")
 
 
+@command("exec")
 async def exec_command(update: Update, context: Context) -> None:
     await _run(update, context, "exec")
 
@@ -32,22 +34,24 @@ async def _run(update: Update, context: Context, verb: str) -> None:
                          target=parsed.where if verb == "ssh" else None,
                          machine=parsed.where if verb == "exec" else None,
                          timeout_s=parsed.timeout_s or DEFAULT_TIMEOUT_S)
-    run = await blocking(itachi(context).ssh_runs.request, request)
+    run = await blocking(services(context).ssh_runs.request, request)
     if run.status == AWAITING:
         keyboard = [[("▶️ Run it", confirm_data(run.id, True)), ("✖️ Cancel", confirm_data(run.id, False))]]
-        await reply(update, confirmation(run), keyboard)
+        await reply(update, context, confirmation(run), keyboard)
 
 
 async def confirmed(update: Update, context: Context) -> None:
     """The confirmation button: run the command or drop it (a second press is refused)."""
     query = update.callback_query
     assert query is not None and query.data is not None
+    bot = services(context)
     choice = parse_confirm_data(query.data)
     if choice is None:
-        await query.answer("This button is no longer active.")
+        await bot.telegram.answer_button(query.id, "This button is no longer active.")
         return
-    run = await blocking(itachi(context).ssh_runs.confirm, *choice)
-    await query.answer("Running..." if choice[1] else "Cancelled.")
+    run = await blocking(bot.ssh_runs.confirm, *choice)
+    await bot.telegram.answer_button(query.id, "Running..." if choice[1] else "Cancelled.")
     if query.message is not None:
         outcome = "running; output follows." if choice[1] else "cancelled."
-        await query.edit_message_text(f"{run.target}: `{run.command}` {outcome}")
+        await bot.telegram.edit(query.message.chat.id, query.message.message_id,
+                                f"{run.target}: `{run.command}` {outcome}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chalicelib.telegram.adapters.telegram_topic_repository import Topic
-from chalicelib.telegram.services.telegram_streams import TopicStreams
+from chalicelib.telegram.domain.telegram_records import Topic
+from chalicelib.telegram.services.topic_streams import TopicStreams
 
 
 class ChatStreamPublisher:

@@ -104,8 +104,6 @@ def test_domain_modules_import_only_the_standard_library_and_other_domains() -> 
     assert not bad, "\n".join(_violations("domain is pure", bad))
 
 
-# Lifted once every capability's services run over a unit of work.
-@pytest.mark.xfail(reason="services still being moved onto units of work", strict=False)
 def test_services_never_import_adapters_or_drivers() -> None:
     bad = _layer_violations("services", lambda name: not (
         _layer(name) == "adapters" or _within(name, KERNEL_ADAPTERS) or _within(name, DRIVERS)))

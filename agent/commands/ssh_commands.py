@@ -48,9 +48,9 @@ def add_ssh_parser(sub: Any) -> None:
 
 
 def _home() -> Any:
-    from agent.client_config import load_client_config
+    from chalicelib.contracts.local_home import itachi_home
 
-    return load_client_config().home
+    return itachi_home()
 
 
 def _machine() -> str:
@@ -73,12 +73,11 @@ def cmd_add(args: argparse.Namespace) -> int:
 
 
 def _register(target: Any) -> None:
-    from agent.api_client import ApiClient, ApiError
-    from agent.client_config import load_client_config
     from agent.ssh.registration import register_target
+    from chalicelib.contracts.api_transport import ApiClient, ApiError
 
     try:
-        register_target(ApiClient(load_client_config(), timeout_s=10), target, _machine())
+        register_target(ApiClient.configured(timeout_s=10), target, _machine())
         print(f"Registered {target.name} with the server (runs go through {_machine()}).")
     except ApiError as exc:
         print(f"Not registered with the server yet ({exc.message}); the agent registers it when it starts.",
@@ -100,13 +99,12 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_remove(args: argparse.Namespace) -> int:
-    from agent.api_client import ApiClient, ApiError
-    from agent.client_config import load_client_config
     from agent.ssh.targets import remove_target
+    from chalicelib.contracts.api_transport import ApiClient, ApiError
 
     found = remove_target(_home(), args.name)
     try:
-        api = ApiClient(load_client_config(), timeout_s=10)
+        api = ApiClient.configured(timeout_s=10)
         api.delete(f"/api/ssh/targets/{args.name}?machine_id={_machine()}")
     except ApiError as exc:
         if not found or exc.status not in (404,):

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agent.api_client import ApiError
 from agent.ssh.targets import LocalTarget, load_targets
+from chalicelib.contracts.api_transport import ApiError
 
 log = logging.getLogger("itachi.agent")
 

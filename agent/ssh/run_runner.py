@@ -13,11 +13,11 @@ import time
 from typing import Any
 
 from agent.agent_context import AgentContext, call_with_retry, log
-from agent.api_client import ApiError
 from agent.event_batcher import EventBatcher
 from agent.ssh.connection import HostKeyRefused, SshConnectError, connect
 from agent.ssh.remote_exec import run_remote
 from agent.ssh.targets import load_targets
+from chalicelib.contracts.api_transport import ApiError
 
 MAX_OUTPUT_CHARS = 1_000_000
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from agent.api_client import ApiClient
-from agent.client_config import ClientConfig
 
+from chalicelib.contracts.api_transport import ApiClient
+from chalicelib.contracts.local_home import ClientConfig
 from tests.support.agent_harness import AgentHarness, harness, pid_alive
 from tests.support.orchestration import wait_for
 from tests.support.sshd import Sshd

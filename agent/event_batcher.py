@@ -2,7 +2,9 @@
 
 Engines can print hundreds of lines a second; the API gets one POST per `interval_s` (or
 sooner once `max_batch` events wait). Consecutive streamed text chunks are joined into one
-event. A failed post keeps the events for the next flush, up to `max_pending`.
+event. A post that fails in transit keeps the events for the next flush, up to `max_pending`;
+a batch the API refuses (a 4xx other than 408/429) is dropped and counted, so one bad batch
+never blocks the events after it, nor the task's result.
 """
 
 from __future__ import annotations
@@ -76,8 +78,19 @@ class EventBatcher:
                     return True
                 try:
                     self._post(batch)
-                except Exception as exc:  # the API is unreachable: keep them for the next flush
-                    log.warning("progress events not posted yet (%s pending): %s", len(self._pending), exc)
-                    return False
+                except Exception as exc:
+                    if not _refused(exc):  # the API is unreachable: keep them for the next flush
+                        log.warning("progress events not posted yet (%s pending): %s",
+                                    len(self._pending), type(exc).__name__)
+                        return False
+                    log.warning("progress events refused by the API (%s dropped): %s", len(batch),
+                                getattr(exc, "status", "?"))
+                    self.dropped += len(batch)
                 with self._lock:
                     del self._pending[: len(batch)]
+
+
+def _refused(exc: Exception) -> bool:
+    """A definitive answer about the batch itself (sending it again would fail the same way)."""
+    status = getattr(exc, "status", 0)
+    return isinstance(status, int) and 400 <= status < 500 and status not in (408, 429)

@@ -14,22 +14,35 @@ from chalice.app import Request
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from chalicelib.kernel.errors import DomainError, InvalidInput
+from chalicelib.kernel.wire import NUL, check_storable
 
 M = TypeVar("M", bound=BaseModel)
 
 
 class WireModel(BaseModel):
-    """Base of request models: validators are built on first use, not at import (Lambda cold start)."""
+    """Base of request models: validators are built on first use, not at import (Lambda cold start).
+
+    Numeric fields use the bounded types of `chalicelib.kernel.wire`; captured text its
+    `CapturedText` / `CapturedJson` (see there for the NUL rule every request follows).
+    """
 
     model_config = ConfigDict(defer_build=True)
+
+
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+RETRY_AFTER_S = 2
 
 
 def error_response(status: int, code: str, message: str, field: str | None = None) -> Response:
     body: dict[str, Any] = {"error": code, "message": message}
     if field:
         body["field"] = field
-    return Response(body=body, status_code=status, headers={"Content-Type": "application/json"})
+    headers: dict[str, str | list[str]] = {"Content-Type": "application/json"}
+    if status == 503:
+        headers["Retry-After"] = str(RETRY_AFTER_S)
+    return Response(body=body, status_code=status, headers=headers)
 
 
 def ok(body: Any, status: int = 200) -> Response:
@@ -51,10 +64,12 @@ def parse_body(request: Request, model: type[M]) -> M:
     if not raw:
         raise InvalidInput("a JSON request body is required")
     try:
-        return model.model_validate_json(raw)
+        parsed = model.model_validate_json(raw)
     except ValidationError as exc:
         message, field = _describe(exc)
         raise InvalidInput(message, field=field) from None
+    check_storable(parsed)
+    return parsed
 
 
 def parse_query(request: Request, model: type[M]) -> M:
@@ -65,10 +80,12 @@ def parse_query(request: Request, model: type[M]) -> M:
 def validate_input(model: type[M], data: dict[str, Any]) -> M:
     """Validate already-decoded input against `model`; raise InvalidInput naming the bad field."""
     try:
-        return model.model_validate(data)
+        parsed = model.model_validate(data)
     except ValidationError as exc:
         message, field = _describe(exc)
         raise InvalidInput(message, field=field) from None
+    check_storable(parsed)
+    return parsed
 
 
 def delivery_key(request: Request) -> str | None:
@@ -81,6 +98,9 @@ def _translate_errors(view: F) -> F:
     @functools.wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
+            for name, value in kwargs.items():  # path parameters
+                if isinstance(value, str) and NUL in value:
+                    raise InvalidInput(f"{name}: must not contain the NUL character (\\u0000)", field=name)
             return view(*args, **kwargs)
         except DomainError as exc:
             return error_response(exc.status, exc.code, exc.message, exc.field)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from chalice import Response
 from pydantic import Field
 
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
+from chalicelib.kernel.wire import Int64, captured
 
 bp = ApiBlueprint(__name__)
 
@@ -16,10 +19,10 @@ Project = Field(min_length=1, max_length=200)
 class ExtractInsightsBody(WireModel):
     session_id: str = Field(min_length=1, max_length=200)
     project: str = Project
-    conversation_text: str = Field(min_length=1, max_length=400_000)
-    files_changed: list[str] = Field(default_factory=list, max_length=2000)
-    summary: str | None = Field(default=None, max_length=20_000)
-    duration_ms: int | None = Field(default=None, ge=0)
+    conversation_text: Annotated[str, Field(min_length=1, max_length=400_000), captured(400_000)]
+    files_changed: list[Annotated[str, captured(4000)]] = Field(default_factory=list, max_length=2000)
+    summary: Annotated[str, Field(max_length=20_000), captured(20_000)] | None = None
+    duration_ms: Annotated[Int64, Field(ge=0)] | None = None
 
 
 class LearningsQuery(WireModel):
@@ -37,7 +40,7 @@ class OutcomeBody(WireModel):
     project: str = Project
     success: bool
     lesson_ids: list[str] | None = Field(default=None, max_length=100)
-    attempt: int | None = Field(default=None, ge=1)
+    attempt: int | None = Field(default=None, ge=1, le=2**31 - 1)
 
 
 class FeedbackBody(WireModel):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from chalicelib.kernel.errors import InvalidInput
+from chalicelib.kernel.wire import captured
 from chalicelib.memory.domain.memory_model import Memory, MemoryDraft, MemoryStats, SearchHit, SearchResult
 
 Project = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
@@ -70,7 +71,7 @@ class CodeChangeIn(_Wire):
     summary: str = Field(min_length=1, max_length=20_000)
     category: str = Field(default="code_change", min_length=1, max_length=64,
                           pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
-    diff: str | None = Field(default=None, max_length=500_000)
+    diff: Annotated[str, Field(max_length=500_000), captured(500_000)] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 

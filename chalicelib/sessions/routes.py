@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Literal
 
 from chalice import Response
 from pydantic import ConfigDict, Field
 
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, delivery_key, ok, parse_body, parse_query
+from chalicelib.kernel.wire import CapturedJson, Count, Int64, captured
 from chalicelib.sessions.services.sessions import SessionEvent
 
 bp = ApiBlueprint(__name__)
@@ -26,7 +27,7 @@ class EventIn(_Strict):
     project: str = Project
     event: Literal["start", "stop", "pre_compact", "compact", "tool_failure"]
     client: str = Field(default="claude", max_length=40)
-    data: dict[str, Any] = Field(default_factory=dict)
+    data: CapturedJson = Field(default_factory=dict)
 
 
 class EditIn(_Strict):
@@ -34,17 +35,17 @@ class EditIn(_Strict):
     project: str = Project
     file: str = Field(min_length=1, max_length=2000)
     tool: str = Field(default="Edit", max_length=80)
-    lines_added: int = Field(default=0, ge=0)
-    lines_removed: int = Field(default=0, ge=0)
+    lines_added: Count = 0
+    lines_removed: Count = 0
     language: str | None = Field(default=None, max_length=40)
-    diff: str | None = None
+    diff: Annotated[str, captured(500_000)] | None = None
     failed: bool = False
 
 
 class Turn(_Strict):
     role: Literal["user", "assistant", "system"]
-    text: str = Field(max_length=100_000)
-    line: int | None = None
+    text: Annotated[str, captured(100_000)]
+    line: Int64 | None = None
 
 
 class CompleteIn(_Strict):
@@ -52,9 +53,9 @@ class CompleteIn(_Strict):
     project: str = Project
     client: str = Field(default="claude", max_length=40)
     reason: str = Field(default="other", max_length=80)
-    duration_ms: int | None = Field(default=None, ge=0)
-    files_changed: list[str] = Field(default_factory=list, max_length=2000)
-    summary: str | None = None
+    duration_ms: Annotated[Int64, Field(ge=0)] | None = None
+    files_changed: list[Annotated[str, captured(4000)]] = Field(default_factory=list, max_length=2000)
+    summary: Annotated[str, captured(100_000)] | None = None
     transcript: list[Turn] | None = Field(default=None, max_length=5000)
 
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict
 
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
+from chalicelib.kernel.wire import Int64, strip_nul
 
 bp = ApiBlueprint(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
@@ -17,8 +18,8 @@ SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 class UpdateEnvelope(BaseModel):
     """What must hold for any update; the rest is PTB's to parse in the consumer."""
 
-    model_config = ConfigDict(extra="allow")
-    update_id: int
+    model_config = ConfigDict(extra="ignore")
+    update_id: Int64
 
 
 def secret_matches(given: str, expected: str) -> bool:
@@ -35,5 +36,6 @@ def telegram_webhook() -> Response:
                         headers={"Content-Type": "application/json"})
     parse_body(request, UpdateEnvelope)
     # Acknowledge at once: the handlers run from the queue, so a slow one never causes a redelivery.
-    accepted = container.telegram_intake.accept(request.json_body)
+    # An update is captured text: NULs are removed rather than refused (Telegram would redeliver).
+    accepted = container.telegram_intake.accept(strip_nul(request.json_body))
     return ok({"ok": True, "duplicate": not accepted})

@@ -91,6 +91,24 @@ def test_events_that_could_not_be_posted_are_kept_for_the_next_flush() -> None:
     assert calls == [1, 1]
 
 
+def test_a_batch_the_api_refuses_is_dropped_and_the_next_one_still_goes() -> None:
+    from agent.api_client import ApiError
+
+    posted: list[list[str]] = []
+
+    def refuse_bad(batch: list[dict[str, Any]]) -> None:
+        if any(e["text"] == "bad" for e in batch):
+            raise ApiError(400, "events.0.text: invalid")
+        posted.append([e["text"] for e in batch])
+
+    batcher = EventBatcher(refuse_bad, interval_s=3600, max_batch=1)
+    for text in ("ok-1", "bad", "ok-2"):
+        batcher.add({"kind": "text", "text": text, "data": {}})
+    assert batcher.flush() is True
+    assert posted == [["ok-1"], ["ok-2"]]
+    assert batcher.dropped == 1
+
+
 def test_successful_tool_results_are_not_worth_posting() -> None:
     assert to_wire(EngineEvent(EventKind.TOOL_RESULT, data={"is_error": False})) is None
     wire = to_wire(EngineEvent(EventKind.TOOL_USE, "Edit", {"tool": "Edit", "file_path": "a.py"}))

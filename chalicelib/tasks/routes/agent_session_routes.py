@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated
 
 from chalice import Response
 from pydantic import Field
 
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
+from chalicelib.kernel.wire import CapturedJson, Count, Int32, Int64, captured
 from chalicelib.tasks.domain.task_model import NewEvent
 
 bp = ApiBlueprint(__name__)
@@ -19,9 +20,9 @@ class StartBody(WireModel):
     project: str = Field(min_length=1, max_length=300)
     machine: str | None = Field(default=None, max_length=40)
     repo: str | None = Field(default=None, max_length=2000)
-    engine: str = "claude"
-    telegram_chat_id: int | None = None
-    telegram_topic_id: int | None = None
+    engine: str = Field(default="claude", min_length=1, max_length=40)
+    telegram_chat_id: Int64 | None = None
+    telegram_topic_id: Int64 | None = None
 
 
 class InputBody(WireModel):
@@ -29,24 +30,24 @@ class InputBody(WireModel):
 
 
 class ListQuery(WireModel):
-    machine: str | None = None
-    status: str | None = None
+    machine: str | None = Field(default=None, max_length=100)
+    status: str | None = Field(default=None, max_length=40)
     limit: int = Field(default=50, ge=1, le=500)
 
 
 class EventsQuery(WireModel):
-    after: int = Field(default=0, ge=0)
+    after: Count = 0
     limit: int = Field(default=200, ge=1, le=1000)
 
 
 class MachineBody(WireModel):
-    machine_id: str
+    machine_id: str = Field(min_length=1, max_length=100)
 
 
 class AgentEvent(WireModel):
     kind: str = Field(min_length=1, max_length=40)
-    text: str = Field(default="", max_length=20_000)
-    data: dict[str, Any] = Field(default_factory=dict)
+    text: Annotated[str, captured(20_000)] = ""
+    data: CapturedJson = Field(default_factory=dict)
 
 
 class AgentEventsBody(MachineBody):
@@ -54,8 +55,8 @@ class AgentEventsBody(MachineBody):
 
 
 class EndedBody(MachineBody):
-    exit_code: int | None = None
-    error: str | None = None
+    exit_code: Int32 | None = None
+    error: Annotated[str, captured(20_000)] | None = None
 
 
 @bp.route("/api/sessions", methods=["POST"])

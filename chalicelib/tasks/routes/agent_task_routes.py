@@ -7,7 +7,7 @@ is not the task's current one, so an agent that lost its task cannot overwrite a
 from __future__ import annotations
 
 import uuid
-from typing import Any, Literal
+from typing import Annotated, Literal
 
 from chalice import Response
 from pydantic import Field
@@ -15,6 +15,7 @@ from pydantic import Field
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.errors import NotFound
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body
+from chalicelib.kernel.wire import CapturedJson, Count, Int32, Money, Seconds, captured
 from chalicelib.tasks.domain.task_model import NewEvent, TaskOutcome, TaskResult
 from chalicelib.tasks.domain.task_states import TaskStatus
 
@@ -28,21 +29,27 @@ def _task_id(raw: str) -> str:
         raise NotFound(f"no task {raw!r}") from None
 
 
+MachineId = Field(min_length=1, max_length=100)
+Attempt = Annotated[int, Field(ge=1, le=2**31 - 1)]
+Engine = Field(default=None, max_length=40)
+Files = list[Annotated[str, captured(4000)]]
+
+
 class ClaimBody(WireModel):
-    machine_id: str
-    dispatch_seq: int
+    machine_id: str = MachineId
+    dispatch_seq: Count
     agent_instance: str = Field(min_length=1, max_length=100)
 
 
 class AttemptBody(WireModel):
-    machine_id: str
-    attempt: int = Field(ge=1)
+    machine_id: str = MachineId
+    attempt: Attempt
 
 
 class EventBody(WireModel):
     kind: str = Field(min_length=1, max_length=40)
-    text: str = Field(default="", max_length=20_000)
-    data: dict[str, Any] = Field(default_factory=dict)
+    text: Annotated[str, captured(20_000)] = ""
+    data: CapturedJson = Field(default_factory=dict)
 
 
 class EventsBody(AttemptBody):
@@ -50,37 +57,37 @@ class EventsBody(AttemptBody):
 
 
 class SwitchBody(AttemptBody):
-    from_engine: str
-    to_engine: str
-    reason: str = ""
+    from_engine: str = Field(min_length=1, max_length=40)
+    to_engine: str = Field(min_length=1, max_length=40)
+    reason: Annotated[str, captured(2000)] = ""
 
 
 class ResultBody(AttemptBody):
     status: Literal["completed", "failed", "cancelled", "timed_out"]
-    summary: str = Field(default="", max_length=20_000)
-    files_changed: list[str] = Field(default_factory=list, max_length=5000)
-    exit_code: int | None = None
-    cost_usd: float | None = None
-    engine: str | None = None
-    worktree: str | None = None
-    branch: str | None = None
-    error: str | None = Field(default=None, max_length=20_000)
+    summary: Annotated[str, captured(20_000)] = ""
+    files_changed: Files = Field(default_factory=list, max_length=5000)
+    exit_code: Int32 | None = None
+    cost_usd: Money | None = None
+    engine: str | None = Engine
+    worktree: Annotated[str, captured(2000)] | None = None
+    branch: Annotated[str, captured(300)] | None = None
+    error: Annotated[str, captured(20_000)] | None = None
 
 
 class OutcomeBody(WireModel):
-    attempt: int = Field(ge=1)
+    attempt: Attempt
     outcome: Literal["success", "failure", "cancelled"]
-    engine: str | None = None
-    summary: str = Field(default="", max_length=20_000)
-    files_changed: list[str] = Field(default_factory=list, max_length=5000)
-    cost_usd: float | None = None
-    duration_s: float | None = None
+    engine: str | None = Engine
+    summary: Annotated[str, captured(20_000)] = ""
+    files_changed: Files = Field(default_factory=list, max_length=5000)
+    cost_usd: Money | None = None
+    duration_s: Seconds | None = None
 
 
 class ReleaseBody(WireModel):
-    machine_id: str
-    dispatch_seq: int
-    reason: str = "machine at capacity"
+    machine_id: str = MachineId
+    dispatch_seq: Count
+    reason: str = Field(default="machine at capacity", max_length=2000)
 
 
 @bp.route("/api/tasks/{task_id}/claim", methods=["POST"])

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body
+from chalicelib.kernel.wire import Count
 from chalicelib.tasks.domain.machine_records import Heartbeat
 
 bp = ApiBlueprint(__name__)
@@ -18,7 +19,7 @@ class HeartbeatBody(WireModel):
     machine_id: str = Field(min_length=1, max_length=40)
     agent_instance: str = Field(min_length=1, max_length=100)
     status: Literal["online", "draining", "offline"] = "online"
-    active_tasks: int = Field(default=0, ge=0)
+    active_tasks: Count = 0
     max_concurrent: int = Field(default=1, ge=0, le=64)
     engine_priority: list[str] = Field(default_factory=lambda: ["claude"], max_length=10)
     projects: list[str] = Field(default_factory=list, max_length=500)

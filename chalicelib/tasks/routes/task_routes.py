@@ -9,6 +9,7 @@ from pydantic import Field
 
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
+from chalicelib.kernel.wire import Count, Int64, Money
 from chalicelib.tasks.domain.task_model import NewTask
 from chalicelib.tasks.domain.task_states import TaskStatus
 
@@ -24,10 +25,10 @@ class CreateTaskBody(WireModel):
     engine: Engine | None = None
     machine: str | None = Field(default=None, max_length=40)
     time_budget_s: int = Field(default=1800, ge=1, le=86_400)
-    cost_budget_usd: float | None = Field(default=None, ge=0)
+    cost_budget_usd: Money | None = None
     max_attempts: int = Field(default=2, ge=1, le=10)
-    telegram_chat_id: int | None = None
-    telegram_topic_id: int | None = None
+    telegram_chat_id: Int64 | None = None
+    telegram_topic_id: Int64 | None = None
     idempotency_key: str | None = Field(default=None, max_length=200)
 
     def new_task(self) -> NewTask:
@@ -41,14 +42,14 @@ class CreateTaskBody(WireModel):
 
 
 class ListTasksQuery(WireModel):
-    status: str | None = None
-    project: str | None = None
-    machine: str | None = None
+    status: str | None = Field(default=None, max_length=40)
+    project: str | None = Field(default=None, max_length=300)
+    machine: str | None = Field(default=None, max_length=100)
     limit: int = Field(default=50, ge=1, le=500)
 
 
 class EventsQuery(WireModel):
-    after: int = Field(default=0, ge=0)
+    after: Count = 0
     limit: int = Field(default=200, ge=1, le=1000)
 
 

@@ -38,6 +38,8 @@ def collect_status(home: Path) -> dict[str, tuple[str, str]]:
         else:
             item = health.get(part, {})
             report[part] = (item.get("status", "down"), item.get("reason", ""))
+    if state.get("database") == "embedded" and not _postgres_running(home):
+        report["database"] = ("down", "the embedded Postgres is not running (itachi up restarts it)")
     stack_alive = _alive(state.get("pid"))
     report["scheduler"] = (("up", f"in itachi up (pid {state['pid']})") if stack_alive
                            else ("down", "itachi up is not running"))
@@ -47,3 +49,9 @@ def collect_status(home: Path) -> dict[str, tuple[str, str]]:
         report["agent"] = ("down", "no local agent running" if stack_alive
                            else "itachi up is not running")
     return report
+
+
+def _postgres_running(home: Path) -> bool:
+    from infra.local.postgres_watch import postmaster_pid, process_alive
+
+    return process_alive(postmaster_pid(home / "pgdata"))

@@ -27,6 +27,7 @@ from infra.local.api_server import ApiServer
 from infra.local.home import RunLock, ensure_config, write_private_json
 from infra.local.moto_server import start_moto
 from infra.local.postgres import start_postgres
+from infra.local.postgres_watch import PostgresWatch, keep_values_out_of_the_log
 from infra.local.processes import http_ok, stop, wait_until
 from infra.local.scheduler import Scheduler
 from infra.local.sqs_dispatcher import SqsDispatcher
@@ -51,6 +52,7 @@ class LocalStack:
     api: ApiServer | None = None
     _lock: RunLock | None = None
     _pg: Any = None
+    _pg_watch: PostgresWatch | None = None
     _moto: subprocess.Popen[bytes] | None = None
     _agent: subprocess.Popen[bytes] | None = None
     _scheduler: Scheduler | None = None
@@ -73,6 +75,9 @@ class LocalStack:
         url = self.options.database_url
         if not url:
             self._pg, url = start_postgres(home)
+            keep_values_out_of_the_log(url)
+            self._pg_watch = PostgresWatch(self._pg, home / "pgdata", say=self.say)
+            self._pg_watch.start()
         self._moto, endpoint = start_moto()
         base = Settings.from_env({**self.options.env, "ITACHI_HOME": str(home)})
         # Bind first so that port 0 (tests) resolves before the config is written.
@@ -147,6 +152,9 @@ class LocalStack:
             self.container = None
         stop(self._moto)
         self._moto = None
+        if self._pg_watch is not None:
+            self._pg_watch.stop()
+            self._pg_watch = None
         if self._pg is not None:
             self._pg.cleanup()
             self._pg = None

@@ -56,6 +56,14 @@ class UpProcess:
         self.stop()
         raise AssertionError("itachi up never became ready:\n" + "".join(self.output[-40:]))
 
+    def lines(self) -> list[str]:
+        """Everything printed so far (the ready line included)."""
+        while True:
+            try:
+                self.output.append(self._lines.get_nowait())
+            except queue.Empty:
+                return self.output
+
     def stop(self, timeout_s: float = 90) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)

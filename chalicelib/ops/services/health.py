@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from chalicelib.kernel.errors import DomainError
 from chalicelib.kernel.queue_table import QUEUES
 from chalicelib.kernel.settings import Settings
 from chalicelib.ops.services.ports import Database, Queues
@@ -21,6 +22,8 @@ def check_health(database: Database, queues: Queues) -> dict[str, Any]:
 def _check(probe: Callable[[], object]) -> dict[str, str]:
     try:
         probe()
+    except DomainError as exc:  # e.g. Unavailable: its message says what is wrong
+        return {"status": "down", "reason": exc.message}
     except Exception as exc:  # a health probe reports every failure rather than raising
         return {"status": "down", "reason": type(exc).__name__}
     return {"status": "up"}

@@ -56,7 +56,8 @@ class WriteLoad:
             body = json.dumps({"project": "outage", "category": "fact",
                                "content": f"writer {n} note {seq}: the outage test wrote this"})
             started = time.monotonic()
-            conn = http.client.HTTPConnection(target.hostname, target.port, timeout=self.client_timeout_s)
+            conn = http.client.HTTPConnection(target.hostname or "127.0.0.1", target.port,
+                                              timeout=self.client_timeout_s)
             try:
                 conn.request("POST", "/api/memory", body=body, headers={
                     "Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from chalicelib.contracts.api_transport import ApiClient, ApiError
@@ -10,13 +9,10 @@ from chalicelib.contracts.local_home import load_client_config, read_json
 
 
 def _alive(pid: object) -> bool:
-    if not isinstance(pid, int):
-        return False
-    try:
-        os.kill(pid, 0)
-    except OSError:
-        return False
-    return True
+    """Running, and not a zombie (a dead child nobody reaped still answers kill(pid, 0))."""
+    from infra.local.postgres_watch import process_alive
+
+    return isinstance(pid, int) and process_alive(pid)
 
 
 def collect_status(home: Path) -> dict[str, tuple[str, str]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from typing import Annotated
 
 from chalice import Response
 from pydantic import Field
@@ -14,6 +15,7 @@ from pydantic import Field
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
+from chalicelib.kernel.wire import Count, Int64
 from chalicelib.sync.domain.sync_model import FileVersion, PushItem, SyncConflict
 
 bp = ApiBlueprint(__name__)
@@ -21,7 +23,7 @@ bp = ApiBlueprint(__name__)
 
 class PushFile(WireModel):
     path: str = Field(min_length=1, max_length=400)
-    base_version: int = Field(ge=0)
+    base_version: Count
     ciphertext: str | None = Field(default=None, max_length=1_000_000)  # base64; None with deleted
     content_hash: str | None = Field(default=None, pattern=r"^[0-9a-fA-F]{64}$")
     deleted: bool = False
@@ -35,13 +37,13 @@ class PushBody(WireModel):
 
 class PullQuery(WireModel):
     project: str = Field(min_length=1, max_length=200)
-    since: int = Field(default=0, ge=0)
+    since: Annotated[Int64, Field(ge=0)] = 0
     limit: int = Field(default=200, ge=1, le=500)
 
 
 class FilesQuery(WireModel):
     project: str | None = Field(default=None, min_length=1, max_length=200)
-    since: int | None = Field(default=None, ge=0)
+    since: Annotated[Int64, Field(ge=0)] | None = None
 
 
 def _item(f: PushFile) -> PushItem:

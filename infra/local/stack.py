@@ -23,6 +23,7 @@ from chalicelib.bootstrap import Container, build, set_container
 from chalicelib.kernel.migrations import apply_migrations
 from chalicelib.kernel.queue_table import QUEUES
 from chalicelib.kernel.settings import Settings
+from infra.local.agent_supervisor import AgentSupervisor
 from infra.local.api_server import ApiServer
 from infra.local.home import RunLock, ensure_config, write_private_json
 from infra.local.moto_server import start_moto
@@ -54,7 +55,8 @@ class LocalStack:
     _pg: Any = None
     _pg_watch: PostgresWatch | None = None
     _moto: subprocess.Popen[bytes] | None = None
-    _agent: subprocess.Popen[bytes] | None = None
+    _agent: AgentSupervisor | None = None
+    _endpoint: str = ""
     _scheduler: Scheduler | None = None
     _dispatcher: SqsDispatcher | None = None
     _poller: Any = None  # Telegram long polling (local mode)
@@ -108,27 +110,35 @@ class LocalStack:
             container = self.container
             self._poller = start_polling(container.telegram_gateway, container.telegram_intake.accept,
                                          say=self.say)
+        self._endpoint = endpoint
+        self._write_state(home)
         if self.options.with_agent and importlib.util.find_spec("agent.daemon") is not None:
-            self._agent = self._start_agent(home)
-        self._write_state(home, endpoint)
+            self._agent = self._supervise_agent(home)
         return self.api.url
 
-    def _start_agent(self, home: Path) -> subprocess.Popen[bytes] | None:
+    def _supervise_agent(self, home: Path) -> AgentSupervisor:
         from infra.local.processes import spawn
 
-        log = open(home / "logs" / "agent.log", "ab")  # noqa: SIM115 (owned by the child)
         env = {**self.options.env, "ITACHI_HOME": str(home)}
-        return spawn([sys.executable, "-m", "agent.cli", "agent", "--local"], env=env,
-                     stdout=log, stderr=subprocess.STDOUT)
 
-    def _write_state(self, home: Path, endpoint: str) -> None:
+        def start() -> subprocess.Popen[bytes]:
+            with open(home / "logs" / "agent.log", "ab") as log:  # the child keeps its own copy
+                return spawn([sys.executable, "-m", "agent.cli", "agent", "--local"], env=env,
+                             stdout=log, stderr=subprocess.STDOUT)
+
+        supervisor = AgentSupervisor(start, home / "run" / "engines", say=self.say,
+                                     on_start=lambda pid: self._write_state(home, agent_pid=pid))
+        supervisor.start()
+        return supervisor
+
+    def _write_state(self, home: Path, agent_pid: int | None = None) -> None:
         assert self.api is not None
         write_private_json(home / "run" / "state.json", {
             "pid": os.getpid(),
             "api_url": self.api.url,
-            "sqs_endpoint": endpoint,
+            "sqs_endpoint": self._endpoint,
             "database": "external" if self.options.database_url else "embedded",
-            "agent_pid": self._agent.pid if self._agent else None,
+            "agent_pid": agent_pid,
             "started_at": time.time(),
         })
 
@@ -137,8 +147,9 @@ class LocalStack:
         if self._poller is not None:
             self._poller.stop()
             self._poller = None
-        stop(self._agent)
-        self._agent = None
+        if self._agent is not None:
+            self._agent.stop()
+            self._agent = None
         for part in (self._dispatcher, self._scheduler):
             if part is not None:
                 part.stop()

@@ -14,6 +14,7 @@ import urllib.parse
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from hypothesis import strategies as st
@@ -23,6 +24,7 @@ from chalicelib.learning import routes as learning
 from chalicelib.llm import routes as usage
 from chalicelib.memory import schemas as memory
 from chalicelib.sessions import routes as sessions
+from chalicelib.sync import routes as sync
 from chalicelib.tasks.routes import agent_session_routes as agent_sessions
 from chalicelib.tasks.routes import agent_task_routes as agent_tasks
 from chalicelib.tasks.routes import machine_routes as machines
@@ -80,9 +82,24 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("POST", "/api/sessions/{session_id}/claim"): (agent_sessions.MachineBody, None),
     ("POST", "/api/sessions/{session_id}/events"): (agent_sessions.AgentEventsBody, None),
     ("POST", "/api/sessions/{session_id}/ended"): (agent_sessions.EndedBody, None),
+    ("POST", "/api/sync/push"): (sync.PushBody, None),
+    ("GET", "/api/sync/pull"): (None, sync.PullQuery),
+    ("GET", "/api/sync/files"): (None, sync.FilesQuery),
 }
 
-NUL_TEXT = st.builds(lambda a, b: f"{a}\x00{b}", st.text(max_size=5), st.text(max_size=5))
+def _with_nul(before: str, after: str) -> str:
+    return f"{before}\x00{after}"
+
+
+def _fit(text: str, limit: int) -> str:
+    return text[:limit]
+
+
+def _iso(moment: Any) -> str:
+    return str(moment.isoformat())
+
+
+NUL_TEXT = st.builds(_with_nul, st.text(max_size=5), st.text(max_size=5))
 HOSTILE_NUMBERS = st.sampled_from([2**31, 2**31 - 1, -(2**31) - 1, 2**63, 2**63 - 1, -(2**63) - 1, 2**64,
                                    10**30, 1e8, 1e308, -1e308, -1, 0, 1.5, float("nan"), float("inf")])
 SHORT_KEYS = st.one_of(NUL_TEXT, st.text(max_size=8))
@@ -93,8 +110,13 @@ HOSTILE = st.one_of(
 )
 JSON_LEAF = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
                       st.text(max_size=20), NUL_TEXT, HOSTILE_NUMBERS)
-JSON_VALUE = st.recursive(JSON_LEAF, lambda inner: st.one_of(
-    st.lists(inner, max_size=3), st.dictionaries(SHORT_KEYS, inner, max_size=3)), max_leaves=8)
+
+
+def _json_containers(inner: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(st.lists(inner, max_size=3), st.dictionaries(SHORT_KEYS, inner, max_size=3))
+
+
+JSON_VALUE = st.recursive(JSON_LEAF, _json_containers, max_leaves=8)
 
 
 def _schema_strategy(schema: dict[str, Any], defs: dict[str, Any], depth: int = 0) -> st.SearchStrategy[Any]:
@@ -110,12 +132,13 @@ def _schema_strategy(schema: dict[str, Any], defs: dict[str, Any], depth: int = 
     kind = schema.get("type")
     if kind == "string":
         if schema.get("format") == "date-time":
-            return st.datetimes().map(lambda d: d.isoformat())
+            return st.datetimes().map(_iso)
         if schema.get("format") == "uuid":
             return st.uuids().map(str)
         low, high = schema.get("minLength", 0), min(schema.get("maxLength", 40), 40)
         if "pattern" in schema:
-            return st.from_regex(schema["pattern"], fullmatch=True).filter(lambda s: low <= len(s) <= high)
+            limit = schema.get("maxLength", 200)
+            return st.from_regex(schema["pattern"], fullmatch=True).map(partial(_fit, limit=limit))
         return st.text(min_size=low, max_size=max(low, high))
     if kind == "integer":
         low = schema.get("minimum", -(2**70))

@@ -85,6 +85,9 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("POST", "/api/sync/push"): (sync.PushBody, None),
     ("GET", "/api/sync/pull"): (None, sync.PullQuery),
     ("GET", "/api/sync/files"): (None, sync.FilesQuery),
+    ("POST", "/mcp"): (None, None),  # JSON-RPC: any JSON value
+    ("GET", "/mcp"): (None, None),
+    ("DELETE", "/mcp"): (None, None),
 }
 
 def _with_nul(before: str, after: str) -> str:

@@ -11,6 +11,7 @@ from chalice.app import Request
 
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import error_response
+from chalicelib.kernel.idempotent_requests import use_database
 from chalicelib.kernel.logging import get_logger
 from chalicelib.learning import routes as learning_routes
 from chalicelib.llm import routes as usage_routes
@@ -24,6 +25,7 @@ from chalicelib.tasks.routes import agent_session_routes, agent_task_routes, mac
 from chalicelib.telegram import routes as telegram_routes
 
 app = Chalice(app_name="itachi", configure_logs=False)
+use_database(lambda: get_container().db)  # where idempotent POSTs keep their replies
 app.register_blueprint(health_routes.bp)
 app.register_blueprint(status_routes.bp)
 app.register_blueprint(usage_routes.bp)

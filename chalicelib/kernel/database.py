@@ -22,6 +22,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from chalicelib.kernel.errors import Unavailable
 from chalicelib.kernel.lazy import Lazy
 from chalicelib.kernel.logging import get_logger
+from chalicelib.kernel.request_transaction import current
 
 ACQUIRE_TIMEOUT_S = 10.0  # waiting for a free connection while the server is up (overload)
 ACQUIRE_SLICE_S = 0.5  # after this long without a connection, check the server itself
@@ -86,8 +87,27 @@ class Database:
     def connection(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
         """Yield a pooled connection; commit on success, roll back on error.
 
-        Raises Unavailable (never hangs) when the database cannot be reached.
+        Inside a request-wide transaction (`chalicelib.kernel.request_transaction`) the block is
+        a savepoint of the request's connection instead. Raises Unavailable (never hangs) when
+        the database cannot be reached.
         """
+        scope = current()
+        if scope is None or scope.db is not self:
+            with self.direct_connection() as conn:
+                yield conn
+            return
+        try:
+            with scope.block() as conn:
+                yield conn
+        except psycopg.Error as exc:
+            if not connection_lost(exc, scope.conn):
+                raise
+            self._mark_down(exc)
+            raise Unavailable("the database is unavailable; retry shortly") from None
+
+    @contextmanager
+    def direct_connection(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+        """A pooled connection of its own, whatever request transaction is active."""
         pool, conn = self._acquire()
         try:
             with conn:

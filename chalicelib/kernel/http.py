@@ -94,14 +94,17 @@ def delivery_key(request: Request) -> str | None:
     return key[:200] or None
 
 
-def _translate_errors(view: F) -> F:
+def _translate_errors(view: F, blueprint: Blueprint) -> F:
+    from chalicelib.kernel.idempotent_requests import answer
+
     @functools.wraps(view)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             for name, value in kwargs.items():  # path parameters
                 if isinstance(value, str) and NUL in value:
                     raise InvalidInput(f"{name}: must not contain the NUL character (\\u0000)", field=name)
-            return view(*args, **kwargs)
+            # Every POST follows one idempotency rule (see chalicelib.kernel.idempotency).
+            return answer(blueprint.current_request, lambda: view(*args, **kwargs))
         except DomainError as exc:
             return error_response(exc.status, exc.code, exc.message, exc.field)
 
@@ -115,7 +118,7 @@ class ApiBlueprint(Blueprint):
         register = super().route(path, **kwargs)
 
         def decorator(view: F) -> F:
-            register(_translate_errors(view))
+            register(_translate_errors(view, self))
             return view
 
         return decorator

@@ -30,7 +30,11 @@ class IdempotencyRepository:
                 "DELETE FROM processed_messages WHERE processed_at < now() - make_interval(days => %s)",
                 (days,),
             )
-            return cur.rowcount
+            replies = conn.execute(
+                "DELETE FROM request_replies WHERE created_at < now() - make_interval(days => %s)",
+                (days,),
+            )
+            return cur.rowcount + replies.rowcount
 
 
 class PostgresClaims:
@@ -42,3 +46,58 @@ class PostgresClaims:
     def claim(self, consumer: str, key: str) -> bool:
         """Record (consumer, key); False if it was already processed."""
         return claim(self._conn, consumer, key)
+
+
+# -- Idempotent POSTs: one rule for every route --------------------------------------------------
+#
+# A POST carrying an `Idempotency-Key` header runs in one request-wide transaction
+# (`request_transaction`); its key and a fingerprint of the request (method, path, canonical
+# body) are inserted first thing in that transaction and its reply stored last, so the record
+# commits with the effect or not at all. The same key again with the same request gets the first
+# reply (`Idempotent-Replayed: true`) and changes nothing; with a different request it is a 422.
+# A concurrent duplicate waits on the first one's row lock, then replays its reply. A request
+# that fails (a 4xx raised as a domain error, or a 5xx) stores nothing and rolls back.
+
+MAX_KEY_CHARS = 200
+
+
+class KeyReused(Exception):
+    """The key is recorded for another request (raised inside the transaction to abort it)."""
+
+
+class Recorded(Exception):
+    """The key was recorded by a request that committed meanwhile: replay its reply."""
+
+
+def fingerprint(method: str, path: str, body: bytes | str | None) -> str:
+    import hashlib
+    import json
+
+    raw = body.encode() if isinstance(body, str) else (body or b"")
+    try:
+        canonical = json.dumps(json.loads(raw), sort_keys=True, separators=(",", ":")).encode()
+    except ValueError:
+        canonical = raw
+    return hashlib.sha256(method.upper().encode() + b" " + path.encode() + b"\n" + canonical).hexdigest()
+
+
+def reserve(conn: psycopg.Connection[Any], key: str, print_: str) -> None:
+    """Insert the key in the request's transaction (waits while a concurrent duplicate runs)."""
+    row = conn.execute(
+        "INSERT INTO request_replies (idempotency_key, fingerprint) VALUES (%s, %s)"
+        " ON CONFLICT DO NOTHING RETURNING idempotency_key", (key, print_)).fetchone()
+    if row is None:
+        raise Recorded(key)
+
+
+def store_reply(conn: psycopg.Connection[Any], key: str, status: int, body: str, content_type: str) -> None:
+    conn.execute("UPDATE request_replies SET status = %s, body = %s, content_type = %s"
+                 " WHERE idempotency_key = %s", (status, body, content_type, key))
+
+
+def recorded_reply(db: Database, key: str) -> dict[str, Any] | None:
+    with db.direct_connection() as conn:
+        row: dict[str, Any] | None = conn.execute(
+            "SELECT fingerprint, status, body, content_type FROM request_replies"
+            " WHERE idempotency_key = %s AND status IS NOT NULL", (key,)).fetchone()
+    return row

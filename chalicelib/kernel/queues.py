@@ -13,6 +13,7 @@ from typing import Any
 
 from chalicelib.kernel.lazy import Lazy
 from chalicelib.kernel.queue_table import QueueSpec, queue_name
+from chalicelib.kernel.request_transaction import after_request_commit
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,12 @@ class SqsQueue:
                                    connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s), url)
 
     def send(self, body: dict[str, Any], *, delay_s: int = 0) -> str:
+        """Send now; inside a request-wide transaction, once it has committed (the id is then "")."""
+        if after_request_commit(lambda: self._send(body, delay_s)):
+            return ""
+        return self._send(body, delay_s)
+
+    def _send(self, body: dict[str, Any], delay_s: int) -> str:
         kwargs: dict[str, Any] = {"DelaySeconds": delay_s} if delay_s else {}
         resp = self._client.get().send_message(QueueUrl=self.url, MessageBody=json.dumps(body), **kwargs)
         return str(resp["MessageId"])

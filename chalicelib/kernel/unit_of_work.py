@@ -17,6 +17,7 @@ from types import TracebackType
 from typing import Any, Protocol, Self
 
 from chalicelib.kernel.logging import get_logger
+from chalicelib.kernel.request_transaction import after_request_commit
 
 
 class UnitOfWork(Protocol):
@@ -44,11 +45,18 @@ class _AfterCommit:
 
     def _run_after_commit(self) -> None:
         actions, self._actions = self._actions, []
-        for action in actions:
-            try:
-                action()
-            except Exception:  # the change is durable; a failed announcement must not undo the reply
-                get_logger().exception("after-commit action failed")
+        # Inside a request-wide transaction the real commit is still to come: wait for it.
+        if actions and after_request_commit(lambda: _run_all(actions)):
+            return
+        _run_all(actions)
+
+
+def _run_all(actions: list[Callable[[], None]]) -> None:
+    for action in actions:
+        try:
+            action()
+        except Exception:  # the change is durable; a failed announcement must not undo the reply
+            get_logger().exception("after-commit action failed")
 
 
 class PostgresUnitOfWork(_AfterCommit):

@@ -52,10 +52,10 @@ def test_a_session_is_recorded_from_start_to_completion_with_its_transcript(api:
     assert stored["last_progress"] == "Added the retry loop"
 
 
-def test_a_replayed_edit_is_counted_once(api: RunningApi) -> None:
+def test_a_replayed_edit_is_counted_once_and_answered_as_the_first_time(api: RunningApi) -> None:
     assert send(api, "POST", "/api/session/edit", edit("s2", "a.py"), key="k-9")[0] == 201
     status, body = send(api, "POST", "/api/session/edit", edit("s2", "a.py"), key="k-9")
-    assert (status, body) == (200, {"recorded": False})
+    assert (status, body) == (201, {"recorded": True})
     stored = api.container.sessions._repo.get("s2")
     assert stored is not None and stored["tool_successes"] == 1
 

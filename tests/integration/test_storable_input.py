@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-
 from agent.api_client import ApiClient, ApiError
+
 from chalicelib.bootstrap import Container
 from tests.conftest import RunningApi
 from tests.support.orchestration import client_for, drain_dispatch, heartbeat, new_task

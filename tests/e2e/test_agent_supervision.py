@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agent.api_client import ApiClient
 
+from chalicelib.contracts.api_transport import ApiClient
 from infra.local.home import read_json
 from tests.support.agent_harness import fake_engine_env, make_repo, pid_alive
 from tests.support.orchestration import client_for, new_task, wait_for

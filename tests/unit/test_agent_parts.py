@@ -92,7 +92,7 @@ def test_events_that_could_not_be_posted_are_kept_for_the_next_flush() -> None:
 
 
 def test_a_batch_the_api_refuses_is_dropped_and_the_next_one_still_goes() -> None:
-    from agent.api_client import ApiError
+    from chalicelib.contracts.api_transport import ApiError
 
     posted: list[list[str]] = []
 

@@ -24,10 +24,10 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.ports import LearningUnits
     from chalicelib.learning.services.project_rules import ProjectRules
     from chalicelib.learning.services.task_feedback import TaskFeedback
-    from chalicelib.llm.adapters.llm_usage_repository import LlmUsageRepository
-    from chalicelib.llm.services.ports import LanguageModel
+    from chalicelib.llm.services.ports import LanguageModel, LlmUnits
     from chalicelib.memory.services.memory_service import MemoryService
     from chalicelib.memory.services.ports import Embedder, MemoryUnits
+    from chalicelib.sessions.services.ports import SessionUnits
     from chalicelib.sessions.services.sessions import SessionService
     from chalicelib.ssh.services.ssh_runs import SshRuns
     from chalicelib.ssh.services.ssh_targets import SshTargets
@@ -76,10 +76,10 @@ class Container:
         return SqsQueues(prefix=s.queue_prefix, region=s.aws_region, endpoint_url=s.sqs_endpoint_url)
 
     @cached_property
-    def llm_usage(self) -> LlmUsageRepository:
-        from chalicelib.llm.adapters.llm_usage_repository import LlmUsageRepository
+    def llm_units(self) -> LlmUnits:
+        from chalicelib.llm.adapters.llm_usage_repository import llm_units
 
-        return LlmUsageRepository(self.db)
+        return llm_units(self.db)
 
     @cached_property
     def llm(self) -> LanguageModel:
@@ -92,16 +92,21 @@ class Container:
         if not s.llm_enabled:
             return DisabledLlm()
         chat = OpenAIChat(api_key=s.openai_api_key, base_url=s.openai_base_url, model=s.llm_model)
-        return BudgetedLlm(chat, self.llm_usage,
+        return BudgetedLlm(chat, self.llm_units,
                            DailyBudget(usd=s.llm_daily_budget_usd, tokens=s.llm_daily_budget_tokens))
+
+    @cached_property
+    def session_units(self) -> SessionUnits:
+        from chalicelib.sessions.adapters.session_unit_of_work import session_units
+
+        return session_units(self.db)
 
     @cached_property
     def sessions(self) -> SessionService:
         from chalicelib.kernel.redaction import redact
-        from chalicelib.sessions.adapters.session_repository import SessionRepository
         from chalicelib.sessions.services.sessions import SessionService
 
-        return SessionService(SessionRepository(self.db), redact)
+        return SessionService(self.session_units, redact)
 
     # Task orchestration. The three ports below are the one-line swaps: prompt_enricher (the
     # learning loop's ranked lessons), task_event_publisher (Telegram topics), outcome_listener.

@@ -24,5 +24,5 @@ def usage() -> Response:
     container = get_container()
     s = container.settings
     budget = DailyBudget(usd=s.llm_daily_budget_usd, tokens=s.llm_daily_budget_tokens)
-    return ok(usage_report(container.llm_usage, budget, model=container.llm.model,
+    return ok(usage_report(container.llm_units, budget, model=container.llm.model,
                            enabled=container.llm.enabled, days=query.days))

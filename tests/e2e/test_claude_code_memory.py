@@ -39,6 +39,11 @@ EXTRACTION_DEADLINE_S = 90  # the detached worker runs while the shared box is b
 T = TypeVar("T")
 
 
+def stored_session(api: RunningApi, session_id: str) -> dict[str, Any] | None:
+    with api.container.session_units() as uow:
+        return uow.sessions.get(session_id)
+
+
 @pytest.fixture(scope="session")
 def claude() -> Path:
     return ensure_claude_cli()
@@ -168,8 +173,7 @@ def test_a_decision_stated_in_one_session_is_remembered_and_shown_to_the_model_i
     change = changes[0]
     assert change["project"] == PROJECT
     assert "decisions.md" in change["content"]
-    repo_sessions = api.container.sessions._repo
-    stored = eventually(lambda: (s := repo_sessions.get(session_id)) and s["ended_at"] and s, 15,
+    stored = eventually(lambda: (s := stored_session(api, session_id)) and s["ended_at"] and s, 15,
                         "the completed session")
     assert stored["project"] == PROJECT
     assert stored["tool_successes"] == 1
@@ -225,7 +229,7 @@ def test_with_the_api_down_the_session_runs_normally_and_the_outbox_replays_once
     assert paths == ["/api/memory/code-change", "/api/session/complete", "/api/session/edit",
                      "/api/session/event", "/api/session/extract-insights"]
     offline_id = session_id_of(offline)
-    assert api.container.sessions._repo.get(offline_id) is None
+    assert stored_session(api, offline_id) is None
     assert code_changes(api, "offline.md") == []
 
     with FakeAnthropic([Reply.text("Back online.")]) as fake:
@@ -238,7 +242,7 @@ def test_with_the_api_down_the_session_runs_normally_and_the_outbox_replays_once
         not any((itachi_home / "outbox" / "rejected").iterdir())
     change = code_changes(api, "offline.md")
     assert len(change) == 1 and change[0]["project"] == PROJECT
-    replayed = api.container.sessions._repo.get(offline_id)
+    replayed = stored_session(api, offline_id)
     assert replayed is not None and replayed["ended_at"] is not None
     assert replayed["tool_successes"] == 1
     assert any("offline.md" in turn["text"] for turn in replayed["transcript"])

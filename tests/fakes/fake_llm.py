@@ -1,19 +1,19 @@
 """In-process fakes of the LLM ports, for unit tests of code that uses them.
 
 `ScriptedChat` is a `ChatModel` whose replies (or failures) are scripted; `InMemoryLedger`
-keeps the `llm_usage` rows in a list; `ScriptedLanguageModel` is a whole `LanguageModel`
-answering scripted JSON objects or texts in order (None when the script is empty, like a
-model that is off or over budget).
+keeps the `llm_usage` rows in a list (`units` hands out in-memory units of work over it);
+`ScriptedLanguageModel` is a whole `LanguageModel` answering scripted JSON objects or texts in
+order (None when the script is empty, like a model that is off or over budget).
 """
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from chalicelib.llm.domain.llm_budget import Spend, Verdict
+from chalicelib.kernel.unit_of_work import InMemoryUnitOfWork
+from chalicelib.llm.domain.llm_budget import Spend
 from chalicelib.llm.services.ports import ChatFailed, ChatReply, FailureKind
 
 
@@ -62,7 +62,15 @@ class LedgerRow:
 
 @dataclass
 class InMemoryLedger:
+    """The `UsageRecords` port over a list (the lock is a no-op: one thread, one decision)."""
+
     rows: list[LedgerRow] = field(default_factory=list)
+
+    def units(self) -> InMemoryLlmUnitOfWork:
+        return InMemoryLlmUnitOfWork(self)
+
+    def lock_budget(self) -> None:
+        return None
 
     def spent_today(self) -> Spend:
         usd = sum(r.reserved_usd if r.status == "pending" else r.cost_usd for r in self.rows)
@@ -70,20 +78,27 @@ class InMemoryLedger:
                      for r in self.rows)
         return Spend(usd=usd, tokens=tokens)
 
-    def reserve(self, purpose: str, model: str, tokens: int, usd: float,
-                decide: Callable[[Spend], Verdict]) -> tuple[int | None, Verdict]:
-        verdict = decide(self.spent_today())
-        if not verdict.allowed:
-            self.rows.append(LedgerRow(purpose, model, "skipped", 0, 0.0, detail=verdict.reason))
-            return None, verdict
+    def reserve(self, purpose: str, model: str, tokens: int, usd: float) -> int:
         self.rows.append(LedgerRow(purpose, model, "pending", tokens, usd))
-        return len(self.rows) - 1, verdict
+        return len(self.rows) - 1
+
+    def skip(self, purpose: str, model: str, reason: str) -> None:
+        self.rows.append(LedgerRow(purpose, model, "skipped", 0, 0.0, detail=reason))
 
     def settle(self, usage_id: int, *, status: str, prompt_tokens: int, completion_tokens: int,
                cost_usd: float, attempts: int, detail: str | None = None) -> None:
         row = self.rows[usage_id]
         row.status, row.prompt_tokens, row.completion_tokens = status, prompt_tokens, completion_tokens
         row.cost_usd, row.attempts, row.detail = cost_usd, attempts, detail
+
+    def by_day_and_purpose(self, days: int) -> list[dict[str, Any]]:
+        return []
+
+
+class InMemoryLlmUnitOfWork(InMemoryUnitOfWork):
+    def __init__(self, usage: InMemoryLedger) -> None:
+        super().__init__()
+        self.usage = usage
 
 
 class ScriptedLanguageModel:

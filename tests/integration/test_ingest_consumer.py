@@ -119,7 +119,8 @@ def test_over_budget_the_consumer_uses_the_heuristic_and_records_the_skip(
         handler(sqs_event([_received("m1", message)], "arn:aws:sqs:local:0:ingest", "local"),
                 LocalLambdaContext("ingest"))
         result = container.insight_extraction.stored("s1")
-        usage = container.llm_usage.by_day_and_purpose(1)
+        with container.llm_units() as uow:
+            usage = uow.usage.by_day_and_purpose(1)
     finally:
         set_container(None)
         container.close()

@@ -12,7 +12,7 @@ import pytest
 
 from chalicelib.bootstrap import build
 from chalicelib.kernel.database import Database
-from chalicelib.llm.adapters.llm_usage_repository import LlmUsageRepository
+from chalicelib.llm.adapters.llm_usage_repository import llm_units
 from chalicelib.llm.adapters.openai_chat import OpenAIChat
 from chalicelib.llm.domain.llm_budget import DailyBudget
 from chalicelib.llm.services.budgeted_llm import BudgetedLlm
@@ -44,7 +44,7 @@ def llm_for(fake: FakeOpenAI, db: Database, budget: DailyBudget | None = None,
             timeout_s: float = 5.0) -> BudgetedLlm:
     chat = OpenAIChat(api_key="sk-test", base_url=fake.base_url, model="gpt-4o-mini",
                       timeout_s=timeout_s, max_retries=2)
-    return BudgetedLlm(chat, LlmUsageRepository(db), budget or DailyBudget(usd=1.0))
+    return BudgetedLlm(chat, llm_units(db), budget or DailyBudget(usd=1.0))
 
 
 def usage_rows(db: Database) -> list[dict]:
@@ -147,7 +147,8 @@ def test_the_container_builds_a_budgeted_model_from_settings(
     try:
         assert container.llm.enabled and container.llm.model == "gpt-4o-mini"
         assert container.llm.complete_text("chat", "s", "u") == "hello"
-        assert container.llm_usage.spent_today().tokens > 0
+        with container.llm_units() as uow:
+            assert uow.usage.spent_today().tokens > 0
     finally:
         container.close()
 

@@ -24,6 +24,11 @@ def send(api: RunningApi, method: str, path: str, body: Any = None,
         return exc.code, json.loads(exc.read() or b"null")
 
 
+def _session(api: RunningApi, session_id: str) -> dict[str, Any] | None:
+    with api.container.session_units() as uow:
+        return uow.sessions.get(session_id)
+
+
 def edit(session: str, file: str, failed: bool = False) -> dict[str, Any]:
     return {"session_id": session, "project": "p1", "file": file, "tool": "Edit",
             "lines_added": 3, "lines_removed": 1, "language": "python", "diff": "+x",
@@ -45,7 +50,7 @@ def test_a_session_is_recorded_from_start_to_completion_with_its_transcript(api:
                        {"role": "assistant", "text": "Added the retry loop", "line": 3}]})
     assert status == 200
     assert 0 <= body["difficulty"] <= 1
-    stored = api.container.sessions._repo.get("s1")
+    stored = _session(api, "s1")
     assert stored is not None
     assert stored["ended_at"] is not None
     assert stored["transcript"][1]["text"] == "Added the retry loop"
@@ -56,7 +61,7 @@ def test_a_replayed_edit_is_counted_once_and_answered_as_the_first_time(api: Run
     assert send(api, "POST", "/api/session/edit", edit("s2", "a.py"), key="k-9")[0] == 201
     status, body = send(api, "POST", "/api/session/edit", edit("s2", "a.py"), key="k-9")
     assert (status, body) == (201, {"recorded": True})
-    stored = api.container.sessions._repo.get("s2")
+    stored = _session(api, "s2")
     assert stored is not None and stored["tool_successes"] == 1
 
 

@@ -29,7 +29,7 @@ def _remember(bot: BotHarness, project: str, category: str, content: str) -> str
 
 def _with_llm(bot: BotHarness, usd: float = 1.0) -> ScriptedChat:
     chat = ScriptedChat()
-    bot.container.llm = BudgetedLlm(chat, bot.container.llm_usage, DailyBudget(usd=usd))  # type: ignore[misc]
+    bot.container.llm = BudgetedLlm(chat, bot.container.llm_units, DailyBudget(usd=usd))  # type: ignore[misc]
     return chat
 
 

@@ -11,7 +11,7 @@ SCHEMA = {"type": "object", "properties": {"a": {"type": "integer"}}, "required"
 
 def make(budget: DailyBudget | None = None) -> tuple[BudgetedLlm, ScriptedChat, InMemoryLedger]:
     chat, ledger = ScriptedChat(), InMemoryLedger()
-    return BudgetedLlm(chat, ledger, budget or DailyBudget(usd=1.0)), chat, ledger
+    return BudgetedLlm(chat, ledger.units, budget or DailyBudget(usd=1.0)), chat, ledger
 
 
 def test_a_json_answer_is_parsed_and_billed_at_the_reported_tokens() -> None:

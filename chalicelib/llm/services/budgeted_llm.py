@@ -10,29 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 from chalicelib.kernel.logging import get_logger
-from chalicelib.llm.domain.llm_budget import (
-    DailyBudget,
-    Spend,
-    Verdict,
-    check_budget,
-    cost_usd,
-    estimate_prompt_tokens,
-)
-from chalicelib.llm.services.ports import ChatFailed, ChatModel
+from chalicelib.llm.domain.llm_budget import DailyBudget, check_budget, cost_usd, estimate_prompt_tokens
+from chalicelib.llm.services.ports import ChatFailed, ChatModel, LlmUnits
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
-
-
-class UsageLedger(Protocol):
-    def reserve(self, purpose: str, model: str, tokens: int, usd: float,
-                decide: Callable[[Spend], Verdict]) -> tuple[int | None, Verdict]: ...
-
-    def settle(self, usage_id: int, *, status: str, prompt_tokens: int, completion_tokens: int,
-               cost_usd: float, attempts: int, detail: str | None = None) -> None: ...
 
 
 class DisabledLlm:
@@ -53,9 +37,9 @@ class DisabledLlm:
 class BudgetedLlm:
     enabled = True
 
-    def __init__(self, chat: ChatModel, ledger: UsageLedger, budget: DailyBudget) -> None:
+    def __init__(self, chat: ChatModel, units: LlmUnits, budget: DailyBudget) -> None:
         self._chat = chat
-        self._ledger = ledger
+        self._units = units
         self._budget = budget
 
     @property
@@ -76,32 +60,28 @@ class BudgetedLlm:
         model = self._chat.model
         prompt = estimate_prompt_tokens(system, user, json.dumps(schema) if schema else "")
         worst_usd = cost_usd(model, prompt, max_tokens)
-        usage_id, verdict = self._ledger.reserve(
-            purpose, model, prompt + max_tokens, worst_usd,
-            lambda spent: check_budget(self._budget, spent, worst_usd, prompt + max_tokens))
+        usage_id = self._reserve(purpose, model, prompt + max_tokens, worst_usd)
         if usage_id is None:
-            log.warning(f"LLM call skipped: {verdict.reason}; the caller falls back",
-                        extra={"purpose": purpose, "model": model})
             return None
         try:
             reply = self._chat.chat(system, user, schema=schema, schema_name=_schema_name(purpose),
                                     max_tokens=max_tokens, temperature=temperature)
         except ChatFailed as exc:
             timed_out = exc.kind == "timeout"
-            self._ledger.settle(usage_id, status="timeout" if timed_out else "error",
-                                prompt_tokens=prompt if timed_out else 0, completion_tokens=0,
-                                cost_usd=worst_usd if timed_out else 0.0, attempts=exc.attempts,
-                                detail=f"{exc.kind}: {exc}")
+            self._settle(usage_id, status="timeout" if timed_out else "error",
+                         prompt_tokens=prompt if timed_out else 0, completion_tokens=0,
+                         cost_usd=worst_usd if timed_out else 0.0, attempts=exc.attempts,
+                         detail=f"{exc.kind}: {exc}")
             log.warning("LLM call failed; the caller falls back",
                         extra={"purpose": purpose, "model": model, "failure": exc.kind,
                                "attempts": exc.attempts})
             return None
         except Exception:
-            self._ledger.settle(usage_id, status="error", prompt_tokens=0, completion_tokens=0,
-                                cost_usd=0.0, attempts=1, detail="unexpected error")
+            self._settle(usage_id, status="error", prompt_tokens=0, completion_tokens=0,
+                         cost_usd=0.0, attempts=1, detail="unexpected error")
             raise
         answer = _parse(reply.content, schema is not None)
-        self._ledger.settle(
+        self._settle(
             usage_id, status="ok" if answer is not None else "malformed",
             prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
             cost_usd=cost_usd(model, reply.prompt_tokens, reply.completion_tokens),
@@ -110,6 +90,27 @@ class BudgetedLlm:
             log.warning("LLM answer unusable (not the JSON object asked for); the caller falls back",
                         extra={"purpose": purpose, "model": model})
         return answer
+
+    def _reserve(self, purpose: str, model: str, tokens: int, usd: float) -> int | None:
+        """Reserve the call's worst case if today's budget allows it (one decision at a time)."""
+        with self._units() as uow:
+            uow.usage.lock_budget()
+            verdict = check_budget(self._budget, uow.usage.spent_today(), usd, tokens)
+            if verdict.allowed:
+                usage_id: int | None = uow.usage.reserve(purpose, model, tokens, usd)
+            else:
+                uow.usage.skip(purpose, model, verdict.reason)
+                usage_id = None
+            uow.commit()
+        if usage_id is None:
+            get_logger().warning(f"LLM call skipped: {verdict.reason}; the caller falls back",
+                                 extra={"purpose": purpose, "model": model})
+        return usage_id
+
+    def _settle(self, usage_id: int, **outcome: Any) -> None:
+        with self._units() as uow:
+            uow.usage.settle(usage_id, **outcome)
+            uow.commit()
 
 
 def _parse(content: str | None, as_json: bool) -> dict[str, Any] | str | None:

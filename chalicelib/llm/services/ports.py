@@ -6,12 +6,17 @@ call names its purpose, is checked against the daily budget before it is made, i
 failing or returns unusable output. Callers always have a fallback for None.
 
 `ChatModel` is the narrow provider port the budgeted model drives; `OpenAIChat` implements it.
+`UsageRecords` is the `llm_usage` table, bound to a unit of work (`LlmUnitOfWork`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
+
+from chalicelib.kernel.unit_of_work import UnitOfWork
+from chalicelib.llm.domain.llm_budget import Spend
 
 FailureKind = Literal["error", "timeout", "rate_limited"]
 
@@ -63,3 +68,39 @@ class ChatModel(Protocol):
              max_tokens: int, temperature: float) -> ChatReply:
         """Make one logical call (retrying rate limits inside); raise ChatFailed if none succeeded."""
         ...
+
+
+class UsageRecords(Protocol):
+    def lock_budget(self) -> None:
+        """Hold the one budget lock until the unit ends: two workers never both take the last dollar."""
+        ...
+
+    def spent_today(self) -> Spend:
+        """The UTC day's spend: a pending call counts its reservation, a settled one what it used."""
+        ...
+
+    def reserve(self, purpose: str, model: str, tokens: int, usd: float) -> int:
+        """Record a pending call reserving `tokens` and `usd`; return its id."""
+        ...
+
+    def skip(self, purpose: str, model: str, reason: str) -> None:
+        """Record a call the budget did not allow."""
+        ...
+
+    def settle(self, usage_id: int, *, status: str, prompt_tokens: int, completion_tokens: int,
+               cost_usd: float, attempts: int, detail: str | None = None) -> None:
+        """Replace a reservation by what the call really used."""
+        ...
+
+    def by_day_and_purpose(self, days: int) -> list[dict[str, Any]]:
+        """Rows of {day, purpose, calls, skipped, failed, prompt_tokens, completion_tokens, cost_usd},
+        newest first."""
+        ...
+
+
+class LlmUnitOfWork(UnitOfWork, Protocol):
+    @property
+    def usage(self) -> UsageRecords: ...
+
+
+LlmUnits = Callable[[], LlmUnitOfWork]

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any
 
-from chalicelib.llm.domain.llm_budget import DailyBudget, Spend
-
-
-class UsageSource(Protocol):
-    def spent_today(self) -> Spend: ...
-
-    def by_day_and_purpose(self, days: int) -> list[dict[str, Any]]: ...
+from chalicelib.llm.domain.llm_budget import DailyBudget
+from chalicelib.llm.services.ports import LlmUnits
 
 
-def usage_report(source: UsageSource, budget: DailyBudget, *, model: str, enabled: bool,
+def usage_report(units: LlmUnits, budget: DailyBudget, *, model: str, enabled: bool,
                  days: int = 7) -> dict[str, Any]:
     """Return {llm, today, days}: rows per (day, purpose) for the last `days` UTC days, newest first."""
-    spent = source.spent_today()
+    with units() as uow:
+        spent, rows = uow.usage.spent_today(), uow.usage.by_day_and_purpose(days)
     return {
         "llm": {"enabled": enabled, "model": model or None},
         "today": {
@@ -27,5 +23,5 @@ def usage_report(source: UsageSource, budget: DailyBudget, *, model: str, enable
             "remaining_usd": round(max(0.0, budget.usd - spent.usd), 6),
             "remaining_tokens": max(0, budget.tokens - spent.tokens) if budget.tokens else None,
         },
-        "days": source.by_day_and_purpose(days),
+        "days": rows,
     }

@@ -6,21 +6,16 @@ so nothing is lost even when insight extraction is unavailable.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from chalicelib.sessions.domain.session_metrics import clip, difficulty
-
-if TYPE_CHECKING:
-    from chalicelib.sessions.adapters.session_repository import SessionRepository
+from chalicelib.sessions.services.ports import Redact, SessionUnits
 
 MAX_PROGRESS_CHARS = 4000
 MAX_DIFF_CHARS = 20_000
 MAX_TURN_CHARS = 8000
 HOT_FILE_DAYS = 14
-
-Redact = Callable[[str], str]
 
 
 @dataclass(frozen=True)
@@ -33,8 +28,8 @@ class SessionEvent:
 
 
 class SessionService:
-    def __init__(self, repo: SessionRepository, redact: Redact) -> None:
-        self._repo = repo
+    def __init__(self, units: SessionUnits, redact: Redact) -> None:
+        self._units = units
         self._redact = redact
 
     def _clean(self, text: str | None, limit: int) -> str | None:
@@ -48,14 +43,24 @@ class SessionService:
             progress = self._clean(str(ev.data.get("last_assistant_message") or ""), MAX_PROGRESS_CHARS)
         compaction = ev.event == "pre_compact" or (
             ev.event == "start" and ev.data.get("source") == "compact")
-        return self._repo.record_event(ev.session_id, ev.project, ev.client, ev.event, data,
-                                       progress=progress or None, compaction=compaction,
-                                       failure=ev.event == "tool_failure", delivery_key=delivery_key)
+        with self._units() as uow:
+            if delivery_key and not uow.claims.claim("session-event", delivery_key):
+                return False
+            uow.sessions.record_event(ev.session_id, ev.project, ev.client, ev.event, data,
+                                      progress=progress or None, compaction=compaction,
+                                      failure=ev.event == "tool_failure")
+            uow.commit()
+        return True
 
     def record_edit(self, edit: dict[str, Any], delivery_key: str | None = None) -> bool:
         """Record one edit; a delivery key seen before (a hook's outbox replay) is a no-op."""
         clean = {**edit, "diff": self._clean(edit.get("diff"), MAX_DIFF_CHARS)}
-        return self._repo.record_edit(clean, delivery_key)
+        with self._units() as uow:
+            if delivery_key and not uow.claims.claim("session-edit", delivery_key):
+                return False
+            uow.sessions.record_edit(clean)
+            uow.commit()
+        return True
 
     def complete(self, session: dict[str, Any]) -> dict[str, Any]:
         """Close the session with its (redacted) transcript; return its difficulty."""
@@ -63,27 +68,31 @@ class SessionService:
         if transcript is not None:
             transcript = [{**turn, "text": self._clean(turn.get("text"), MAX_TURN_CHARS)}
                           for turn in transcript]
-        row = self._repo.complete({**session, "transcript": transcript,
-                                   "summary": self._clean(session.get("summary"), MAX_PROGRESS_CHARS)})
+        with self._units() as uow:
+            row = uow.sessions.complete({**session, "transcript": transcript,
+                                         "summary": self._clean(session.get("summary"), MAX_PROGRESS_CHARS)})
+            uow.commit()
         return {"session_id": row["session_id"],
                 "difficulty": difficulty(row["tool_failures"], row["tool_successes"], row["compactions"])}
 
     def briefing(self, project: str) -> dict[str, Any]:
         """Recent sessions, hot files, patterns, decisions and active tasks of one project."""
-        recent = self._repo.recent_sessions(project, 5)
-        return {
-            "project": project,
-            "recent_sessions": [
-                {"session_id": r["session_id"], "summary": clip(r["summary"], 300),
-                 "ended_at": r["ended_at"].isoformat() if r["ended_at"] else None,
-                 "files_changed": list(r["files_changed"])[:10]} for r in recent],
-            "hot_files": self._repo.hot_files(project, HOT_FILE_DAYS, 8),
-            "active_patterns": [clip(t, 200) for t in self._repo.recent_memory_texts(
-                project, ("pattern", "pattern_observation"), 5)],
-            "recent_decisions": [clip(t, 200) for t in self._repo.recent_memory_texts(
-                project, ("decision",), 5)],
-            "active_tasks": self._repo.active_tasks(project, 5),
-        }
+        with self._units() as uow:
+            repo = uow.sessions
+            recent = repo.recent_sessions(project, 5)
+            return {
+                "project": project,
+                "recent_sessions": [
+                    {"session_id": r["session_id"], "summary": clip(r["summary"], 300),
+                     "ended_at": r["ended_at"].isoformat() if r["ended_at"] else None,
+                     "files_changed": list(r["files_changed"])[:10]} for r in recent],
+                "hot_files": repo.hot_files(project, HOT_FILE_DAYS, 8),
+                "active_patterns": [clip(t, 200) for t in repo.recent_memory_texts(
+                    project, ("pattern", "pattern_observation"), 5)],
+                "recent_decisions": [clip(t, 200) for t in repo.recent_memory_texts(
+                    project, ("decision",), 5)],
+                "active_tasks": repo.active_tasks(project, 5),
+            }
 
 
 def _redact_tree(value: Any, redact: Redact) -> Any:

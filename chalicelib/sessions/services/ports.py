@@ -1,0 +1,52 @@
+"""What the session service needs: its repository and the idempotency claims, in one unit of work."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from chalicelib.kernel.unit_of_work import UnitOfWork
+
+Redact = Callable[[str], str]
+
+
+class SessionRepository(Protocol):
+    def record_event(self, session_id: str, project: str, client: str, event: str, data: dict[str, Any], *,
+                     progress: str | None, compaction: bool, failure: bool) -> None:
+        """Upsert the session (counters, last progress) and append the event."""
+        ...
+
+    def record_edit(self, edit: dict[str, Any]) -> None:
+        """Store an edit and count it as a tool success (unless it failed)."""
+        ...
+
+    def complete(self, session: dict[str, Any]) -> dict[str, Any]:
+        """Close the session; return {session_id, tool_failures, tool_successes, compactions}."""
+        ...
+
+    def get(self, session_id: str) -> dict[str, Any] | None: ...
+
+    def recent_sessions(self, project: str, limit: int) -> list[dict[str, Any]]: ...
+
+    def hot_files(self, project: str, days: int, limit: int) -> list[dict[str, Any]]: ...
+
+    def recent_memory_texts(self, project: str, categories: tuple[str, ...], limit: int) -> list[str]: ...
+
+    def active_tasks(self, project: str, limit: int) -> list[dict[str, Any]]: ...
+
+
+class Claims(Protocol):
+    def claim(self, consumer: str, key: str) -> bool:
+        """Record (consumer, key) with the unit's work; False if it was processed before."""
+        ...
+
+
+class SessionUnitOfWork(UnitOfWork, Protocol):
+    @property
+    def sessions(self) -> SessionRepository: ...
+
+    @property
+    def claims(self) -> Claims: ...
+
+
+SessionUnits = Callable[[], SessionUnitOfWork]

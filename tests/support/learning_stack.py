@@ -56,9 +56,12 @@ class LearningStack:
     def review(self, llm: LanguageModel | None = None) -> LearningReview:
         return LearningReview(self.units, llm or DisabledLlm(), self.embedder, self.memory)
 
-    def extraction(self, llm: LanguageModel | None = None, queue: bool = False) -> InsightExtraction:
+    def extraction(self, llm: LanguageModel | None = None, queue: bool = False,
+                   enqueue: Callable[[dict[str, Any]], object] | None = None) -> InsightExtraction:
+        """With `queue`, requests go to `self.queued` (or to `enqueue` when given)."""
+        sink = enqueue or (self.queued.append if queue else None)
         return InsightExtraction(self.units, llm or DisabledLlm(), self.embedder, self.redact, self.rules(),
-                                 self.lessons(), self.memory, self.queued.append if queue else None)
+                                 self.lessons(), self.memory, sink)
 
     def add_lesson(self, text: str, project: str = "web", kind: str = "project-selection") -> str:
         """Promote `text` as a lesson, as a significant session would."""

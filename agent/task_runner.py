@@ -16,6 +16,7 @@ from agent.agent_context import AgentContext, call_with_retry, log
 from agent.engine_chain import run_engine_chain
 from agent.event_batcher import EventBatcher
 from agent.process_tree import kill_tree
+from agent.ssh.remote_task import remote_repo, run_remote_task
 from agent.worktrees import Workspace, WorkspaceError
 from chalicelib.contracts.api_transport import ApiError
 
@@ -93,6 +94,9 @@ class TaskRunner:
             self.ctx.delete_message(self.receipt)
 
     def _execute(self) -> Finish:
+        remote = remote_repo(self.task.get("repo") or self.ctx.config.repos.get(self.task["project"]))
+        if remote is not None:  # `@<target>:<path>`: the worktree and the engine live on an SSH target
+            return run_remote_task(self, remote)
         try:
             root = self.ctx.worktrees.repo_root(self.task.get("repo"), self.task["project"])
             ws = self.ctx.worktrees.create(root, self.task_id)
@@ -117,7 +121,7 @@ class TaskRunner:
         ws = finish.workspace
         body = {"status": finish.status, "summary": finish.summary[:20_000], "files_changed": finish.files,
                 "exit_code": finish.exit_code, "cost_usd": finish.cost_usd, "engine": finish.engine,
-                "worktree": str(ws.path) if ws else None, "branch": ws.branch if ws else None,
+                "worktree": ws.location if ws else None, "branch": ws.branch if ws else None,
                 "error": finish.error}
         try:
             call_with_retry(lambda: self.post("result", body))
@@ -133,7 +137,8 @@ class TaskRunner:
         except ApiError as exc:
             log.warning("task %s outcome not recorded: %s", self.task_id, exc)
         policy = self.ctx.config.worktree_policy
-        if ws and (policy == "remove" or (policy == "remove-on-success" and finish.status == "completed")):
+        if ws and ws.host is None and (policy == "remove" or (policy == "remove-on-success"
+                                                              and finish.status == "completed")):
             self.ctx.worktrees.remove(ws)
 
     # The watch thread.

@@ -31,6 +31,12 @@ class Workspace:
     path: Path
     branch: str
     base: str
+    host: str | None = None  # the SSH target it lives on (agent/ssh/remote_task.py); None: here
+
+    @property
+    def location(self) -> str:
+        """Where the worktree is, as reported: its path, or `@<target>:<path>` on an SSH target."""
+        return f"@{self.host}:{self.path}" if self.host else str(self.path)
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:

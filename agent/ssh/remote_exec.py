@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import codecs
 import select
-import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from agent.ssh.remote_shell import PID_MARKER, kill_command, wrap
 
@@ -21,6 +20,12 @@ if TYPE_CHECKING:
     import paramiko
 
 OnOutput = Callable[[str, str], None]
+
+
+class StopSignal(Protocol):
+    def is_set(self) -> bool: ...
+
+
 READ_BYTES = 32_768
 KILL_TIMEOUT_S = 15.0
 
@@ -57,7 +62,7 @@ class _PidFilter:
 
 
 def run_remote(transport: paramiko.Transport, command: str, platform: str, *, timeout_s: float,
-               on_output: OnOutput, stop: threading.Event | None = None, env: dict[str, str] | None = None,
+               on_output: OnOutput, stop: StopSignal | None = None, env: dict[str, str] | None = None,
                cwd: str | None = None) -> ExecResult:
     channel = transport.open_session(timeout=KILL_TIMEOUT_S)
     channel.exec_command(wrap(command, platform, env=env, cwd=cwd))

@@ -95,8 +95,9 @@ def run_hook(root: Path, server: ItachiServer, runs: int) -> dict[str, list[floa
             payload = json.dumps({"session_id": f"bench-{i}", "cwd": str(repo), "source": "startup",
                                   "hook_event_name": "SessionStart"}).encode()
             started = time.perf_counter()
+            switch = {"ITACHI_SYNC": "1" if label == "sync on" else "0"}
             subprocess.run([sys.executable, "-I", "-m", "hooks.session_start"], input=payload, check=True,
-                           capture_output=True, env={**env, "ITACHI_SYNC": "1" if label == "sync on" else "0"})
+                           capture_output=True, env={**env, **switch})
             if i >= 4:  # warm-up
                 timings[label].append((time.perf_counter() - started) * 1000)
     log = (home / "logs" / "hooks.log").read_text()
@@ -122,7 +123,8 @@ def main() -> int:
         hook = run_hook(root, server, args.hook_runs)
         print("| SessionStart | runs | p50 ms | p95 ms |")
         for label, values in hook.items():
-            print(f"| {label} | {len(values)} | {statistics.median(values):.1f} | {percentile(values, 0.95):.1f} |")
+            p50, p95 = statistics.median(values), percentile(values, 0.95)
+            print(f"| {label} | {len(values)} | {p50:.1f} | {p95:.1f} |")
         on, off = hook["sync on"], hook["sync off"]
         print(f"added by sync: p50 {statistics.median(on) - statistics.median(off):+.1f} ms, "
               f"p95 {percentile(on, 0.95) - percentile(off, 0.95):+.1f} ms")

@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.conftest import RunningApi
 from tests.fakes.fake_itachi_api import FakeItachiApi, unreachable_url
 from tests.support.orchestration import wait_for
-from tests.support.sync_machines import Machine, make_machine, share_key
+from tests.support.sync_machines import Machine, make_machine
 
 MARKER = "HOOK-SYNC-MARKER-51d2"
 START = {"hook_event_name": "SessionStart", "source": "startup"}
@@ -26,14 +22,6 @@ def write_payload(machine: Machine, path: str, content: str) -> dict[str, object
 def hook_log(machine: Machine) -> str:
     log = machine.itachi_home / "logs" / "hooks.log"
     return log.read_text() if log.exists() else ""
-
-
-@pytest.fixture
-def machines(tmp_path: Path, api: RunningApi) -> Iterator[tuple[Machine, Machine]]:
-    a = make_machine(tmp_path, "laptop", api.url, api.key)
-    b = make_machine(tmp_path, "desktop", api.url, api.key)
-    share_key(a, b)
-    yield a, b
 
 
 def test_session_start_pulls_what_another_machine_pushed(machines: tuple[Machine, Machine]) -> None:

@@ -4,25 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
-import pytest
 
 from tests.conftest import RunningApi
-from tests.support.sync_machines import PROJECT, Machine, make_machine, share_key
+from tests.support.sync_machines import PROJECT, Machine, make_machine
 
 MARKER = "ITACHI-PLAINTEXT-MARKER-7f3a9c"
 ENV = f"API_URL=https://api.example.com\nSECRET_TOKEN={MARKER}\nITACHI_MACHINE_ID=laptop\n"
-
-
-@pytest.fixture
-def machines(tmp_path: Path, api: RunningApi) -> Iterator[tuple[Machine, Machine]]:
-    a = make_machine(tmp_path, "laptop", api.url, api.key)
-    b = make_machine(tmp_path, "desktop", api.url, api.key)
-    share_key(a, b)
-    yield a, b
 
 
 def _synced_on_both(a: Machine, b: Machine) -> None:

@@ -17,7 +17,7 @@ from chalicelib.learning import routes as learning_routes
 from chalicelib.llm import routes as usage_routes
 from chalicelib.mcp import routes as mcp_routes
 from chalicelib.memory import routes as memory_routes
-from chalicelib.ops.routes import health_routes, status_routes
+from chalicelib.ops.routes import health_routes, openapi_routes, status_routes
 from chalicelib.sessions import routes as session_routes
 from chalicelib.ssh import routes as ssh_routes
 from chalicelib.sync import routes as sync_routes
@@ -40,6 +40,10 @@ app.register_blueprint(memory_routes.bp)
 app.register_blueprint(sync_routes.bp)
 app.register_blueprint(mcp_routes.bp)
 app.register_blueprint(ssh_routes.bp)
+app.register_blueprint(openapi_routes.bp)
+
+
+_KEYED_PATHS = ("/mcp", "/openapi.json")
 
 
 def _authorized(request: Request, keys: tuple[str, ...]) -> bool:
@@ -54,7 +58,8 @@ def _authorized(request: Request, keys: tuple[str, ...]) -> bool:
 
 @app.middleware("http")
 def guard(request: Request, get_response: Callable[[Request], Response]) -> Response:
-    """Enforce the body size limit and API-key auth on /api/* and /mcp, with a request id in every log."""
+    """Enforce the body size limit and API-key auth (all but /health and the Telegram webhook, which
+    checks Telegram's secret), with a request id in every log."""
     logger = get_logger()
     request_id = (request.context or {}).get("requestId", "-")
     # API Gateway's request id is the correlation id of everything this request logs.
@@ -64,7 +69,7 @@ def guard(request: Request, get_response: Callable[[Request], Response]) -> Resp
         return error_response(413, "payload_too_large",
                               f"request body exceeds {settings.max_body_bytes} bytes")
     path = (request.context or {}).get("resourcePath", request.path)
-    if (path.startswith("/api/") or path == "/mcp") and not _authorized(request, settings.api_keys):
+    if (path.startswith("/api/") or path in _KEYED_PATHS) and not _authorized(request, settings.api_keys):
         return error_response(401, "unauthorized", "missing or invalid API key (Authorization: Bearer <key>)")
     response = get_response(request)
     logger.info("request", extra={"method": request.method, "route": path,

@@ -14,7 +14,7 @@ from chalicelib.kernel.http import ApiBlueprint
 bp = ApiBlueprint(__name__)
 
 # Headers worth passing back: the content type and the MCP ones (no session id in stateless mode).
-_ANSWER_HEADERS = ("content-type", "mcp-protocol-version", "allow")
+_ANSWER_HEADERS = ("content-type", "mcp-protocol-version")
 
 
 @bp.route("/mcp", methods=["POST", "GET", "DELETE"])
@@ -24,6 +24,11 @@ def mcp_endpoint() -> Response:
     from chalicelib.mcp.services.tool_calls import McpTools
 
     request = bp.current_request
+    if request.method != "POST":
+        # Stateless: no server-to-client stream to open (GET) and no session to end (DELETE).
+        return Response(body={"error": "method_not_allowed", "message": "this MCP endpoint is stateless: "
+                              "POST JSON-RPC messages to it"}, status_code=405,
+                        headers={"Content-Type": "application/json", "Allow": "POST"})
     query = dict(request.query_params or {})
     project = (query.get("project") or request.headers.get("x-itachi-project") or "").strip() or None
     tools = McpTools(ServiceBackend(get_container()), project)

@@ -8,7 +8,7 @@ from chalice import Response
 from pydantic import BaseModel, ConfigDict
 
 from chalicelib.bootstrap import get_container
-from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
+from chalicelib.kernel.http import ApiBlueprint, error_response, ok, parse_body
 from chalicelib.kernel.wire import Int64, strip_nul
 
 bp = ApiBlueprint(__name__)
@@ -32,8 +32,7 @@ def telegram_webhook() -> Response:
     request = bp.current_request
     container = get_container()
     if not secret_matches(request.headers.get(SECRET_HEADER, ""), container.settings.telegram_webhook_secret):
-        return Response(body={"error": "unauthorized"}, status_code=401,
-                        headers={"Content-Type": "application/json"})
+        return error_response(401, "unauthorized", f"missing or wrong {SECRET_HEADER} header")
     parse_body(request, UpdateEnvelope)
     # Acknowledge at once: the handlers run from the queue, so a slow one never causes a redelivery.
     # An update is captured text: NULs are removed rather than refused (Telegram would redeliver).

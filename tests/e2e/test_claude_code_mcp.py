@@ -9,22 +9,39 @@ Claude Code sent the model; what it stored, from the API.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import RunningApi
-from tests.e2e.test_claude_code_memory import PROJECT, claude, get, hook_env, itachi_home, repo, warm_api
+from tests.e2e.test_claude_code_memory import PROJECT, REMOTE, claude, get, hook_env, itachi_home, warm_api
 from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.integration.memory.conftest import call
 from tests.support.claude_cli import StreamJsonSession
 
 pytestmark = pytest.mark.e2e
-__all__ = ["claude", "itachi_home", "repo", "warm_api"]  # fixtures shared with the hooks' e2e test
+__all__ = ["claude", "itachi_home", "warm_api"]  # fixtures shared with the hooks' e2e test
 
 FREEZE = "Deploys are frozen from Friday 15:00 UTC until Monday 09:00 UTC."
 LESSON = "The staging database is reset every night at 02:00 UTC; never keep test data there."
 ALLOW = ("--allowedTools", "mcp__itachi__memory_search,mcp__itachi__memory_store")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A git repository with an origin remote, hooks and the MCP server installed at project scope."""
+    path = tmp_path / "notes-service"
+    path.mkdir()
+    subprocess.run(["git", "init", "-q", str(path)], check=True, timeout=30)
+    subprocess.run(["git", "-C", str(path), "remote", "add", "origin", REMOTE], check=True, timeout=30)
+    itachi = Path(sys.executable).parent / "itachi"
+    installed = subprocess.run([str(itachi), "install-hooks", "--scope", "project"], cwd=path,
+                               capture_output=True, text=True, timeout=60)
+    assert installed.returncode == 0, installed.stderr
+    assert "Registered the Itachi MCP server" in installed.stdout
+    return path
 
 
 def tool_results(fake: FakeAnthropic) -> list[str]:

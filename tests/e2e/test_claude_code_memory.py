@@ -57,7 +57,8 @@ def repo(tmp_path: Path) -> Path:
     subprocess.run(["git", "init", "-q", str(path)], check=True, timeout=30)
     subprocess.run(["git", "-C", str(path), "remote", "add", "origin", REMOTE], check=True, timeout=30)
     itachi = Path(sys.executable).parent / "itachi"
-    installed = subprocess.run([str(itachi), "install-hooks", "--scope", "project"], cwd=path,
+    # Hooks only: the MCP server it would also register has its own test (test_claude_code_mcp.py).
+    installed = subprocess.run([str(itachi), "install-hooks", "--scope", "project", "--no-mcp"], cwd=path,
                                capture_output=True, text=True, timeout=60)
     assert installed.returncode == 0, installed.stderr
     assert "warning" not in installed.stdout + installed.stderr

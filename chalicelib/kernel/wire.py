@@ -24,13 +24,21 @@ NUL = "\x00"
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
 MONEY_MAX = 99_999_999.9999  # numeric(12, 4)
-REAL_MAX = 3.4e38  # float4
+REAL_MAX = 3.4e38  # float4; Fraction below is a `real` in [0, 1]
+REAL_MIN = 1.1754944e-38  # float4's smallest normal: a non-zero value that rounds to 0 is an underflow error
+
+
+def _as_real(value: float) -> float:
+    """A magnitude too small for a `real` column is stored as 0 (Postgres refuses it otherwise)."""
+    return 0.0 if abs(value) < REAL_MIN else value
+
 
 Int32 = Annotated[int, Field(ge=-INT32_MAX - 1, le=INT32_MAX)]
 Count = Annotated[int, Field(ge=0, le=INT32_MAX)]
 Int64 = Annotated[int, Field(ge=-INT64_MAX - 1, le=INT64_MAX)]
 Money = Annotated[float, Field(ge=0, le=MONEY_MAX, allow_inf_nan=False)]
-Seconds = Annotated[float, Field(ge=0, le=REAL_MAX, allow_inf_nan=False)]
+Seconds = Annotated[float, Field(ge=0, le=REAL_MAX, allow_inf_nan=False), AfterValidator(_as_real)]
+Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False), AfterValidator(_as_real)]
 
 
 def strip_nul(value: Any) -> Any:

@@ -10,7 +10,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from chalicelib.kernel.errors import InvalidInput
-from chalicelib.kernel.wire import captured
+from chalicelib.kernel.wire import Fraction, captured
 from chalicelib.memory.domain.memory_model import Memory, MemoryDraft, MemoryStats, SearchHit, SearchResult
 
 Project = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
@@ -31,8 +31,8 @@ class MemoryIn(_Wire):
     files: list[str] = Field(default_factory=list, max_length=500)
     metadata: dict[str, Any] = Field(default_factory=dict)
     created_at: datetime | None = None
-    significance: float | None = Field(default=None, ge=0, le=1)
-    confidence: float | None = Field(default=None, ge=0, le=1)
+    significance: Fraction | None = None
+    confidence: Fraction | None = None
     session_id: str | None = Field(default=None, max_length=200)
     source_ids: list[str] = Field(default_factory=list, max_length=200)
 

@@ -88,6 +88,7 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("POST", "/mcp"): (None, None),  # JSON-RPC: any JSON value
     ("GET", "/mcp"): (None, None),
     ("DELETE", "/mcp"): (None, None),
+    ("GET", "/openapi.json"): (None, None),
 }
 
 def _with_nul(before: str, after: str) -> str:

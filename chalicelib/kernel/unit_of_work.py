@@ -33,6 +33,14 @@ class UnitOfWork(Protocol):
         ...
 
 
+class Claims(Protocol):
+    """A consumer's idempotency records, bound to the unit (`kernel.idempotency.PostgresClaims`)."""
+
+    def claim(self, consumer: str, key: str) -> bool:
+        """Record (consumer, key) with the unit's work; False if it was processed before."""
+        ...
+
+
 class _AfterCommit:
     """The shared bookkeeping: actions queued during the transaction, run after commit."""
 

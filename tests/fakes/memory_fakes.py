@@ -20,15 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from chalicelib.kernel.unit_of_work import InMemoryUnitOfWork
-from chalicelib.memory.domain.memory_model import (
-    Memory,
-    MemoryDraft,
-    MemoryStats,
-    SearchHit,
-    SearchMode,
-    SearchScope,
-    SimilarMemory,
-)
+from chalicelib.memory.domain import memory_model as model
 from chalicelib.memory.domain.search_scoring import SearchWeights, fused_score
 from chalicelib.memory.services.ports import DuplicateContent
 
@@ -43,7 +35,7 @@ def cosine(a: Sequence[float], b: Sequence[float]) -> float:
 
 @dataclass
 class Row:
-    memory: Memory
+    memory: model.Memory
     content_hash: str
     embedding: list[float] | None
     seq: int
@@ -68,10 +60,10 @@ class MemoryTable:
         row = self.rows[memory_id]
         row.memory = dataclasses.replace(row.memory, **changes)
 
-    def add(self, draft: MemoryDraft) -> str:
+    def add(self, draft: model.MemoryDraft) -> str:
         now = self.clock()
         memory_id = str(uuid.uuid4())
-        self.rows[memory_id] = Row(Memory(
+        self.rows[memory_id] = Row(model.Memory(
             id=memory_id, project=draft.project, category=draft.category, content=draft.content,
             summary=draft.summary, files=draft.files, metadata=dict(draft.metadata),
             significance=0.5 if draft.significance is None else draft.significance,
@@ -87,7 +79,7 @@ class InMemoryMemoryRepository:
     def __init__(self, table: MemoryTable) -> None:
         self._t = table
 
-    def insert(self, draft: MemoryDraft) -> tuple[str, bool]:
+    def insert(self, draft: model.MemoryDraft) -> tuple[str, bool]:
         existing = self._t.by_hash(draft.project, draft.content_hash)
         if existing is None:
             return self._t.add(draft), True
@@ -95,12 +87,12 @@ class InMemoryMemoryRepository:
         return existing.memory.id, False
 
     def nearest(self, project: str, category: str, embedding: Sequence[float],
-                limit: int = 5) -> list[SimilarMemory]:
+                limit: int = 5) -> list[model.SimilarMemory]:
         return self.similar(project, category, embedding, -1.0, limit)
 
     def similar(self, project: str, category: str | None, embedding: Sequence[float], threshold: float,
-                limit: int) -> list[SimilarMemory]:
-        found = [SimilarMemory(r.memory, cosine(r.embedding, embedding)) for r in self._t.live()
+                limit: int) -> list[model.SimilarMemory]:
+        found = [model.SimilarMemory(r.memory, cosine(r.embedding, embedding)) for r in self._t.live()
                  if r.memory.project == project and category in (None, r.memory.category)
                  and r.embedding is not None]
         found = [s for s in found if s.similarity >= threshold]
@@ -114,7 +106,7 @@ class InMemoryMemoryRepository:
                        last_reinforced_at=max(row.memory.last_reinforced_at, seen_at or self._t.clock()))
         return True
 
-    def get(self, memory_id: str) -> Memory | None:
+    def get(self, memory_id: str) -> model.Memory | None:
         row = self._t.rows.get(memory_id)
         return row.memory if row else None
 
@@ -127,19 +119,19 @@ class InMemoryMemoryRepository:
                 self._t.update(memory_id, access_count=row.memory.access_count + 1, last_accessed_at=now)
 
     def recent(self, project: str | None, category: str | None, limit: int,
-               metadata: dict[str, Any] | None = None) -> list[Memory]:
+               metadata: dict[str, Any] | None = None) -> list[model.Memory]:
         found = [r.memory for r in self._t.live() if project in (None, r.memory.project)
                  and category in (None, r.memory.category) and _contains(r.memory.metadata, metadata)]
         found.sort(key=lambda m: m.id)
         return sorted(found, key=lambda m: m.created_at, reverse=True)[:limit]
 
-    def stats(self, project: str | None) -> MemoryStats:
+    def stats(self, project: str | None) -> model.MemoryStats:
         rows = [r for r in self._t.rows.values() if project in (None, r.memory.project)]
         by_category: dict[str, int] = {}
         for r in sorted(rows, key=lambda r: r.memory.category):
             by_category[r.memory.category] = by_category.get(r.memory.category, 0) + 1
         created = [r.memory.created_at for r in rows]
-        return MemoryStats(project=project, total=len(rows), by_category=by_category,
+        return model.MemoryStats(project=project, total=len(rows), by_category=by_category,
                            with_embedding=sum(r.embedding is not None for r in rows),
                            reinforced=sum(r.memory.times_reinforced > 1 for r in rows),
                            oldest=min(created, default=None), newest=max(created, default=None))
@@ -196,8 +188,8 @@ class InMemorySearchIndex:
     def __init__(self, table: MemoryTable) -> None:
         self._t = table
 
-    def search(self, query: str, embedding: Sequence[float] | None, scope: SearchScope, *,
-               mode: SearchMode, limit: int, weights: SearchWeights) -> list[SearchHit]:
+    def search(self, query: str, embedding: Sequence[float] | None, scope: model.SearchScope, *,
+               mode: model.SearchMode, limit: int, weights: SearchWeights) -> list[model.SearchHit]:
         if mode != "text" and embedding is None:
             raise ValueError("a vector search needs the query embedding")
         terms = set(_TERM.findall(query.lower()))
@@ -216,7 +208,7 @@ class InMemorySearchIndex:
             score = fused_score(vector, len(held) / len(terms) if terms else 0.0, age, weights, mode)
             scored.append((round(score, 6), m))
         scored.sort(key=lambda s: (-s[0], -s[1].created_at.timestamp(), s[1].id))
-        return [SearchHit(id=m.id, project=m.project, category=m.category, content=m.content,
+        return [model.SearchHit(id=m.id, project=m.project, category=m.category, content=m.content,
                           summary=m.summary, score=score, created_at=m.created_at, metadata=m.metadata,
                           files=m.files)
                 for score, m in scored[:limit]]

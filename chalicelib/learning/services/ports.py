@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from chalicelib.kernel.unit_of_work import UnitOfWork
+from chalicelib.kernel.unit_of_work import Claims, UnitOfWork
 from chalicelib.learning.domain.learned_item import LearnedItem
 from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult
 from chalicelib.memory.services.ports import MemoryRepository, MemoryWriteUnit
@@ -102,12 +102,6 @@ class SessionExtractions(Protocol):
 
     def save(self, session_id: str, project: str, extractor: str, significance: float,
              result: dict[str, Any]) -> bool: ...
-
-
-class Claims(Protocol):
-    def claim(self, consumer: str, key: str) -> bool:
-        """Record (consumer, key) with the unit's work; False if it was processed before."""
-        ...
 
 
 class LearningUnitOfWork(UnitOfWork, Protocol):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from chalicelib.kernel.unit_of_work import UnitOfWork
+from chalicelib.kernel.unit_of_work import Claims, UnitOfWork
 
 Redact = Callable[[str], str]
 
@@ -33,12 +33,6 @@ class SessionRepository(Protocol):
     def recent_memory_texts(self, project: str, categories: tuple[str, ...], limit: int) -> list[str]: ...
 
     def active_tasks(self, project: str, limit: int) -> list[dict[str, Any]]: ...
-
-
-class Claims(Protocol):
-    def claim(self, consumer: str, key: str) -> bool:
-        """Record (consumer, key) with the unit's work; False if it was processed before."""
-        ...
 
 
 class SessionUnitOfWork(UnitOfWork, Protocol):

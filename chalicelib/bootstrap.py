@@ -378,7 +378,8 @@ class Container:
 
             output = ChatStreamPublisher(self.topic_streams)
         return SshRuns(lambda: PostgresSshUnitOfWork(self.db), self.ssh_targets,
-                       self.task_queues.send_to_machine, output, redact)
+                       self.task_queues.send_to_machine, output, redact,
+                       machine_online=self.machine_registry.is_online)
 
     def warm_up(self) -> None:
         """Pay one-time costs (pool, models) before the first request; used by long-lived servers."""

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound
+from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable
 from chalicelib.ssh.domain.ssh_model import SshTarget
 from chalicelib.ssh.services.ssh_runs import RunRequest, SshRuns
 from chalicelib.ssh.services.ssh_targets import SshTargets
@@ -84,3 +84,12 @@ class SshContract:
             runs.request(RunRequest("   ", chat_id=1, target="box"))
         with pytest.raises(InvalidInput):
             runs.request(RunRequest("uptime", chat_id=1, target="box", timeout_s=0))
+
+    def test_a_run_for_an_offline_machine_is_refused_before_it_is_queued(self, services: Services) -> None:
+        targets, runs, sent, _ = services
+        targets.register(BOX)
+        offline = SshRuns(runs._uow, targets, lambda m, body: sent.append((m, body)), services[3],
+                          lambda text: text, machine_online=lambda machine: machine != "laptop")
+        with pytest.raises(Unavailable, match="laptop, the machine that reaches box, is offline"):
+            offline.request(RunRequest("uptime", chat_id=-100, target="box"))
+        assert sent == [] and runs.recent() == []

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.contracts.machine_messages import SSH_RUN, MachineMessage
-from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound
+from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable
 from chalicelib.kernel.logging import get_logger
 from chalicelib.ssh.domain import run_rules as rules
 from chalicelib.ssh.domain.run_story import ending, header
@@ -39,15 +39,19 @@ class RunRequest:
 
 class SshRuns:
     def __init__(self, uow: SshUnitOfWorkFactory, targets: SshTargets, send: SendToMachine,
-                 output: RunOutput, redact: Callable[[str], str]) -> None:
+                 output: RunOutput, redact: Callable[[str], str],
+                 machine_online: Callable[[str], bool] = lambda _machine: True) -> None:
         self._uow, self._targets, self._send = uow, targets, send
-        self._output, self._redact = output, redact
+        self._output, self._redact, self._online = output, redact, machine_online
 
     def request(self, req: RunRequest) -> SshRun:
         if not 1 <= req.timeout_s <= MAX_TIMEOUT_S:
             raise InvalidInput(f"timeout: 1-{MAX_TIMEOUT_S} seconds", field="timeout_s")
         command = rules.check_command(req.command)
         target = self._targets.get(req.target) if req.target else self._targets.for_machine(str(req.machine))
+        if not self._online(target.machine_id):  # its run would wait in a queue nobody reads
+            raise Unavailable(f"{target.machine_id}, the machine that reaches {target.name}, is offline: "
+                              "start its agent (itachi agent, or itachi up) and try again")
         direct = not target.allowed_commands or rules.on_allow_list(command, target.allowed_commands)
         run = SshRun(str(uuid.uuid4()), target.name, target.machine_id, command,
                      rules.QUEUED if direct else rules.AWAITING, req.timeout_s, target.platform,

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from chalicelib.contracts.sync_config import load_project_sync
 from chalicelib.contracts.sync_paths import key_path, pending_file, repo_root, state_file
-from hooks.detached import start_module
-from hooks.runtime import HookContext
+
+if TYPE_CHECKING:
+    from hooks.runtime import HookContext
+
+# Imported where used: a session start with nothing to sync pays for none of them (subprocess,
+# the allow-list's dataclasses, the envelope's hashlib).
 
 WORKER = "agent.sync.worker"
 MAX_WAIT_S = 2.0
@@ -55,6 +57,10 @@ def pull_if_needed(ctx: HookContext, answer: dict[str, Any] | None) -> None:
     spooled = pending_file(ctx.config.home, ctx.project, root).exists()
     if not news and not spooled:
         return
+    import subprocess
+
+    from hooks.detached import start_module
+
     proc = start_module(WORKER, "pull", str(root), ctx.project)
     if proc is None:
         ctx.notes.append("sync=not-started")
@@ -72,6 +78,8 @@ def synced_paths(ctx: HookContext, files: list[str]) -> dict[str, str]:
     each with its path relative to the repository root."""
     if not files or not enabled():
         return {}
+    from chalicelib.contracts.sync_config import load_project_sync
+
     root = _root(ctx)
     config = load_project_sync(ctx.config.home, ctx.project)
     out = {}
@@ -89,5 +97,7 @@ def synced_paths(ctx: HookContext, files: list[str]) -> dict[str, str]:
 def push_edits(ctx: HookContext, paths: list[str]) -> None:
     """Hand edited synced files (root-relative) to the worker, which spools them first; never waits."""
     if paths:
+        from hooks.detached import start_module
+
         started = start_module(WORKER, "push", str(_root(ctx)), ctx.project, *paths)
         ctx.notes.append(f"sync_push={len(paths)}" if started else "sync=not-started")

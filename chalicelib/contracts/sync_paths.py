@@ -7,8 +7,6 @@ path segment and `**` matches any number of segments (`.claude/skills/**`).
 
 from __future__ import annotations
 
-import fnmatch
-import hashlib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
@@ -52,6 +50,8 @@ def matches(path: str, pattern: str) -> bool:
 def _match(parts: Sequence[str], pats: Sequence[str]) -> bool:
     if not pats:
         return not parts
+    import fnmatch  # lazily: the session-start hook's fast path never matches patterns
+
     head, rest = pats[0], pats[1:]
     if head == "**":
         return any(_match(parts[i:], rest) for i in range(len(parts) + 1))
@@ -83,8 +83,14 @@ def repo_root(start: str | Path) -> Path | None:
 
 
 def local_key(project: str, root: Path | str) -> str:
-    """The name of a checkout's sync state on its machine (one per project and working tree)."""
-    return hashlib.sha256(f"{project}\x00{Path(root)}".encode()).hexdigest()[:24]
+    """The name of a checkout's sync state on its machine (one per project and working tree).
+
+    CRC-32s, not a cryptographic hash: it only has to tell a user's checkouts apart, and the
+    session-start hook then never loads OpenSSL.
+    """
+    import zlib
+
+    return f"{zlib.crc32(project.encode()):08x}{zlib.crc32(str(Path(root)).encode()):08x}"
 
 
 def state_file(home: Path, project: str, root: Path | str) -> Path:

@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chalicelib.contracts.sync_paths import key_path, pending_file, repo_root, state_file
+from chalicelib.contracts.sync_paths import cursor_file, key_path, pending_file, repo_root
 
 if TYPE_CHECKING:
     from hooks.runtime import HookContext
@@ -37,8 +37,7 @@ def _root(ctx: HookContext) -> Path:
 
 def _cursor(ctx: HookContext, root: Path) -> int:
     try:
-        data = json.loads(state_file(ctx.config.home, ctx.project, root).read_text(encoding="utf-8"))
-        return int(data.get("cursor") or 0)
+        return int(json.loads(cursor_file(ctx.config.home, ctx.project, root).read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError):
         return 0
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chalicelib.contracts.sync_paths import pending_file, state_file
+from chalicelib.contracts.sync_paths import cursor_file, pending_file, state_file
 
 
 @dataclass
@@ -62,6 +62,7 @@ def save_state(home: Path, state: SyncState) -> None:
     _write_json(state_file(home, state.project, state.root), {
         "project": state.project, "root": state.root, "cursor": state.cursor,
         "files": {p: vars(s) for p, s in sorted(state.files.items())}, "conflicts": state.conflicts})
+    _write_json(cursor_file(home, state.project, state.root), state.cursor)
 
 
 def pending_paths(home: Path, project: str, root: Path) -> list[str]:

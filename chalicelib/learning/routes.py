@@ -75,7 +75,7 @@ def project_learnings() -> Response:
 def teach_rule() -> Response:
     body = parse_body(bp.current_request, RuleBody)
     result = get_container().project_rules.teach(body.project, body.rule)
-    return ok(result, status=201 if result["outcome"] == "stored" else 200)
+    return ok(result, status=200 if result["outcome"] == "reinforced" else 201)
 
 
 @bp.route("/api/lessons/outcome", methods=["POST"])

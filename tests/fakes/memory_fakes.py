@@ -167,6 +167,12 @@ class InMemoryMemoryRepository:
                        superseded_by=superseded_by or m.superseded_by)
         return True
 
+    def revive(self, memory_id: str) -> bool:
+        if memory_id not in self._t.rows:
+            return False
+        self._t.update(memory_id, superseded_by=None, updated_at=self._t.clock())
+        return True
+
     def chunks_of(self, project: str, source_path: str) -> list[tuple[str, str, str | None]]:
         return [(r.memory.id, r.content_hash, r.memory.metadata.get("file_hash"))
                 for r in self._t.rows.values()

@@ -52,7 +52,7 @@ def test_a_heuristic_session_stores_insights_rules_and_promotes_its_decision(gra
     result = graph.extraction().submit(session("s1"))
 
     assert result == {"success": True, "session_id": "s1", "significance": 0.7, "insights_stored": 1,
-                      "rlm_promoted": 1, "rules_stored": 1, "rules_reinforced": 0,
+                      "rlm_promoted": 1, "rules_stored": 1, "rules_reinforced": 0, "rules_superseded": 0,
                       "extractor": "heuristic", "queued": False, "replayed": False}
     rows = graph.rows("SELECT category, content, confidence, session_id, source_ids, metadata"
                       " FROM memories ORDER BY category")
@@ -85,6 +85,18 @@ def test_the_same_rule_in_a_second_session_is_reinforced_not_duplicated(graph: G
     assert (result["rules_stored"], result["rules_reinforced"]) == (0, 1)
     (rule,) = graph.rows("SELECT content, times_reinforced FROM memories WHERE category = 'project_rule'")
     assert rule == {"content": "Always use yarn, not npm", "times_reinforced": 2}
+
+
+def test_a_later_session_contradicting_a_rule_retires_it_instead_of_reinforcing_it(graph: Graph) -> None:
+    graph.extraction().submit(session("s1"))
+
+    result = graph.extraction().submit(session("s2", "User: Always use npm, not yarn."))
+
+    assert (result["rules_stored"], result["rules_reinforced"], result["rules_superseded"]) == (1, 0, 1)
+    rules = graph.rows("SELECT content, times_reinforced, superseded_by IS NULL AS live FROM memories"
+                       " WHERE category = 'project_rule' ORDER BY created_at")
+    assert rules == [{"content": "Always use yarn, not npm", "times_reinforced": 1, "live": False},
+                     {"content": "Always use npm, not yarn", "times_reinforced": 1, "live": True}]
 
 
 def test_a_more_specific_restatement_replaces_the_wording(graph: Graph) -> None:

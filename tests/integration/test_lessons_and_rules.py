@@ -11,6 +11,7 @@ import pytest
 
 from chalicelib.kernel.database import Database
 from chalicelib.kernel.errors import InvalidInput, NotFound
+from chalicelib.learning.domain.insights import RuleCandidate
 from chalicelib.learning.services.lesson_outcome_recorder import LessonOutcomeRecorder
 from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.tasks.domain.task_model import TaskOutcome
@@ -43,6 +44,41 @@ def test_a_taught_rule_starts_at_095_and_teaching_it_again_reinforces_it(stack: 
 
     assert (first["outcome"], first["confidence"], first["source"]) == ("stored", 0.95, "user")
     assert (again["outcome"], again["id"], again["times_reinforced"]) == ("reinforced", first["id"], 2)
+
+
+def test_a_taught_rule_that_contradicts_an_earlier_one_supersedes_it_instead_of_reinforcing_it(
+        db: Database, stack: LearningStack) -> None:
+    rules = stack.rules()
+
+    yarn = rules.teach("web", "Always use yarn, not npm")
+    npm = rules.teach("web", "Always use npm, not yarn")  # the same words: a near-identical vector
+
+    assert (npm["outcome"], npm["replaces"], npm["times_reinforced"]) == ("superseded", yarn["id"], 1)
+    (old,) = rows(db, "SELECT times_reinforced, superseded_by FROM memories WHERE id = %s", yarn["id"])
+    assert (old["times_reinforced"], str(old["superseded_by"])) == (1, npm["id"])
+    assert [r["rule"] for r in rules.learnings("web")] == ["Always use npm, not yarn"]
+
+    again = rules.teach("web", "Always use yarn, not npm")  # changed back: the old wording is live again
+    assert (again["outcome"], again["id"], again["replaces"]) == ("superseded", yarn["id"], npm["id"])
+    assert [r["rule"] for r in rules.learnings("web")] == ["Always use yarn, not npm"]
+
+
+def test_a_session_rule_contradicting_a_more_confident_rule_is_stored_flagged_beside_it(
+        db: Database, stack: LearningStack) -> None:
+    rules = stack.rules()
+    taught = rules.teach("web", "Run the tests with -n 4")
+    stack.embedder.same_as("Run the tests with -n 8", "Run the tests with -n 4")
+    (vector,) = stack.embedder.embed(["Run the tests with -n 8"])
+    with stack.units() as uow:
+        absorbed = rules.absorb(uow, "web", RuleCandidate("Run the tests with -n 8", 0.6), vector,
+                                source="session")
+        uow.commit()
+
+    assert (absorbed.outcome, absorbed.replaces) == ("flagged", taught["id"])
+    (new,) = rows(db, "SELECT metadata, superseded_by FROM memories WHERE id = %s", absorbed.id)
+    assert new["metadata"]["contradicts"] == taught["id"] and new["superseded_by"] is None
+    (old,) = rows(db, "SELECT times_reinforced, superseded_by FROM memories WHERE id = %s", taught["id"])
+    assert (old["times_reinforced"], old["superseded_by"]) == (1, None)
 
 
 def test_an_empty_rule_is_refused(stack: LearningStack) -> None:

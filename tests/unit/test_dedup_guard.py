@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.memory.domain.dedup_guard import polarity, salient_tokens, same_facts
+from chalicelib.memory.domain.dedup_guard import polarity, reconcile, salient_tokens, same_facts
 
 
 @pytest.mark.parametrize(
@@ -59,3 +59,14 @@ def test_double_negation_keeps_polarity_even() -> None:
     assert polarity("never skip the tests") == 1
     assert polarity("don't never skip") == 0
     assert polarity("run the tests") == 0
+
+
+def test_a_contradiction_never_reinforces_and_the_more_trusted_statement_wins() -> None:
+    old, new = "Always use yarn, not npm", "Always use npm, not yarn"
+    assert reconcile(new, old, new_trust=0.95, old_trust=0.95) == "supersede"
+    assert reconcile(new, old, new_trust=0.6, old_trust=0.95) == "flag"
+    assert reconcile("Run the tests with -n 8", "Run the tests with -n 4", new_trust=0.7, old_trust=0.7) \
+        == "supersede"
+    assert reconcile("Never use tabs to indent", "Don't use tabs for indentation", new_trust=0.1,
+                     old_trust=0.9) == "reinforce"
+    assert reconcile("Always use yarn 4, not npm, in web/", old, new_trust=0.6, old_trust=0.9) == "reinforce"

@@ -84,7 +84,7 @@ class InsightExtraction:
                 return self.run(t)
             return {"success": True, "queued": True, "replayed": False, "session_id": t.session_id,
                     "extractor": "llm", "significance": None, "insights_stored": 0, "rlm_promoted": 0,
-                    "rules_stored": 0, "rules_reinforced": 0}
+                    "rules_stored": 0, "rules_reinforced": 0, "rules_superseded": 0}
         return self.run(t)
 
     def stored(self, session_id: str) -> dict[str, Any] | None:
@@ -144,13 +144,15 @@ class InsightExtraction:
                                                                      (), extraction.extractor))]
             result = {"success": True, "session_id": t.session_id, "significance": extraction.significance,
                       "insights_stored": sum(not w.deduplicated for w in written),
-                      "rlm_promoted": len(promoted), "rules_stored": outcomes.count("stored"),
+                      "rlm_promoted": len(promoted),
+                      "rules_stored": len(outcomes) - outcomes.count("reinforced"),
                       "rules_reinforced": outcomes.count("reinforced"),
+                      "rules_superseded": outcomes.count("superseded"),
                       "extractor": extraction.extractor, "queued": False}
             uow.extractions.save(t.session_id, t.project, extraction.extractor, extraction.significance,
                                  result)
             uow.commit()
         get_logger().info("session insights stored", extra={"session_id": t.session_id, **{
             k: result[k] for k in ("extractor", "insights_stored", "rules_stored", "rules_reinforced",
-                                   "rlm_promoted")}})
+                                   "rules_superseded", "rlm_promoted")}})
         return {**result, "replayed": False}

@@ -1,11 +1,16 @@
 """Project rules: absorbed from sessions (deduplicated), taught by the user, served to SessionStart.
 
 A candidate rule is compared with the project's live rules by embedding similarity. Above
-`RULE_DEDUP_SIMILARITY` (0.85) it reinforces the closest one (times_reinforced + 1,
+`RULE_DEDUP_SIMILARITY` (0.85) the closest one is reconciled with it by the memory core's rule
+(`dedup_guard.reconcile`): a consistent statement reinforces it (times_reinforced + 1,
 last_reinforced_at, confidence raised to the candidate's if higher, wording replaced when the
-candidate is more specific); otherwise it is stored as a new `project_rule` memory through the
-memory core's write path (the very same wording, already stored, is reinforced there and takes
-the candidate's confidence).
+candidate is more specific); a contradiction ("use npm, not yarn" after "use yarn, not npm",
+0.99 alike to an embedder) or a changed fact never does: the candidate is stored and supersedes
+the old rule when it is at least as confident (a user's teaching always is), or is stored
+flagged (`metadata.contradicts`) beside a more confident one. Otherwise it is stored as a new
+`project_rule` memory. New rules go through the memory core's write path (the very same
+wording, already stored, is reinforced there, takes the candidate's confidence and is live
+again if a later rule had retired it).
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from chalicelib.kernel.errors import InvalidInput
+from chalicelib.kernel.logging import get_logger
 from chalicelib.learning.domain.insights import RuleCandidate
 from chalicelib.learning.domain.learned_item import LearnedItem
 from chalicelib.learning.domain.lesson_confidence import TAUGHT
@@ -26,6 +32,7 @@ from chalicelib.learning.services.ports import (
     Redact,
     TextEmbedder,
 )
+from chalicelib.memory.domain.dedup_guard import reconcile
 from chalicelib.memory.domain.memory_model import MemoryDraft, content_hash
 
 RULE_DEDUP_SIMILARITY = 0.85
@@ -36,7 +43,8 @@ CATEGORY = "project_rule"
 @dataclass(frozen=True)
 class Absorbed:
     id: str
-    outcome: Literal["stored", "reinforced"]
+    outcome: Literal["stored", "reinforced", "superseded", "flagged"]
+    replaces: str | None = None  # the rule it superseded or contradicts
 
 
 class ProjectRules:
@@ -53,9 +61,13 @@ class ProjectRules:
 
     def absorb(self, uow: LearningUnitOfWork, project: str, candidate: RuleCandidate, embedding: list[float],
                *, source: str, session_id: str | None = None) -> Absorbed:
-        """Reinforce the matching rule or store a new one, inside the caller's unit of work."""
+        """Reinforce the matching rule, supersede a contradicted one, or store a new one (caller's uow)."""
         closest = uow.learned.nearest(project, CATEGORY, embedding)
-        if closest is not None and closest.similarity > RULE_DEDUP_SIMILARITY:
+        if closest is None or closest.similarity <= RULE_DEDUP_SIMILARITY:
+            return self._store(uow, project, candidate, embedding, source, session_id, None)
+        verdict = reconcile(candidate.rule, closest.content, new_trust=candidate.confidence,
+                            old_trust=closest.confidence)
+        if verdict == "reinforce":
             reword = more_specific(candidate.rule, closest.content) and not uow.learned.hash_taken(
                 project, CATEGORY, candidate.rule)
             uow.memories.reinforce(closest.id)
@@ -65,17 +77,35 @@ class ProjectRules:
                                             content_hash=content_hash(CATEGORY, candidate.rule),
                                             embedding=embedding, embedding_model=self._embedder.model)
             return Absorbed(closest.id, "reinforced")
+        absorbed = self._store(uow, project, candidate, embedding, source, session_id,
+                               closest.id if verdict == "flag" else None)
+        if verdict == "supersede":
+            uow.memories.update_fields(closest.id, superseded_by=absorbed.id)
+            return Absorbed(absorbed.id, "superseded", closest.id)
+        if absorbed.outcome == "stored":
+            get_logger().info("rule stored beside a more confident rule it contradicts",
+                              extra={"project": project, "rule_id": absorbed.id, "contradicts": closest.id})
+            return Absorbed(absorbed.id, "flagged", closest.id)
+        return absorbed
+
+    def _store(self, uow: LearningUnitOfWork, project: str, candidate: RuleCandidate, embedding: list[float],
+               source: str, session_id: str | None, contradicts: str | None) -> Absorbed:
+        metadata: dict[str, Any] = {"source": source, "first_seen": datetime.now(UTC).isoformat(),
+                                    "transcript_lines": list(candidate.lines)}
+        if contradicts is not None:
+            metadata["contradicts"] = contradicts
         draft = MemoryDraft(
             project=project, category=CATEGORY, content=candidate.rule, embedding=embedding,
             embedding_model=self._embedder.model, significance=0.7, confidence=candidate.confidence,
-            metadata={"source": source, "first_seen": datetime.now(UTC).isoformat(),
-                      "transcript_lines": list(candidate.lines)},
-            session_id=session_id, source_ids=tuple(f"line:{n}" for n in candidate.lines))
+            metadata=metadata, session_id=session_id, source_ids=tuple(f"line:{n}" for n in candidate.lines))
         (stored,) = self._memory.write(uow, self._memory.prepare([draft]), near_dedup=False)
-        if stored.deduplicated:  # the very same wording (a hash match the vector search did not reach)
-            uow.memories.update_fields(stored.id, confidence=candidate.confidence)
-            return Absorbed(stored.id, "reinforced")
-        return Absorbed(stored.id, "stored")
+        if not stored.deduplicated:
+            return Absorbed(stored.id, "stored")
+        # The very same wording is stored already (one the vector search did not reach, or one a
+        # later rule retired): it is stated again, so it takes this confidence and is live again.
+        uow.memories.update_fields(stored.id, confidence=candidate.confidence)
+        uow.memories.revive(stored.id)
+        return Absorbed(stored.id, "reinforced")
 
     def teach(self, project: str, rule: str) -> dict[str, Any]:
         """Store a rule the user states explicitly (the /learn command), at confidence 0.95."""
@@ -88,7 +118,8 @@ class ProjectRules:
             stored = uow.learned.get(absorbed.id)
             uow.commit()
         assert stored is not None
-        return {"id": absorbed.id, "outcome": absorbed.outcome, **_rule_view(stored)}
+        return {"id": absorbed.id, "outcome": absorbed.outcome, "replaces": absorbed.replaces,
+                **_rule_view(stored)}
 
     def learnings(self, project: str, limit: int = MAX_LEARNINGS) -> list[dict[str, Any]]:
         """Rules by confidence x times_reinforced, at most 15."""

@@ -176,6 +176,10 @@ class PostgresMemoryRepository:
              "sig": significance, "conf": confidence, "sup": superseded_by, "id": memory_id},
         ).rowcount == 1
 
+    def revive(self, memory_id: str) -> bool:
+        return self._conn.execute("UPDATE memories SET superseded_by = NULL, updated_at = now()"
+                                  " WHERE id = %s", (memory_id,)).rowcount == 1
+
     def similar(self, project: str, category: str | None, embedding: Sequence[float], threshold: float,
                 limit: int) -> list[SimilarMemory]:
         """Live memories at least `threshold` similar, exactly computed (rules and lessons are few)."""

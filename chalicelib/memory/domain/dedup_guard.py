@@ -10,6 +10,7 @@ both memories: a missed merge costs a line, a wrong merge loses a fact.
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 
 def _words(text: str) -> frozenset[str]:
@@ -117,3 +118,36 @@ def same_facts(a: str, b: str) -> bool:
     found_a, openers_a, plain_a = _scan(a)
     found_b, openers_b, plain_b = _scan(b)
     return found_a | (openers_a - plain_b) == found_b | (openers_b - plain_a)
+
+
+def consistent(a: str, b: str) -> bool:
+    """True when one of `a`, `b` states everything the other does, perhaps with more specifics.
+
+    Same polarity and negated words, and the salient tokens of one include the other's:
+    "use yarn 4 in web/" refines "use yarn"; "-n 8" changes "-n 4"; "npm, not yarn" contradicts
+    "yarn, not npm".
+    """
+    if polarity(a) != polarity(b) or negated_words(a) != negated_words(b):
+        return False
+    found_a, openers_a, plain_a = _scan(a)
+    found_b, openers_b, plain_b = _scan(b)
+    facts_a, facts_b = found_a | (openers_a - plain_b), found_b | (openers_b - plain_a)
+    return facts_a <= facts_b or facts_b <= facts_a
+
+
+Reconciliation = Literal["reinforce", "supersede", "flag"]
+
+
+def reconcile(new: str, old: str, *, new_trust: float, old_trust: float) -> Reconciliation:
+    """What a new statement does to a stored one it is near-identical to (by embedding).
+
+    The one rule for stores that merge similar statements (project rules, graph facts): only
+    a consistent statement (the same facts, or a refinement of them) reinforces. One that
+    contradicts the stored statement or changes a fact in it never reinforces it: it supersedes
+    it when it is at least as trusted (a user's teaching over a rule inferred from a session),
+    and is otherwise kept beside it, flagged as contradicting it. (Memories merge only on
+    `same_facts`, stricter still: a refinement is kept as a memory of its own.)
+    """
+    if consistent(new, old):
+        return "reinforce"
+    return "supersede" if new_trust >= old_trust else "flag"

@@ -103,6 +103,10 @@ class MemoryRepository(Protocol):
         """Set what is given (metadata merged unless `merge` is False); False if unknown."""
         ...
 
+    def revive(self, memory_id: str) -> bool:
+        """Make a superseded memory live again (it was stated anew); False if unknown."""
+        ...
+
     def chunks_of(self, project: str, source_path: str) -> list[tuple[str, str, str | None]]:
         """(id, content hash, file hash) of the indexed chunks of one file."""
         ...

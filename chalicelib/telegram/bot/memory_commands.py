@@ -26,7 +26,9 @@ async def learn(update: Update, context: Context) -> None:
     request = parse_learn(context.args or [])
     project = request.project or await project_here(update, context) or GLOBAL_PROJECT
     taught = await blocking(services(context).knowledge.teach, project, request.rule)
-    verb = "Reinforced an existing rule" if taught.get("outcome") == "reinforced" else "Learned"
+    verb = {"reinforced": "Reinforced an existing rule", "superseded": "Learned (it replaces the rule it "
+            "contradicts)", "flagged": "Learned (it contradicts a more confident rule)"}.get(
+        str(taught.get("outcome")), "Learned")
     await reply(update, context, f"{verb} for {project} (confidence {taught.get('confidence', 0.95):.2f}): "
                                  f"{taught.get('rule', request.rule)}")
 

@@ -8,6 +8,7 @@ Patterns are deliberately greedy: a false positive costs a word, a miss leaks a 
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Callable
 from typing import Any
@@ -19,23 +20,29 @@ _PRIVATE_KEY = re.compile(
     re.DOTALL,
 )
 
-# (kind, pattern): the whole match is replaced.
+# (kind, pattern): the whole match is replaced. A token may sit inside a URL path
+# (`/bot<telegram token>/getMe`) or end in `-`/`_`, so the edges are look-arounds, not `\b`.
 _TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     ("api_key", re.compile(r"\bsk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{20,}")),
     ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})")),
     ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b")),
     ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("stripe_key", re.compile(r"\b[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}")),
-    ("telegram_token", re.compile(r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b")),
+    ("google_api_key", re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35,}")),
+    ("google_oauth", re.compile(r"(?<![A-Za-z0-9_-])(?:GOCSPX-[A-Za-z0-9_-]{20,}"
+                                r"|ya29\.[A-Za-z0-9_.-]{20,})")),
+    ("stripe_key", re.compile(r"(?<![A-Za-z0-9_])(?:[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}"
+                              r"|whsec_[A-Za-z0-9]{24,})")),
+    ("telegram_token", re.compile(r"(?<![0-9])\d{6,12}:AA[A-Za-z0-9_-]{30,}")),
 )
 # Keep the scheme/prefix (group 1), replace the credential (group 2).
 _PREFIXED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("bearer_token", re.compile(r"(\b(?:Bearer|Token)\s+)([A-Za-z0-9._~+/=-]{16,})", re.IGNORECASE)),
-    ("basic_auth", re.compile(r"(\bBasic\s+)([A-Za-z0-9+/=]{16,})")),
     ("url_password", re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:)([^\s@/]+)(?=@)")),
 )
+# `Basic <base64 of user:password>`: replaced only when it decodes to that, so prose such as
+# "Basic Information" stays.
+_BASIC = re.compile(r"(\b(?i:basic)\s+)([A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=])")
 # `NAME=value` / `name: "value"` where a part of NAME says it is a secret.
 _SECRET_WORDS = ("secret", "token", "password", "passwd", "pwd", "pass", "key", "apikey",
                  "credential", "credentials", "privatekey", "salt")
@@ -43,7 +50,9 @@ _ASSIGNMENT = re.compile(
     r"""(?P<name>\b[A-Za-z_][A-Za-z0-9_.-]*)(?P<sep>["']?\s*(?::=|=|:)\s*)(?P<quote>["']?)"""
     r"""(?P<value>[^\s"',;]{4,})"""
 )
-_HARMLESS_VALUE = re.compile(r"^(?:true|false|null|none|yes|no|\d{1,11}|\[REDACTED[^\]]*\]?)$", re.IGNORECASE)
+# A value already replaced by a marker (perhaps followed by the rest of a URL) is left as it is.
+_HARMLESS_VALUE = re.compile(r"^(?:true|false|null|none|yes|no|\d{1,11}|\[REDACTED[^\]]*\]?(?:[&#?/].*)?)$",
+                             re.IGNORECASE)
 
 
 def _marker(kind: str) -> str:
@@ -61,6 +70,18 @@ def _assignment(match: re.Match[str]) -> str:
     if not _secret_name(match.group("name")) or _HARMLESS_VALUE.match(value):
         return match.group(0)
     return f"{match.group('name')}{match.group('sep')}{match.group('quote')}{_marker('secret')}"
+
+
+def _basic_credentials(match: re.Match[str]) -> str:
+    encoded = match.group(2)
+    try:
+        decoded = base64.b64decode(encoded + "=" * (-len(encoded) % 4), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return match.group(0)
+    user, colon, _ = decoded.partition(":")
+    if not colon or not user or not decoded.isprintable():
+        return match.group(0)
+    return match.group(1) + _marker("basic_auth")
 
 
 def drop_private(text: str) -> str:
@@ -92,6 +113,7 @@ def scrub(text: str) -> tuple[str, int]:
         clean = pattern.sub(counted(lambda m, k=kind: _marker(k)), clean)  # type: ignore[misc]
     for kind, pattern in _PREFIXED:
         clean = pattern.sub(counted(lambda m, k=kind: m.group(1) + _marker(k)), clean)  # type: ignore[misc]
+    clean = _BASIC.sub(counted(_basic_credentials), clean)
     clean = _ASSIGNMENT.sub(counted(_assignment), clean)
     return clean, count
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.kernel.redaction import drop_private, redact, redact_json, scrub
+from chalicelib.kernel.redaction import _PREFIXED, _TOKENS, drop_private, redact, redact_json, scrub
+from tests.support.secret_samples import SAMPLES, Sample
 
 OPENAI_KEY = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuV"
 PRIVATE_KEY = (
@@ -13,24 +14,30 @@ PRIVATE_KEY = (
 )
 
 
-@pytest.mark.parametrize(
-    ("text", "secret", "kind"),
-    [
-        (f"use key {OPENAI_KEY} for tests", OPENAI_KEY, "api_key"),
-        ("token ghp_" + "A" * 36 + " works", "ghp_" + "A" * 36, "github_token"),
-        ("github_pat_" + "B1" * 20, "github_pat_" + "B1" * 20, "github_token"),
-        ("aws AKIAIOSFODNN7EXAMPLE id", "AKIAIOSFODNN7EXAMPLE", "aws_access_key"),
-        ("curl -H 'Authorization: Bearer abcdefghijklmnop1234'", "abcdefghijklmnop1234", "bearer_token"),
-        ("jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-         "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
-        ("db at postgres://app:hunter2secret@db.local:5432/app", "hunter2secret", "url_password"),
-        ("xoxb-1234567890-abcdefghij", "xoxb-1234567890-abcdefghij", "slack_token"),
-    ],
-)
-def test_each_kind_of_secret_is_replaced_by_a_marker_naming_it(text: str, secret: str, kind: str) -> None:
-    clean = redact(text)
-    assert secret not in clean
-    assert f"[REDACTED:{kind}]" in clean
+@pytest.mark.parametrize("sample", SAMPLES, ids=[f"{s.kind}-{i}" for i, s in enumerate(SAMPLES)])
+def test_each_kind_of_secret_is_replaced_by_a_marker_naming_it(sample: Sample) -> None:
+    clean = redact(sample.text)
+    assert sample.secret not in clean
+    assert f"[REDACTED:{sample.kind}]" in clean
+
+
+def test_every_kind_the_redactor_names_has_a_planted_sample() -> None:
+    assert {kind for kind, _ in _TOKENS} | {kind for kind, _ in _PREFIXED} | {"basic_auth", "private_key",
+                                                                             "secret"} \
+        == {s.kind for s in SAMPLES}
+
+
+@pytest.mark.parametrize("after", ["/sendMessage", " ", ".", "", "\n", "?offset=3"])
+def test_a_telegram_token_is_caught_inside_a_bot_url_and_when_it_ends_in_a_dash(after: str) -> None:
+    token = "5012345678:AA" + "Gq7Ks9Lm0Np1Qr2St3Uv4Wx5Yz6Ab7Cd8-"
+    clean = redact(f"https://api.telegram.org/bot{token}{after}")
+    assert token not in clean and token[:-1] not in clean
+    assert clean == f"https://api.telegram.org/bot[REDACTED:telegram_token]{after}"
+
+
+@pytest.mark.parametrize("text", ["Basic Information", "Basic setup of the basic plan", "basic auth works"])
+def test_basic_in_prose_is_not_mistaken_for_credentials(text: str) -> None:
+    assert redact(text) == text
 
 
 def test_a_private_key_block_is_removed_whole_and_the_text_after_it_is_kept() -> None:

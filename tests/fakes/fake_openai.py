@@ -1,8 +1,11 @@
 """A local fake of the OpenAI chat completions and embeddings API, for the real openai SDK.
 
 Itachi's integration tests point ``OpenAI(api_key=..., base_url=fake.base_url)`` at it.
-Chat replies are scripted (content, error, or a delay to provoke client timeouts); the
-fake never looks at ``response_format``, it returns the scripted content as it is.
+Chat requests are checked as the real API checks them (``openai_rules``: per-model parameters,
+strict JSON schemas, unknown models) and refused with the real API's status, message, param
+and code. Replies are scripted: content, a refusal, an error (a 429 may carry Retry-After), or
+a delay to provoke client timeouts. Content longer than the request's output cap is cut to it
+with ``finish_reason: "length"``, as the real API does.
 Embeddings are deterministic unit vectors built from hashes of the text and its words, so
 equal texts get equal vectors and texts sharing words point in similar directions.
 """
@@ -27,6 +30,7 @@ from http import HTTPStatus
 from typing import Any, NamedTuple
 
 from tests.fakes.local_http_server import LocalHttpServer, Reply
+from tests.fakes.openai_rules import check_chat_request, output_cap
 
 CHAT_PATH = "/v1/chat/completions"
 EMBEDDINGS_PATH = "/v1/embeddings"
@@ -48,10 +52,11 @@ class RecordedRequest(NamedTuple):
     json: Any
 
 
-def error_body(status: int, message: str) -> dict[str, Any]:
+def error_body(status: int, message: str, param: str | None = None,
+               code: str | None = None) -> dict[str, Any]:
     """An OpenAI-shaped error body for ``status``."""
-    kind, code = _ERROR_KINDS.get(status, ("server_error", None))
-    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+    kind, default_code = _ERROR_KINDS.get(status, ("server_error", None))
+    return {"error": {"message": message, "type": kind, "param": param, "code": code or default_code}}
 
 
 class FakeOpenAI(LocalHttpServer):
@@ -81,6 +86,14 @@ class FakeOpenAI(LocalHttpServer):
     def script_chat(self, content: str) -> None:
         """Answer a later chat request with ``content`` as the assistant message."""
         self._push(self._chat_script, _Scripted(content=content))
+
+    def script_chat_refusal(self, message: str = "I'm sorry, I cannot help with that.") -> None:
+        """Answer a later chat request with a refusal (no content), as structured outputs do."""
+        self._push(self._chat_script, _Scripted(refusal=message))
+
+    def script_chat_finish(self, content: str, finish_reason: str) -> None:
+        """Answer a later chat request with ``content`` and ``finish_reason`` (e.g. "length")."""
+        self._push(self._chat_script, _Scripted(content=content, finish_reason=finish_reason))
 
     def script_chat_error(
         self,
@@ -144,14 +157,24 @@ class FakeOpenAI(LocalHttpServer):
         messages = request.get("messages")
         if not request.get("model") or not isinstance(messages, list) or not messages:
             return Reply(HTTPStatus.BAD_REQUEST, error_body(400, "'model' and 'messages' are required."))
+        refused = check_chat_request(request)
+        if refused is not None:
+            return Reply(refused.status,
+                         error_body(refused.status, refused.message, refused.param, refused.code))
         scripted = self._next_scripted(self._chat_script) or _Scripted()
         if scripted.delay:
             self.closing.wait(scripted.delay)
         if scripted.error is not None:
             return scripted.error
-        content = self.default_chat_content if scripted.content is None else scripted.content
+        content: str | None = self.default_chat_content if scripted.content is None else scripted.content
+        finish_reason = scripted.finish_reason
+        cap = output_cap(request)
+        if scripted.refusal is not None:
+            content = None
+        elif content is not None and cap is not None and _count_tokens(content) > cap:
+            content, finish_reason = content[:cap * 4], "length"
         prompt_tokens = sum(_count_tokens(_message_text(m)) + 4 for m in messages)
-        completion_tokens = _count_tokens(content)
+        completion_tokens = _count_tokens(content or scripted.refusal or "")
         return Reply(
             HTTPStatus.OK,
             {
@@ -162,9 +185,9 @@ class FakeOpenAI(LocalHttpServer):
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": content, "refusal": None},
+                        "message": {"role": "assistant", "content": content, "refusal": scripted.refusal},
                         "logprobs": None,
-                        "finish_reason": "stop",
+                        "finish_reason": finish_reason,
                     }
                 ],
                 "usage": _usage(prompt_tokens, completion_tokens),
@@ -210,6 +233,8 @@ class _Scripted(NamedTuple):
     content: str | None = None
     error: Reply | None = None
     delay: float = 0.0
+    refusal: str | None = None
+    finish_reason: str = "stop"
 
 
 def _error(status: int, body: dict[str, Any] | str | None, retry_after: float | None) -> _Scripted:

@@ -63,7 +63,7 @@ class PostgresUsageRecords:
             "SELECT day, purpose,"
             " COUNT(*) FILTER (WHERE status NOT IN ('skipped')) AS calls,"
             " COUNT(*) FILTER (WHERE status = 'skipped') AS skipped,"
-            " COUNT(*) FILTER (WHERE status IN ('error', 'timeout', 'malformed')) AS failed,"
+            " COUNT(*) FILTER (WHERE status NOT IN ('ok', 'pending', 'skipped')) AS failed,"
             " COALESCE(SUM(prompt_tokens), 0) AS prompt_tokens,"
             " COALESCE(SUM(completion_tokens), 0) AS completion_tokens,"
             " COALESCE(SUM(CASE WHEN status = 'pending' THEN reserved_usd ELSE cost_usd END), 0)"

@@ -1,8 +1,12 @@
 """Chat completions over the `openai` SDK, for OpenAI or any OpenAI-compatible server.
 
-The SDK is imported on first use (it costs about 0.3 s of a cold start). Structured output uses
+The SDK is imported on first use (it costs about 0.3 s of a cold start). Each model is sent the
+parameters it accepts (`chalicelib.llm.domain.chat_parameters`: reasoning models get
+`max_completion_tokens` and no temperature); a 400 naming one of those parameters teaches this
+client what the model takes, and the call is made again. Structured output uses
 `response_format: json_schema` (strict); a server that rejects it gets one more call in plain
-JSON mode with the schema in the system prompt. Retries are the SDK's own (`max_retries`):
+JSON mode with the schema in the system prompt. Any other 400 fails the call as `rejected`.
+Retries are the SDK's own (`max_retries`):
 429s, 5xx and connection errors, with exponential backoff, honouring `Retry-After`. A timeout
 is not retried, because the server may still be working (and billing) on the first attempt.
 """
@@ -10,9 +14,12 @@ is not retried, because the server may still be working (and billing) on the fir
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
+from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.openai_client import openai_client
+from chalicelib.llm.domain.chat_parameters import parameters_for
 from chalicelib.llm.domain.llm_budget import estimate_prompt_tokens
 from chalicelib.llm.services.ports import ChatFailed, ChatReply, FailureKind
 
@@ -24,6 +31,7 @@ class OpenAIChat:
         self._timeout_s = timeout_s
         self._client = openai_client(api_key=api_key, base_url=base_url, timeout_s=timeout_s,
                                      max_retries=max_retries, retry_timeouts=False)
+        self._parameters = parameters_for(model)
 
     @property
     def model(self) -> str:
@@ -38,13 +46,21 @@ class OpenAIChat:
         while True:
             try:
                 reply = self._once(system, user, schema, schema_name, json_mode, max_tokens, temperature)
-                return ChatReply(reply.content, reply.prompt_tokens, reply.completion_tokens,
-                                 attempts=spent + reply.attempts)
+                return replace(reply, attempts=spent + reply.attempts)
             except openai.BadRequestError as exc:
                 spent += _attempts(exc)
-                if json_mode != "schema":
-                    raise ChatFailed("error", f"bad request: {exc.message}", spent) from None
-                json_mode = "object"  # the server may not support json_schema: ask for plain JSON
+                param = getattr(exc, "param", None)
+                adapted = self._parameters.adapted(param)
+                if adapted is not None:  # the model takes another form of this parameter
+                    get_logger().warning("model refused a request parameter; sending what it accepts",
+                                         extra={"model": self._model, "param": param})
+                    self._parameters = adapted
+                    continue
+                if json_mode == "schema" and param in (None, "response_format"):
+                    json_mode = "object"  # the server may not support json_schema: ask for plain JSON
+                    continue
+                raise ChatFailed("rejected", f"bad request ({param or 'request'}): {exc.message}",
+                                 spent) from None
             except openai.APITimeoutError as exc:
                 raise ChatFailed("timeout", f"no answer within {self._timeout_s:g}s",
                                  spent + _attempts(exc)) from None
@@ -64,19 +80,22 @@ class OpenAIChat:
             system = f"{system}\n\nAnswer with one JSON object matching this JSON Schema:\n" \
                      f"{json.dumps(schema)}"
         raw = self._client.get().chat.completions.with_raw_response.create(
-            model=self._model, temperature=temperature, max_tokens=max_tokens,
+            model=self._model,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
-            **kwargs,
+            **self._parameters.options(max_tokens, temperature), **kwargs,
         )
         completion = raw.parse()
-        content = completion.choices[0].message.content if completion.choices else None
+        choice = completion.choices[0] if completion.choices else None
+        content = choice.message.content if choice else None
         usage = completion.usage
         if usage is None:  # some compatible servers omit usage: charge an estimate
             prompt, output = estimate_prompt_tokens(system, user), estimate_prompt_tokens(content or "")
         else:
             prompt, output = int(usage.prompt_tokens), int(usage.completion_tokens)
         return ChatReply(content=content, prompt_tokens=prompt, completion_tokens=output,
-                         attempts=int(raw.retries_taken) + 1)
+                         attempts=int(raw.retries_taken) + 1,
+                         finish_reason=choice.finish_reason if choice else None,
+                         refusal=getattr(choice.message, "refusal", None) if choice else None)
 
 
 def _attempts(exc: Exception) -> int:

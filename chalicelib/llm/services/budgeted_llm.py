@@ -4,6 +4,12 @@ Before each call the worst case (estimated prompt + `max_tokens` of output) is r
 the day's budget; a call that does not fit is skipped with a warning naming the purpose and the
 cap, and answers None. After the call the reservation is settled to the tokens the provider
 reported. A timed-out call keeps its reservation as its cost (the provider may have billed it).
+
+Nothing degrades silently: a call that fails (`error`, `timeout`, `rejected` by a 400), a
+refusal (`refused`: the model declined, or its output was filtered), an answer cut by the
+output cap (`truncated`: finish_reason "length") and an answer that is not the JSON asked for
+(`malformed`) each answer None, are logged as a warning with the purpose, and are counted as
+failed in `llm_usage` (`itachi usage`).
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from typing import Any
 
 from chalicelib.kernel.logging import get_logger
 from chalicelib.llm.domain.llm_budget import DailyBudget, check_budget, cost_usd, estimate_prompt_tokens
-from chalicelib.llm.services.ports import ChatFailed, ChatModel, LlmUnits
+from chalicelib.llm.services.ports import ChatFailed, ChatModel, ChatReply, LlmUnits
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
@@ -68,27 +74,29 @@ class BudgetedLlm:
                                     max_tokens=max_tokens, temperature=temperature)
         except ChatFailed as exc:
             timed_out = exc.kind == "timeout"
-            self._settle(usage_id, status="timeout" if timed_out else "error",
+            status = "timeout" if timed_out else "rejected" if exc.kind == "rejected" else "error"
+            self._settle(usage_id, status=status,
                          prompt_tokens=prompt if timed_out else 0, completion_tokens=0,
                          cost_usd=worst_usd if timed_out else 0.0, attempts=exc.attempts,
                          detail=f"{exc.kind}: {exc}")
             log.warning("LLM call failed; the caller falls back",
                         extra={"purpose": purpose, "model": model, "failure": exc.kind,
-                               "attempts": exc.attempts})
+                               "attempts": exc.attempts, "detail": str(exc)[:300]})
             return None
         except Exception:
             self._settle(usage_id, status="error", prompt_tokens=0, completion_tokens=0,
                          cost_usd=0.0, attempts=1, detail="unexpected error")
             raise
-        answer = _parse(reply.content, schema is not None)
+        status, answer = _judge(reply, schema is not None)
         self._settle(
-            usage_id, status="ok" if answer is not None else "malformed",
+            usage_id, status=status,
             prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
             cost_usd=cost_usd(model, reply.prompt_tokens, reply.completion_tokens),
-            attempts=reply.attempts)
+            attempts=reply.attempts, detail=_FAILURES.get(status))
         if answer is None:
-            log.warning("LLM answer unusable (not the JSON object asked for); the caller falls back",
-                        extra={"purpose": purpose, "model": model})
+            log.warning(f"LLM answer unusable ({_FAILURES[status]}); the caller falls back",
+                        extra={"purpose": purpose, "model": model, "status": status,
+                               "finish_reason": reply.finish_reason})
         return answer
 
     def _reserve(self, purpose: str, model: str, tokens: int, usd: float) -> int | None:
@@ -111,6 +119,23 @@ class BudgetedLlm:
         with self._units() as uow:
             uow.usage.settle(usage_id, **outcome)
             uow.commit()
+
+
+_FAILURES = {
+    "refused": "the model refused or its output was filtered",
+    "truncated": "the answer was cut by the output token cap (finish_reason: length)",
+    "malformed": "not the JSON object asked for",
+}
+
+
+def _judge(reply: ChatReply, as_json: bool) -> tuple[str, dict[str, Any] | str | None]:
+    """(usage status, usable answer or None) for a reply the provider completed."""
+    if reply.refusal or reply.finish_reason == "content_filter":
+        return "refused", None
+    if reply.finish_reason == "length":
+        return "truncated", None
+    answer = _parse(reply.content, as_json)
+    return ("ok" if answer is not None else "malformed"), answer
 
 
 def _parse(content: str | None, as_json: bool) -> dict[str, Any] | str | None:

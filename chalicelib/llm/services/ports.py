@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol
 from chalicelib.kernel.unit_of_work import UnitOfWork
 from chalicelib.llm.domain.llm_budget import Spend
 
-FailureKind = Literal["error", "timeout", "rate_limited"]
+FailureKind = Literal["error", "timeout", "rate_limited", "rejected"]  # rejected: a 400
 
 
 class LanguageModel(Protocol):
@@ -43,12 +43,18 @@ class LanguageModel(Protocol):
 
 @dataclass(frozen=True)
 class ChatReply:
-    """One completed chat call: the assistant text and the tokens the provider billed."""
+    """One completed chat call: the assistant text and the tokens the provider billed.
+
+    `finish_reason` is the provider's ("stop"; "length" when the output cap cut the answer;
+    "content_filter"); `refusal` is the model's refusal message when it declined to answer.
+    """
 
     content: str | None
     prompt_tokens: int
     completion_tokens: int
     attempts: int = 1
+    finish_reason: str | None = "stop"
+    refusal: str | None = None
 
 
 class ChatFailed(Exception):

@@ -34,7 +34,7 @@ def test_a_task_from_telegram_runs_on_the_agent_and_streams_to_its_topic(
     repo = make_repo(tmp_path / "myproject")
     home = tmp_path / "home"
     (home / "logs").mkdir(parents=True)  # as `itachi up` does before starting the stack
-    with FakeTelegram() as fake:
+    with FakeTelegram(forums=(GROUP,)) as fake:
         env = {**os.environ, **fake_engine_env(tmp_path / "engine.log"), "ITACHI_HOME": str(home),
                "TELEGRAM_BOT_TOKEN": fake.token, "TELEGRAM_API_URL": fake.base_url,
                "TELEGRAM_ALLOWED_USERS": str(ALICE), "TELEGRAM_CHAT_ID": str(GROUP),

@@ -3,6 +3,11 @@
 Itachi's integration tests point ``telegram.Bot(token, base_url=fake.base_url)`` at it. It
 records every call, answers with real Bot API shapes, serves pushed updates to getUpdates
 (with long polling), and plays back scripted failures such as flood-control 429s.
+
+It refuses what Telegram refuses: a message to a topic that does not exist ("message thread
+not found") or is closed, anything sent to a user who blocked the bot or a group that removed
+it (403), edits and deletions of unknown messages, texts over 4096 UTF-16 code units, topics
+in a chat that is not a forum, and changes to unknown topics or that change nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.local_http_server import LocalHttpServer, Reply
+from tests.fakes.telegram_updates import UpdatesMixin
 from tests.fakes.telegram_wire import (
     ApiError,
     Call,
@@ -25,6 +31,7 @@ from tests.fakes.telegram_wire import (
     chat_shape,
     check_text,
     parse_params,
+    utf16_length,
 )
 
 FIXTURES_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "telegram"
@@ -38,17 +45,20 @@ def load_update_fixture(name: str) -> Params:
     return loaded
 
 
-class FakeTelegram(LocalHttpServer):
+class FakeTelegram(UpdatesMixin, LocalHttpServer):
     """Serve the Bot API at ``/bot<token>/<method>`` on an ephemeral 127.0.0.1 port.
 
-    Use it as a context manager. Every chat id below -1000000000000 is treated as a forum
-    supergroup, other negative ids as groups, positive ids as private chats.
+    Use it as a context manager. Chat ids below -1000000000000 are supergroups, forums only
+    when listed in ``forums``; other negative ids are groups, positive ids private chats.
     """
 
-    def __init__(self, token: str = "123:ABC", *, bot_username: str = "itachi_test_bot") -> None:
+    def __init__(self, token: str = "123:ABC", *, bot_username: str = "itachi_test_bot",
+                 forums: tuple[int, ...] = ()) -> None:
         super().__init__()
         self.token = token
         self.bot_username = bot_username
+        self.forums = set(forums)
+        self.blocked: set[int] = set()
         self.calls: list[Call] = []
         self.messages: dict[tuple[int, int], Params] = {}
         self.topics: dict[tuple[int, int], Params] = {}
@@ -131,6 +141,16 @@ class FakeTelegram(LocalHttpServer):
         with self._lock:
             self._failures.setdefault(method.lower(), []).extend([error] * times)
 
+    def block(self, chat_id: int) -> None:
+        """The user blocks the bot (a private chat) or a group removes it: every send is a 403."""
+        with self._lock:
+            self.blocked.add(chat_id)
+
+    def open_topic(self, chat_id: int, name: str) -> int:
+        """A topic someone else opened in a forum; return its thread id."""
+        with self._lock:
+            return int(self._create_forum_topic({"chat_id": chat_id, "name": name})["message_thread_id"])
+
     def calls_to(self, method: str) -> list[Params]:
         """Parameters of every call to ``method``, oldest first."""
         with self._lock:
@@ -194,10 +214,19 @@ class FakeTelegram(LocalHttpServer):
             )
         return user
 
+    def _chat(self, params: Params) -> Params:
+        chat = chat_shape(params, self.forums)
+        if chat["id"] in self.blocked:
+            raise ApiError(403, "Forbidden: bot was blocked by the user" if chat["type"] == "private"
+                           else f"Forbidden: bot was kicked from the {chat['type']} chat")
+        return chat
+
     def _new_message(self, params: Params, **content: Any) -> Params:
-        chat = chat_shape(params)
+        chat = self._chat(params)
         thread_id = params.get("message_thread_id")
         topic = self.topics.get((chat["id"], thread_id)) if thread_id is not None else None
+        if thread_id is not None and topic is None and (chat["id"], thread_id) not in self.messages:
+            raise ApiError(400, "Bad Request: message thread not found")
         if topic is not None and topic["closed"]:
             raise ApiError(400, "Bad Request: TOPIC_CLOSED")
         message: Params = {
@@ -243,6 +272,7 @@ class FakeTelegram(LocalHttpServer):
         return self._new_message(params, **content)
 
     def _stored_message(self, params: Params) -> Params:
+        self._chat(params)
         message = self.messages.get(chat_key(params, "message_id"))
         if message is None:
             raise ApiError(400, "Bad Request: message to edit not found")
@@ -279,15 +309,24 @@ class FakeTelegram(LocalHttpServer):
         return dict(message)
 
     def _delete_message(self, params: Params) -> bool:
-        self.messages.pop(chat_key(params, "message_id"), None)
+        self._chat(params)
+        if self.messages.pop(chat_key(params, "message_id"), None) is None:
+            raise ApiError(400, "Bad Request: message to delete not found")
         return True
 
+    def _known_topic(self, params: Params) -> Params:
+        self._chat(params)
+        topic = self.topics.get(chat_key(params, "message_thread_id"))
+        if topic is None:
+            raise ApiError(400, "Bad Request: TOPIC_ID_INVALID")
+        return topic
+
     def _create_forum_topic(self, params: Params) -> Params:
-        chat = chat_shape(params)
+        chat = self._chat(params)
         if not chat.get("is_forum"):
             raise ApiError(400, "Bad Request: the chat is not a forum")
         name = str(params.get("name") or "")
-        if not 1 <= len(name) <= 128:
+        if not 1 <= utf16_length(name) <= 128:
             raise ApiError(400, "Bad Request: TOPIC_NAME_INVALID")
         # Telegram numbers a topic after the service message that opened it.
         thread_id = self._next_message_id
@@ -303,57 +342,16 @@ class FakeTelegram(LocalHttpServer):
         return topic
 
     def _edit_forum_topic(self, params: Params) -> bool:
-        topic = self.topics.get(chat_key(params, "message_thread_id"))
-        if topic is not None:
-            for key in ("name", "icon_custom_emoji_id"):
-                if key in params:
-                    topic[key] = params[key]
+        topic = self._known_topic(params)
+        changes: Params = {key: params[key] for key in ("name", "icon_custom_emoji_id") if key in params}
+        if all(topic.get(key) == value for key, value in changes.items()):
+            raise ApiError(400, "Bad Request: TOPIC_NOT_MODIFIED")
+        topic.update(changes)
         return True
 
     def _set_topic_closed(self, params: Params, *, closed: bool) -> bool:
-        topic = self.topics.get(chat_key(params, "message_thread_id"))
-        if topic is not None:
-            topic["closed"] = closed
+        topic = self._known_topic(params)
+        if topic["closed"] == closed:
+            raise ApiError(400, "Bad Request: TOPIC_NOT_MODIFIED")
+        topic["closed"] = closed
         return True
-
-    def _set_webhook(self, params: Params) -> bool:
-        self.webhook_url = str(params.get("url") or "")
-        return True
-
-    def _delete_webhook(self, params: Params) -> bool:
-        self.webhook_url = ""
-        if params.get("drop_pending_updates"):
-            self._updates.clear()
-        return True
-
-    def _get_webhook_info(self, _: Params) -> Params:
-        return {
-            "url": self.webhook_url,
-            "has_custom_certificate": False,
-            "pending_update_count": len(self._updates),
-        }
-
-    def _set_my_commands(self, params: Params) -> bool:
-        self.commands = list(params.get("commands") or [])
-        return True
-
-    def _get_updates(self, params: Params) -> list[Params]:
-        if self.webhook_url:
-            raise ApiError(
-                409,
-                "Conflict: can't use getUpdates method while webhook is active; "
-                "use deleteWebhook to delete the webhook first",
-            )
-        offset = int(params.get("offset") or 0)
-        limit = int(params.get("limit") or 100)
-        deadline = time.monotonic() + float(params.get("timeout") or 0)
-        if offset > 0:  # confirms, and forgets, every update below the offset
-            self._updates = [u for u in self._updates if u["update_id"] >= offset]
-        elif offset < 0:  # -n: only the last n updates are kept
-            self._updates = self._updates[offset:]
-        while not self._updates and not self.closing.is_set():
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            self._updates_ready.wait(remaining)
-        return [json.loads(json.dumps(u)) for u in self._updates[:limit]]

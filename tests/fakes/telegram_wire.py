@@ -96,17 +96,26 @@ def _parse_multipart(content_type: str, body: bytes) -> Params:
     return params
 
 
+def utf16_length(text: str) -> int:
+    """A text's length as Telegram counts it: UTF-16 code units (an emoji past the BMP is two)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
 def check_text(text: Any) -> str:
-    """Apply Telegram's rules for a message text: not empty, at most 4096 characters."""
-    if not text:
+    """Apply Telegram's rules for a message text: not empty, at most 4096 UTF-16 code units."""
+    if not text or not str(text).strip():
         raise ApiError(400, "Bad Request: message text is empty")
-    if len(str(text)) > MAX_TEXT_LENGTH:
+    if utf16_length(str(text)) > MAX_TEXT_LENGTH:
         raise ApiError(400, "Bad Request: message is too long")
     return str(text)
 
 
-def chat_shape(params: Params) -> Params:
-    """The Chat object for ``chat_id``: forum supergroup, group or private chat by its id."""
+def chat_shape(params: Params, forums: frozenset[int] | set[int] = frozenset()) -> Params:
+    """The Chat object for ``chat_id``: private (positive), supergroup (below -10^12) or group.
+
+    A supergroup is a forum only when it is one of ``forums`` (a forum is a setting of the
+    group in Telegram, not something its id says).
+    """
     chat_id = params.get("chat_id")
     if chat_id is None or chat_id == "":
         raise ApiError(400, "Bad Request: chat_id is empty")
@@ -115,7 +124,7 @@ def chat_shape(params: Params) -> Params:
     if chat_id > 0:
         return {"id": chat_id, "type": "private", "first_name": "Itachi user"}
     if chat_id < -1_000_000_000_000:
-        return {"id": chat_id, "type": "supergroup", "title": "Itachi", "is_forum": True}
+        return {"id": chat_id, "type": "supergroup", "title": "Itachi", "is_forum": chat_id in forums}
     return {"id": chat_id, "type": "group", "title": "Itachi"}
 
 

@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import pytest
 from telegram import Bot, BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.error import BadRequest, Conflict, EndPointNotFound, InvalidToken, RetryAfter
+from telegram.error import BadRequest, Conflict, EndPointNotFound, Forbidden, InvalidToken, RetryAfter
 from telegram.ext import Application, CommandHandler, ContextTypes
 
 from tests.fakes.fake_telegram import FIXTURES_DIR, FakeTelegram, load_update_fixture
@@ -28,7 +28,7 @@ T = TypeVar("T")
 
 @pytest.fixture
 def fake() -> Iterator[FakeTelegram]:
-    with FakeTelegram() as fake:
+    with FakeTelegram(forums=(GROUP,)) as fake:
         yield fake
 
 
@@ -51,11 +51,13 @@ def test_bot_learns_its_identity_from_get_me(fake: FakeTelegram) -> None:
 
 
 def test_sent_message_echoes_chat_and_topic_and_is_recorded(fake: FakeTelegram) -> None:
+    topic = fake.open_topic(GROUP, "greetings")
+
     async def scenario(bot: Bot) -> list[int]:
-        first = await bot.send_message(GROUP, "hello topic", message_thread_id=42)
+        first = await bot.send_message(GROUP, "hello topic", message_thread_id=topic)
         second = await bot.send_message(ALICE, "hello Alice")
         assert first.chat.id == GROUP and first.chat.is_forum
-        assert first.message_thread_id == 42 and first.is_topic_message
+        assert first.message_thread_id == topic and first.is_topic_message
         assert second.chat.type == "private"
         return [first.message_id, second.message_id]
 
@@ -63,7 +65,7 @@ def test_sent_message_echoes_chat_and_topic_and_is_recorded(fake: FakeTelegram) 
 
     assert second_id > first_id
     assert fake.sent_texts() == ["hello topic", "hello Alice"]
-    assert fake.sent_texts(chat_id=GROUP, thread_id=42) == ["hello topic"]
+    assert fake.sent_texts(chat_id=GROUP, thread_id=topic) == ["hello topic"]
     assert fake.calls_to("sendMessage")[0]["chat_id"] == GROUP
 
 
@@ -130,6 +132,30 @@ def test_text_over_4096_characters_is_rejected_like_telegram_does(fake: FakeTele
     assert len(fake.sent_texts()) == 1
 
 
+def test_length_is_counted_in_utf16_code_units_as_telegram_does(fake: FakeTelegram) -> None:
+    async def scenario(bot: Bot) -> None:
+        await bot.send_message(GROUP, "🙂" * 2048)  # 2048 characters, 4096 units
+        with pytest.raises(BadRequest, match="Message is too long"):
+            await bot.send_message(GROUP, "🙂" * 2048 + "!")
+
+    with_bot(fake, scenario)
+
+
+def test_only_a_supergroup_made_a_forum_is_a_forum_and_a_blocked_chat_is_forbidden(
+        fake: FakeTelegram) -> None:
+    plain = -1005555555555
+
+    async def scenario(bot: Bot) -> None:
+        assert (await bot.send_message(plain, "hello")).chat.is_forum is False
+        with pytest.raises(BadRequest, match="not a forum"):
+            await bot.create_forum_topic(plain, "tasks")
+        fake.block(ALICE)
+        with pytest.raises(Forbidden, match="blocked by the user"):
+            await bot.send_message(ALICE, "hi")
+
+    with_bot(fake, scenario)
+
+
 def test_sent_message_can_be_edited_once_and_deleted(fake: FakeTelegram) -> None:
     async def scenario(bot: Bot) -> None:
         sent = await bot.send_message(GROUP, "working on it")
@@ -141,6 +167,8 @@ def test_sent_message_can_be_edited_once_and_deleted(fake: FakeTelegram) -> None
         with pytest.raises(BadRequest, match="Message to edit not found"):
             await bot.edit_message_text("?", chat_id=GROUP, message_id=9999)
         assert await bot.delete_message(GROUP, sent.message_id)
+        with pytest.raises(BadRequest, match="Message to delete not found"):
+            await bot.delete_message(GROUP, sent.message_id)
 
     with_bot(fake, scenario)
 

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from agent.api_client import ApiClient
+
 from chalicelib.bootstrap import Container, set_container
 from tests.fakes.memory_embedders import WordHashEmbedder
 from tests.support.local_stack import make_container, settings_for_test

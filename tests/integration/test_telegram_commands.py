@@ -85,17 +85,18 @@ def test_an_unexpected_failure_is_logged_and_reported_without_internals(bot: Bot
 def test_remind_stores_a_reminder_and_the_schedule_sends_it_when_due(bot: BotHarness) -> None:
     import time
 
-    bot.send(message_update("/remind 1s stretch your legs", thread_id=42))
-    assert bot.last_text(chat_id=GROUP, thread_id=42).startswith("OK, I will remind you at ")
-    bot.send(message_update("/remind", thread_id=42))
-    assert "stretch your legs" in bot.last_text(chat_id=GROUP, thread_id=42)
+    topic = bot.fake.open_topic(GROUP, "chores")
+    bot.send(message_update("/remind 1s stretch your legs", thread_id=topic))
+    assert bot.last_text(chat_id=GROUP, thread_id=topic).startswith("OK, I will remind you at ")
+    bot.send(message_update("/remind", thread_id=topic))
+    assert "stretch your legs" in bot.last_text(chat_id=GROUP, thread_id=topic)
 
     time.sleep(1.2)
     from functions.reminders import handler
 
     assert handler({}, None) == {"sent": 1}
     assert handler({}, None) == {"sent": 0}
-    assert bot.last_text(chat_id=GROUP, thread_id=42) == "⏰ Reminder: stretch your legs"
+    assert bot.last_text(chat_id=GROUP, thread_id=topic) == "⏰ Reminder: stretch your legs"
 
 
 def test_remind_with_an_unclear_time_explains_the_format(bot: BotHarness) -> None:

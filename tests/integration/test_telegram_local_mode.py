@@ -27,7 +27,7 @@ def local_stack(home: Path, database_url: str, fake: FakeTelegram, said: list[st
 
 def test_up_polls_telegram_and_answers_with_the_same_handlers(tmp_path: Path, database_url: str) -> None:
     said: list[str] = []
-    with FakeTelegram() as fake, local_stack(tmp_path / "home", database_url, fake, said):
+    with FakeTelegram(forums=(GROUP,)) as fake, local_stack(tmp_path / "home", database_url, fake, said):
         assert "Telegram: polling for updates (local mode)." in said
         assert [c["command"] for c in fake.commands][:3] == ["task", "session", "close"]
 
@@ -39,7 +39,7 @@ def test_up_polls_telegram_and_answers_with_the_same_handlers(tmp_path: Path, da
 
 def test_up_does_not_poll_when_a_webhook_is_set(tmp_path: Path, database_url: str) -> None:
     said: list[str] = []
-    with FakeTelegram() as fake:
+    with FakeTelegram(forums=(GROUP,)) as fake:
         fake.webhook_url = "https://itachi.example.com/telegram/webhook"
         with local_stack(tmp_path / "home", database_url, fake, said):
             assert any("a webhook is set for this bot" in line for line in said)

@@ -105,7 +105,7 @@ def telegram_settings(home: Path, database_url: str, moto_endpoint: str, fake: F
 
 @contextmanager
 def bot_harness(home: Path, database_url: str, moto_endpoint: str, **overrides: Any) -> Iterator[BotHarness]:
-    with FakeTelegram() as fake:
+    with FakeTelegram(forums=(GROUP,)) as fake:
         container = make_container(telegram_settings(home, database_url, moto_endpoint, fake, **overrides))
         sleeps: list[float] = []
         container.stream_pacing = StreamPacing(flush_interval_s=0.0, sleep=sleeps.append)

@@ -3,8 +3,10 @@
 `TelegramGateway` is for synchronous callers (services, schedules, the local poller): it runs
 each call on the bot's loop and waits. `LoopGateway` is the same for the handlers, which
 already run on that loop. Telegram's answers become the port's errors: 429 -> FloodControl
-(retry_after), the requests that can never succeed (topic closed or deleted, chat gone, bot
-removed, not a forum) -> Undeliverable, any other Bot API error -> SendFailed.
+(retry_after), the requests that can never succeed (topic closed, deleted or unknown, chat gone,
+bot blocked or removed, not a forum) -> Undeliverable, any other Bot API error -> SendFailed.
+Renaming or closing a topic to the state it already has (TOPIC_NOT_MODIFIED) is done, so a
+replayed close changes nothing.
 """
 
 from __future__ import annotations
@@ -79,10 +81,19 @@ class LoopGateway:
         return topic.message_thread_id
 
     async def rename_topic(self, chat_id: int, topic_id: int, name: str) -> None:
-        await self._call(lambda bot: bot.edit_forum_topic(chat_id, topic_id, name=name))
+        await self._unless_unchanged(lambda bot: bot.edit_forum_topic(chat_id, topic_id, name=name))
 
     async def close_topic(self, chat_id: int, topic_id: int) -> None:
-        await self._call(lambda bot: bot.close_forum_topic(chat_id, topic_id))
+        await self._unless_unchanged(lambda bot: bot.close_forum_topic(chat_id, topic_id))
+
+    async def _unless_unchanged(self, work: Callable[[Bot], Awaitable[bool]]) -> None:
+        try:
+            await self._call(work)
+        except (FloodControl, Undeliverable):
+            raise
+        except SendFailed as error:
+            if "not_modified" not in str(error).lower().replace(" ", "_"):
+                raise
 
     async def webhook_url(self) -> str:
         info = await self._call(lambda bot: bot.get_webhook_info())

@@ -12,10 +12,11 @@ in a chat that is not a forum, and changes to unknown topics or that change noth
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from email.message import Message
 from http import HTTPStatus
 from pathlib import Path
@@ -59,6 +60,10 @@ class FakeTelegram(UpdatesMixin, LocalHttpServer):
         self.bot_username = bot_username
         self.forums = set(forums)
         self.blocked: set[int] = set()
+        self.send_delay_s = 0.0
+        self.most_concurrent_sends = 0  # the most sendMessage calls to one chat at the same time
+        self._flying: dict[Any, int] = {}
+        self._flight_lock = threading.Lock()
         self.calls: list[Call] = []
         self.messages: dict[tuple[int, int], Params] = {}
         self.topics: dict[tuple[int, int], Params] = {}
@@ -183,6 +188,28 @@ class FakeTelegram(UpdatesMixin, LocalHttpServer):
             params = parse_params(headers.get("Content-Type", ""), body, query)
         except ValueError:
             return ApiError(400, "Bad Request: can't parse request body").reply()
+        with self._in_flight(api_method, params):
+            return self._handle(api_method, params)
+
+    @contextlib.contextmanager
+    def _in_flight(self, api_method: str, params: Params) -> Iterator[None]:
+        """Count concurrent sends to each chat (each takes ``send_delay_s``, as a real round trip)."""
+        chat = params.get("chat_id") if api_method.lower() == "sendmessage" else None
+        if chat is None:
+            yield
+            return
+        with self._flight_lock:
+            self._flying[chat] = self._flying.get(chat, 0) + 1
+            self.most_concurrent_sends = max(self.most_concurrent_sends, self._flying[chat])
+        try:
+            if self.send_delay_s:
+                self.closing.wait(self.send_delay_s)
+            yield
+        finally:
+            with self._flight_lock:
+                self._flying[chat] -= 1
+
+    def _handle(self, api_method: str, params: Params) -> Reply:
         with self._lock:
             self.calls.append(Call(api_method, params))
             failures = self._failures.get(api_method.lower())

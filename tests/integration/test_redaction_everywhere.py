@@ -14,9 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agent.api_client import ApiClient
 
 from chalicelib.bootstrap import Container, set_container
+from chalicelib.contracts.api_transport import ApiClient
 from tests.fakes.memory_embedders import WordHashEmbedder
 from tests.support.local_stack import make_container, settings_for_test
 from tests.support.orchestration import client_for, drain_dispatch, heartbeat, new_task

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from chalicelib.bootstrap import Container
-from chalicelib.telegram.container import TelegramContainer
+from chalicelib.telegram.services.topic_streams import StreamPacing
 from tests.support.local_stack import make_container
 from tests.support.telegram_bot import GROUP, BotHarness, bot_harness, telegram_settings
 
@@ -32,7 +32,7 @@ def senders(bot: BotHarness, tmp_path: Path, database_url: str,
     for i in range(SENDERS):
         container = make_container(telegram_settings(tmp_path / f"sender{i}", database_url, moto_endpoint,
                                                      bot.fake))
-        container.telegram = TelegramContainer(container, flush_interval_s=0.0, sleep=lambda _: None)
+        container.stream_pacing = StreamPacing(flush_interval_s=0.0, sleep=lambda _: None)
         built.append(container)
     yield built
     for container in built:
@@ -41,10 +41,10 @@ def senders(bot: BotHarness, tmp_path: Path, database_url: str,
 
 def test_four_senders_on_one_stream_send_each_piece_once_in_order_one_at_a_time(
         bot: BotHarness, senders: list[Container]) -> None:
-    thread = bot.telegram.sender.create_topic(GROUP, "web: fix the login bug")
-    topic = bot.telegram.topics.register("task", "task-1", GROUP, thread, "web: fix the login bug")
+    thread = bot.container.telegram_gateway.create_topic(GROUP, "web: fix the login bug")
+    topic = bot.container.telegram_topics.register("task", "task-1", GROUP, thread, "web: fix the login bug")
     pieces = [f"step {i}: " + "x" * 3000 for i in range(12)]  # one message each
-    bot.telegram.streams.post(topic, pieces)
+    bot.container.topic_streams.post(topic, pieces)
     bot.fake.send_delay_s = 0.05  # a real round trip: senders overlap if nothing keeps them apart
     start = threading.Barrier(SENDERS)
     errors: list[BaseException] = []
@@ -53,8 +53,8 @@ def test_four_senders_on_one_stream_send_each_piece_once_in_order_one_at_a_time(
         try:
             start.wait()
             deadline = time.monotonic() + 60
-            while container.telegram.streams.pending_streams() and time.monotonic() < deadline:
-                container.telegram.streams.pump(topic.stream)
+            while container.topic_streams.pending_streams() and time.monotonic() < deadline:
+                container.topic_streams.pump(topic.stream)
         except BaseException as exc:  # reported by the test thread
             errors.append(exc)
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from chalicelib.kernel.database import Database
-from chalicelib.llm.adapters.llm_usage_repository import LlmUsageRepository
+from chalicelib.llm.adapters.llm_usage_repository import llm_units
 from chalicelib.llm.domain.llm_budget import DailyBudget, cost_usd, estimate_prompt_tokens
 from chalicelib.llm.services.budgeted_llm import BudgetedLlm
 from chalicelib.llm.services.ports import ChatReply
@@ -53,7 +53,7 @@ def test_eight_concurrent_calls_reserve_no_more_than_the_day_allows(pools: list[
     answers: list[str | None] = []
 
     def worker(db: Database) -> None:
-        llm = BudgetedLlm(chat, LlmUsageRepository(db), budget)
+        llm = BudgetedLlm(chat, llm_units(db), budget)
         start.wait()
         answer = llm.complete_text("reflection", SYSTEM, USER, max_tokens=MAX_TOKENS)
         if answer is None:

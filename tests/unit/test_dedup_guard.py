@@ -70,3 +70,8 @@ def test_a_contradiction_never_reinforces_and_the_more_trusted_statement_wins() 
     assert reconcile("Never use tabs to indent", "Don't use tabs for indentation", new_trust=0.1,
                      old_trust=0.9) == "reinforce"
     assert reconcile("Always use yarn 4, not npm, in web/", old, new_trust=0.6, old_trust=0.9) == "reinforce"
+    assert reconcile("Use yarn", "Always use yarn 4, not npm, in web/", new_trust=0.6, old_trust=0.9) \
+        == "reinforce"
+    assert reconcile("Use npm", old, new_trust=0.95, old_trust=0.95) == "supersede"
+    assert reconcile("Never run the migrations by hand", "Always run the migrations by hand",
+                     new_trust=0.95, old_trust=0.95) == "supersede"

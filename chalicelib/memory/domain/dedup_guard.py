@@ -120,14 +120,30 @@ def same_facts(a: str, b: str) -> bool:
     return found_a | (openers_a - plain_b) == found_b | (openers_b - plain_a)
 
 
+def _asserted_words(text: str) -> frozenset[str]:
+    """Words the text states without a negation in front of them."""
+    words = [w.replace("'", "") for w in re.findall(r"[a-z0-9']+", text.lower())]
+    negated_at: set[int] = set()
+    for i, word in enumerate(words):
+        if word in _NEGATIONS:
+            following = next((j for j in range(i + 1, len(words)) if words[j] not in _FILLER), None)
+            if following is not None:
+                negated_at.add(following)
+    return frozenset(w for i, w in enumerate(words) if i not in negated_at and w not in _NEGATIONS)
+
+
 def consistent(a: str, b: str) -> bool:
     """True when one of `a`, `b` states everything the other does, perhaps with more specifics.
 
-    Same polarity and negated words, and the salient tokens of one include the other's:
-    "use yarn 4 in web/" refines "use yarn"; "-n 8" changes "-n 4"; "npm, not yarn" contradicts
-    "yarn, not npm".
+    One side's negations are a subset of the other's, nothing negated on one side is stated on
+    the other, and the salient tokens of one include the other's: "use yarn 4, not npm, in web/"
+    refines "use yarn"; "-n 8" changes "-n 4"; "npm, not yarn" contradicts "yarn, not npm";
+    "never run it" contradicts "always run it".
     """
-    if polarity(a) != polarity(b) or negated_words(a) != negated_words(b):
+    negated_a, negated_b = negated_words(a), negated_words(b)
+    if not (negated_a <= negated_b or negated_b <= negated_a):
+        return False
+    if negated_a & _asserted_words(b) or negated_b & _asserted_words(a):
         return False
     found_a, openers_a, plain_a = _scan(a)
     found_b, openers_b, plain_b = _scan(b)

@@ -15,7 +15,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from pydantic import BaseModel, ConfigDict
 
 from chalicelib.bootstrap import get_container
-from chalicelib.kernel.logging import correlation_id, get_logger
+from chalicelib.kernel.logging import correlation_id, log_failure
 
 
 class UpdateMessage(BaseModel):
@@ -28,8 +28,8 @@ def record_handler(record: SQSRecord) -> bool:
         update = UpdateMessage.model_validate_json(record.body).update
         with correlation_id(f"update:{int(update['update_id'])}"):
             return get_container().telegram_updates.run(update)
-    except Exception:
-        get_logger().exception("telegram update not processed", extra={"message_id": record.message_id})
+    except Exception as exc:
+        log_failure("telegram update not processed", exc, message_id=record.message_id)
         raise
 
 

@@ -22,7 +22,7 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from chalicelib.bootstrap import get_container
-from chalicelib.kernel.logging import correlation_id, get_logger
+from chalicelib.kernel.logging import correlation_id, get_logger, log_failure
 from chalicelib.telegram.services.topic_streams import TopicStreams
 
 MAX_PARALLEL_STREAMS = 8
@@ -56,8 +56,8 @@ class StreamPumps:
         with correlation_id(stream):
             try:
                 return self._streams.pump(stream)
-            except Exception:
-                get_logger().exception("telegram stream pump failed", extra={"stream": stream})
+            except Exception as exc:
+                log_failure("telegram stream pump failed", exc, stream=stream)
                 raise
 
 

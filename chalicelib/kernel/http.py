@@ -14,6 +14,7 @@ from chalice.app import Request
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from chalicelib.kernel.errors import DomainError, InvalidInput
+from chalicelib.kernel.logging import log_failure, sanitized
 from chalicelib.kernel.wire import NUL, check_storable
 
 M = TypeVar("M", bound=BaseModel)
@@ -107,6 +108,9 @@ def _translate_errors(view: F, blueprint: Blueprint) -> F:
             return answer(blueprint.current_request, lambda: view(*args, **kwargs))
         except DomainError as exc:
             return error_response(exc.status, exc.code, exc.message, exc.field)
+        except Exception as exc:  # a bug: logged without the values its message may quote, re-raised
+            log_failure("unexpected error in a route", exc, view=view.__name__)
+            raise sanitized(exc) from None
 
     return wrapper  # type: ignore[return-value]
 

@@ -31,3 +31,23 @@ def correlation_id(value: str) -> Iterator[None]:
             logger.thread_safe_remove_keys(["correlation_id"])
         else:
             logger.thread_safe_append_keys(correlation_id=previous)
+
+
+class InternalError(Exception):
+    """What leaves a boundary instead of an unexpected error: its type only, never its message."""
+
+
+def log_failure(message: str, exc: BaseException, **ids: object) -> None:
+    """Log an unexpected error by type, SQLSTATE and the frames it went through, never its text:
+    a database error's message and detail quote the values it refused (a password, a prompt)."""
+    import traceback
+
+    frames = [f"{f.filename.rsplit('/', 1)[-1]}:{f.lineno} {f.name}"
+              for f in traceback.extract_tb(exc.__traceback__)][-12:]
+    get_logger().error(message, extra={"error_type": type(exc).__name__,
+                                       "sqlstate": getattr(exc, "sqlstate", None), "frames": frames, **ids})
+
+
+def sanitized(exc: BaseException) -> InternalError:
+    """The exception to re-raise in place of `exc` once it is logged (`raise sanitized(exc) from None`)."""
+    return InternalError(f"{type(exc).__name__} (details in the log by type and frames only)")

@@ -98,10 +98,10 @@ class RequestTransaction:
         for action in actions:
             try:
                 action()
-            except Exception:  # the change is durable; a failed announcement must not undo the reply
-                from chalicelib.kernel.logging import get_logger
+            except Exception as exc:  # the change is durable; a failed announcement must not undo the reply
+                from chalicelib.kernel.logging import log_failure
 
-                get_logger().exception("after-commit action failed")
+                log_failure("after-commit action failed", exc)
 
     def rollback(self, exc: BaseException | None = None) -> None:
         self.after = []

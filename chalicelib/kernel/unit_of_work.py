@@ -16,7 +16,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Protocol, Self
 
-from chalicelib.kernel.logging import get_logger
+from chalicelib.kernel.logging import log_failure
 from chalicelib.kernel.request_transaction import after_request_commit
 
 
@@ -63,8 +63,8 @@ def _run_all(actions: list[Callable[[], None]]) -> None:
     for action in actions:
         try:
             action()
-        except Exception:  # the change is durable; a failed announcement must not undo the reply
-            get_logger().exception("after-commit action failed")
+        except Exception as exc:  # the change is durable; a failed announcement must not undo the reply
+            log_failure("after-commit action failed", exc)
 
 
 class PostgresUnitOfWork(_AfterCommit):

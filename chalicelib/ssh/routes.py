@@ -6,13 +6,14 @@ the agent posts it here and it goes only to the chat that asked.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from chalice import Response
 from pydantic import Field
 
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
+from chalicelib.kernel.wire import INT32_MAX, Int32, Seconds, captured
 
 bp = ApiBlueprint(__name__)
 
@@ -40,21 +41,21 @@ class ClaimBody(WireModel):
 
 class OutputEvent(WireModel):
     stream: Literal["stdout", "stderr"] = "stdout"
-    text: str = Field(max_length=64_000)
+    text: Annotated[str, captured(64_000)]  # command output: captured, never refused
 
 
 class OutputBody(WireModel):
     machine_id: str = Field(min_length=1, max_length=40)
-    seq: int = Field(ge=1)
+    seq: int = Field(ge=1, le=INT32_MAX)
     events: list[OutputEvent] = Field(max_length=500)
 
 
 class ResultBody(WireModel):
     machine_id: str = Field(min_length=1, max_length=40)
     status: Literal["succeeded", "failed", "timed_out", "refused"]
-    exit_code: int | None = None
-    error: str | None = Field(default=None, max_length=4000)
-    duration_s: float | None = Field(default=None, ge=0)
+    exit_code: Int32 | None = None
+    error: Annotated[str, captured(4000)] | None = None
+    duration_s: Seconds | None = None
 
 
 class RunsQuery(WireModel):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from infra.aws.cfn import PRIVATE, Json, assume_role, get_att, if_private, ref, sub, tags
 from infra.aws.network import PRIVATE_SUBNETS, PUBLIC_SUBNETS
 from infra.aws.secrets import DATABASE_SECRET
+from infra.local.postgres_watch import PRIVATE_LOG_SETTINGS
 
 SECRET = DATABASE_SECRET.logical_id
 PORT = 5432
@@ -42,6 +43,11 @@ def resources(stage: str) -> Json:
                 # Public-db mode: Lambdas outside a VPC have no fixed address; TLS and the password guard it.
                 [{"IpProtocol": "tcp", "FromPort": PORT, "ToPort": PORT, "CidrIp": ref("DbAllowedCidr")}]),
             "Tags": tags(stage)}},
+        # Errors logged tersely, never a statement or its parameters (requests carry secrets).
+        "DbParameters": {"Type": "AWS::RDS::DBParameterGroup", "Properties": {
+            "Family": sub("postgres${DbEngineVersion}"),
+            "Description": "Itachi: keep statement values out of the Postgres log",
+            "Parameters": dict(PRIVATE_LOG_SETTINGS), "Tags": tags(stage)}},
         "Database": {
             "Type": "AWS::RDS::DBInstance",
             "DeletionPolicy": "Snapshot", "UpdateReplacePolicy": "Snapshot",
@@ -58,6 +64,7 @@ def resources(stage: str) -> Json:
                 "MasterUsername": sub(resolve % (SECRET, "username")),
                 "MasterUserPassword": sub(resolve % (SECRET, "password")),
                 "DBSubnetGroupName": ref("DbSubnetGroup"),
+                "DBParameterGroupName": ref("DbParameters"),
                 "VPCSecurityGroups": [ref("DbSecurityGroup")],
                 "Tags": tags(stage)}},
         "DatabaseSecretAttachment": {"Type": "AWS::SecretsManager::SecretTargetAttachment", "Properties": {

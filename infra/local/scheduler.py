@@ -6,7 +6,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from chalicelib.kernel.logging import get_logger
+from chalicelib.kernel.logging import log_failure
 from chalicelib.kernel.schedule_table import SCHEDULES, ScheduleSpec
 from infra.local.lambda_runtime import LocalLambdaContext, load_handler, scheduled_event
 
@@ -53,5 +53,5 @@ class Scheduler:
         try:
             run_schedule_once(spec, self._region)
             self.last_run[spec.name] = time.time()
-        except Exception:  # one failing worker must not stop the others; it is logged
-            get_logger().exception("scheduled handler failed", extra={"schedule": spec.name})
+        except Exception as exc:  # one failing worker must not stop the others; it is logged
+            log_failure("scheduled handler failed", exc, schedule=spec.name)

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib.kernel.logging import get_logger
+from chalicelib.kernel.logging import get_logger, log_failure
 from chalicelib.kernel.queue_table import QUEUES, QueueSpec
 from chalicelib.kernel.queues import SqsQueues
 from infra.local.lambda_runtime import LocalLambdaContext, load_handler, sqs_event
@@ -28,8 +28,8 @@ def deliver_batch(queues: SqsQueues, spec: QueueSpec, *, wait_s: int = 1) -> int
     try:
         result: Any = handler(event, LocalLambdaContext(spec.key, timeout_s=spec.consumer_timeout_s))
         failed = {f["itemIdentifier"] for f in (result or {}).get("batchItemFailures", [])}
-    except Exception:  # the whole batch failed, as a crashed Lambda would
-        get_logger().exception("consumer crashed", extra={"queue": spec.key})
+    except Exception as exc:  # the whole batch failed, as a crashed Lambda would
+        log_failure("consumer crashed", exc, queue=spec.key)
         failed = {m.message_id for m in messages}
     for m in messages:
         if m.message_id not in failed:

@@ -24,6 +24,7 @@ from chalicelib.learning import routes as learning
 from chalicelib.llm import routes as usage
 from chalicelib.memory import schemas as memory
 from chalicelib.sessions import routes as sessions
+from chalicelib.ssh import routes as ssh
 from chalicelib.sync import routes as sync
 from chalicelib.tasks.routes import agent_session_routes as agent_sessions
 from chalicelib.tasks.routes import agent_task_routes as agent_tasks
@@ -85,6 +86,13 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("POST", "/api/sync/push"): (sync.PushBody, None),
     ("GET", "/api/sync/pull"): (None, sync.PullQuery),
     ("GET", "/api/sync/files"): (None, sync.FilesQuery),
+    ("POST", "/api/ssh/targets"): (ssh.TargetBody, None),
+    ("GET", "/api/ssh/targets"): (None, None),
+    ("DELETE", "/api/ssh/targets/{name}"): (None, ssh.MachineQuery),
+    ("GET", "/api/ssh/runs"): (None, ssh.RunsQuery),
+    ("POST", "/api/ssh/runs/{run_id}/claim"): (ssh.ClaimBody, None),
+    ("POST", "/api/ssh/runs/{run_id}/output"): (ssh.OutputBody, None),
+    ("POST", "/api/ssh/runs/{run_id}/result"): (ssh.ResultBody, None),
     ("POST", "/mcp"): (None, None),  # JSON-RPC: any JSON value
     ("GET", "/mcp"): (None, None),
     ("DELETE", "/mcp"): (None, None),

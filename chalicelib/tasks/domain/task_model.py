@@ -28,6 +28,10 @@ class NewTask:
     telegram_topic_id: int | None = None
     idempotency_key: str | None = None
 
+    def __post_init__(self) -> None:
+        # A user's description is stored and echoed in the `created` event: never a secret.
+        object.__setattr__(self, "description", redact(self.description))
+
 
 @dataclass(frozen=True)
 class Task:
@@ -85,9 +89,16 @@ class TaskEvent:
 
 @dataclass(frozen=True)
 class NewEvent:
+    """An event about to be stored: its text and data are redacted on construction, whoever
+    makes it (engine output, a user's input, a reason an agent gives)."""
+
     kind: str
     text: str = ""
     data: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", redact(self.text))
+        object.__setattr__(self, "data", redact_json(self.data))
 
 
 @dataclass(frozen=True)
@@ -115,10 +126,13 @@ class TaskOutcome:
     cost_usd: float | None = None
     duration_s: float | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "summary", redact(self.summary))
+
 
 def redacted(events: Sequence[NewEvent]) -> list[NewEvent]:
-    """Engine output with secrets and private spans removed, as it must be before it is stored."""
-    return [NewEvent(e.kind, redact(e.text), redact_json(e.data)) for e in events]
+    """Events as they are stored (a NewEvent is already redacted when it is made)."""
+    return list(events)
 
 
 def jsonable(value: Any) -> Any:

@@ -15,6 +15,7 @@ from typing import Any
 
 from chalicelib.contracts.machine_messages import SESSION_CLOSE, SESSION_INPUT, SESSION_START, MachineMessage
 from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable
+from chalicelib.kernel.redaction import redact
 from chalicelib.tasks.domain.agent_session_states import (
     INPUT_KIND,
     AgentSession,
@@ -38,6 +39,9 @@ class NewSession:
     engine: str = "claude"
     telegram_chat_id: int | None = None
     telegram_topic_id: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "prompt", redact(self.prompt))
 
 
 class AgentSessionService(TaskUseCase):
@@ -131,6 +135,7 @@ class AgentSessionService(TaskUseCase):
             session = self._owned(uow, session_id, machine_id)
             if not session.status.open:
                 return session
+            error = redact(error) if error else error
             status = SessionStatus.FAILED if error else SessionStatus.CLOSED
             updated = uow.sessions.set_status(session_id, status, exit_code=exit_code, error=error)
             uow.sessions.append_events(session_id, [NewEvent(status.value, error or "",

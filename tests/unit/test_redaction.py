@@ -92,3 +92,10 @@ def test_json_values_are_redacted_recursively_and_secret_keys_lose_their_values(
     assert cleaned["api_key"] == "[REDACTED:secret]"
     assert cleaned["nested"][0]["password"] == "[REDACTED:secret]"
     assert cleaned["count"] == 3
+
+
+def test_a_github_token_cut_to_twenty_characters_is_still_caught() -> None:
+    from chalicelib.kernel.redaction import redact
+
+    cut = "ghp_" + "a1B2c3D4e5F6g7H8i9J0"
+    assert redact(f"token {cut} in a log line") == "token [REDACTED:github_token] in a log line"

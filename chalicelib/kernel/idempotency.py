@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import psycopg
+# Types only: `import app` must not load the driver (routes import this module through kernel.http).
+if TYPE_CHECKING:
+    import psycopg
 
-from chalicelib.kernel.database import Database
+    from chalicelib.kernel.database import Database
 
 
 def claim(conn: psycopg.Connection[Any], consumer: str, key: str) -> bool:

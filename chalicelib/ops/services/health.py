@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib.kernel.errors import DomainError
 from chalicelib.kernel.queue_table import QUEUES
-from chalicelib.kernel.settings import Settings
 from chalicelib.ops.services.ports import Database, Queues
+
+if TYPE_CHECKING:
+    from chalicelib.kernel.settings import Settings  # pydantic-settings: built by bootstrap on first use
 
 
 def check_health(database: Database, queues: Queues) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from agent.agent_config import AgentConfig
 from agent.agent_context import AgentContext, log
@@ -24,6 +24,7 @@ from agent.process_tree import ProcessRegistry
 from agent.ssh.registration import register_all
 from agent.work_router import WorkRouter
 from agent.worktrees import WorktreeManager
+from chalicelib.contracts.agent_api import HeartbeatRequest, MachineStatus, Registration
 from chalicelib.contracts.api_transport import ApiClient, ApiError
 from chalicelib.kernel.queues import SqsQueue
 
@@ -84,14 +85,13 @@ class AgentDaemon:
                              f"{self.config.home}") from None
 
     # Registration and heartbeats.
-    def _heartbeat(self, status: str = "online") -> dict[str, Any]:
-        active = self.router.active_tasks
-        body = {"machine_id": self.config.machine_id, "agent_instance": self.ctx.instance, "status": status,
-                "active_tasks": active, "max_concurrent": self.config.max_concurrent,
-                "engine_priority": list(self.config.engine_priority), "projects": sorted(self.config.repos),
-                "repos": sorted(set(self.config.repos.values())), "hostname": _hostname(),
-                "agent_version": AGENT_VERSION}
-        return self.ctx.api.post("/api/machines/heartbeat", body)  # type: ignore[no-any-return]
+    def _heartbeat(self, status: MachineStatus = "online") -> Registration:
+        config = self.config
+        beat = HeartbeatRequest(
+            config.machine_id, self.ctx.instance, status, self.router.active_tasks, config.max_concurrent,
+            list(config.engine_priority), sorted(config.repos), sorted(set(config.repos.values())),
+            _hostname(), AGENT_VERSION)
+        return Registration.from_body(self.ctx.api.post("/api/machines/heartbeat", beat.to_body()))
 
     def _register(self, *, wait: bool) -> None:
         delay = 0.5
@@ -107,20 +107,20 @@ class AgentDaemon:
                 delay = min(delay * 2, 10.0)
         self._adopt(reg)
 
-    def _adopt(self, reg: dict[str, Any]) -> None:
+    def _adopt(self, reg: Registration) -> None:
         if self.config.heartbeat_s is None:
-            self._heartbeat_s = float(reg.get("heartbeat_s") or 30.0)
-        endpoint = reg.get("sqs_endpoint_url")
+            self._heartbeat_s = float(reg.heartbeat_s or 30.0)
+        endpoint = reg.sqs_endpoint_url
         if self.mode == "local" and not endpoint:
             raise SystemExit("the server runs on AWS SQS; start the agent with --aws")
         if self.mode == "aws":
             endpoint = None
-        if reg["queue_url"] != self._queue_url:
+        if reg.queue_url != self._queue_url:
             # Local: the server names its moto server. AWS: boto3's credential chain applies.
-            self.ctx.queue = SqsQueue.at(reg["queue_url"], region=reg.get("region") or "us-east-1",
+            self.ctx.queue = SqsQueue.at(reg.queue_url, region=reg.region or "us-east-1",
                                          endpoint_url=endpoint, connect_timeout_s=5,
                                          read_timeout_s=self.config.poll_wait_s + 20)
-            self._queue_url = reg["queue_url"]
+            self._queue_url = reg.queue_url
 
     def _heartbeats(self) -> None:
         while not self.ctx.stopping.wait(self._heartbeat_s):

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from agent.engine_process import run_engine
 from agent.worktrees import Workspace
+from chalicelib.contracts.agent_api import EngineSwitchRequest
 from chalicelib.contracts.api_transport import ApiError
 from chalicelib.tasks.domain.engine_run import RunSummary
 from chalicelib.tasks.domain.engine_switch import engine_order, handoff_prompt, plan_switch
@@ -38,10 +39,10 @@ def run_engine_chain(runner: TaskRunner, ws: Workspace) -> tuple[RunSummary, int
         if decision.next_engine is None:
             runner.event("notice", f"{engine} is rate limited; no switch: {decision.reason}")
             return run, code, engine, cost
-        body = {"from_engine": engine, "to_engine": decision.next_engine,
-                "reason": run.rate_limit_message[:300] or "rate limited"}
+        switch = EngineSwitchRequest(runner.ctx.machine_id, runner.attempt, engine, decision.next_engine,
+                                     run.rate_limit_message[:300] or "rate limited")
         try:
-            switches = int(runner.post("engine-switch", body)["engine_switches"])
+            switches = int(runner.post("engine-switch", switch)["engine_switches"])
         except ApiError as exc:
             runner.event("notice", f"engine switch refused: {exc.message}")
             return run, code, engine, cost

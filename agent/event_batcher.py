@@ -13,15 +13,16 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
 
+from chalicelib.contracts.agent_api import ProgressEvent
 from chalicelib.tasks.domain.engine_events import EngineEvent, EventKind
 
-Post = Callable[[list[dict[str, Any]]], None]
+Post = Callable[[list[ProgressEvent]], None]
 log = logging.getLogger("itachi.agent")
 
 
-def to_wire(event: EngineEvent) -> dict[str, Any] | None:
+def to_wire(event: EngineEvent) -> ProgressEvent | None:
     """The event as posted to the API, or None for events not worth showing."""
     data = dict(event.data)
     if event.kind == EventKind.TOOL_RESULT and not data.get("is_error"):
@@ -31,7 +32,7 @@ def to_wire(event: EngineEvent) -> dict[str, Any] | None:
         target = data.get("file_path") or data.get("path") or data.get("command") or ", ".join(
             str(f) for f in data.get("files") or [])
         text = f"{event.text} {target}".strip()
-    return {"kind": event.kind.value, "text": text, "data": data}
+    return ProgressEvent(event.kind.value, text, data)
 
 
 class EventBatcher:
@@ -41,18 +42,18 @@ class EventBatcher:
         self._interval = interval_s
         self._max_batch = max_batch
         self._max_pending = max_pending
-        self._pending: list[dict[str, Any]] = []
+        self._pending: list[ProgressEvent] = []
         self._lock = threading.Lock()  # guards _pending
         self._send = threading.Lock()  # one post at a time keeps the order
         self._last = time.monotonic()
         self.dropped = 0
 
-    def add(self, event: dict[str, Any]) -> None:
+    def add(self, event: ProgressEvent) -> None:
         with self._lock:
             last = self._pending[-1] if self._pending else None
-            if (last and event["kind"] == last["kind"] == EventKind.TEXT.value
-                    and event["data"].get("delta") and last["data"].get("delta")):
-                last["text"] += event["text"]
+            if (last and event.kind == last.kind == EventKind.TEXT.value
+                    and event.data.get("delta") and last.data.get("delta")):
+                self._pending[-1] = replace(last, text=last.text + event.text)
             else:
                 self._pending.append(event)
             if len(self._pending) > self._max_pending:

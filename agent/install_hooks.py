@@ -15,6 +15,7 @@ import re
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -29,32 +30,31 @@ class HookSpec(NamedTuple):
     matcher: str | None = None
 
 
-CLIENT_HOOKS: dict[str, tuple[HookSpec, ...]] = {
-    "claude": (
-        HookSpec("SessionStart", "session_start", 15),
-        HookSpec("UserPromptSubmit", "user_prompt_submit", 8),
-        HookSpec("PostToolUse", "post_tool_use", 10, "Write|Edit|MultiEdit"),
-        HookSpec("PostToolUseFailure", "post_tool_use", 10),
-        HookSpec("PreCompact", "pre_compact", 10),
-        HookSpec("Stop", "stop", 10),
-        HookSpec("SessionEnd", "session_end", 5),
-    ),
-    "codex": (  # the events seen firing on the real Codex CLI; Claude Code's file format
-        HookSpec("SessionStart", "session_start", 15),
-        HookSpec("UserPromptSubmit", "user_prompt_submit", 8),
-        HookSpec("PostToolUse", "post_tool_use", 10, "apply_patch|Edit|Write"),
-        HookSpec("Stop", "stop", 10),
-        HookSpec("SessionEnd", "session_end", 5),
-    ),
-    "gemini": (  # Gemini CLI's own event names; timeouts in milliseconds
-        HookSpec("SessionStart", "session_start", 15000),
-        HookSpec("BeforeAgent", "user_prompt_submit", 8000),
-        HookSpec("AfterTool", "post_tool_use", 10000, "write_file|replace"),
-        HookSpec("PreCompress", "pre_compact", 10000),
-        HookSpec("AfterAgent", "stop", 10000),
-        HookSpec("SessionEnd", "session_end", 5000),
-    ),
-}
+CLIENTS = ("claude", "codex", "gemini")
+# One row per hook entry: the module, its timeout in seconds, then the event it runs on in
+# Claude Code, Codex CLI and Gemini CLI ("Event matcher"; "" where the client has no such event).
+# Codex: the events seen firing on the real CLI, in Claude Code's file format. Gemini: its own
+# event names, timeouts in milliseconds.
+_HOOK_TABLE = (
+    ("session_start", 15, "SessionStart", "SessionStart", "SessionStart"),
+    ("user_prompt_submit", 8, "UserPromptSubmit", "UserPromptSubmit", "BeforeAgent"),
+    ("post_tool_use", 10, "PostToolUse Write|Edit|MultiEdit", "PostToolUse apply_patch|Edit|Write",
+     "AfterTool write_file|replace"),
+    ("post_tool_use", 10, "PostToolUseFailure", "", ""),
+    ("pre_compact", 10, "PreCompact", "", "PreCompress"),
+    ("stop", 10, "Stop", "Stop", "AfterAgent"),
+    ("session_end", 5, "SessionEnd", "SessionEnd", "SessionEnd"),
+)
+
+
+def _client_hooks(column: int, client: str) -> tuple[HookSpec, ...]:
+    unit = 1000 if client == "gemini" else 1
+    return tuple(HookSpec(cells[column].split(" ")[0], module, seconds * unit,
+                          cells[column].partition(" ")[2] or None)
+                 for module, seconds, *cells in _HOOK_TABLE if cells[column])
+
+
+CLIENT_HOOKS: dict[str, tuple[HookSpec, ...]] = {c: _client_hooks(i, c) for i, c in enumerate(CLIENTS)}
 _DIRS = {"claude": ".claude", "codex": ".codex", "gemini": ".gemini"}
 _FILES = {"claude": "settings.json", "codex": "hooks.json", "gemini": "settings.json"}
 _HOME_ENV = {"claude": "CLAUDE_CONFIG_DIR", "codex": "CODEX_HOME", "gemini": ""}
@@ -164,7 +164,11 @@ def _load(path: Path) -> dict[str, Any]:
 
 
 def _save(path: Path, settings: dict[str, Any]) -> None:
-    text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+    write_if_changed(path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    """Replace path's content atomically, and only if it changes (the file keeps its mtime otherwise)."""
     if path.exists() and path.read_text(encoding="utf-8") == text:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -188,14 +192,26 @@ def add_parser(subparsers: Any) -> None:
         parser.set_defaults(func=func)
 
 
-def _install(args: argparse.Namespace) -> int:
+def _step(run: Callable[[], Path], done: str) -> bool:
+    """Run one install or uninstall step: print where it went, or the error (and say it failed)."""
     try:
-        path = install_hooks(args.scope, args.client, Path.cwd(), args.python)
+        path = run()
     except (InstallError, OSError) as exc:
         print(f"itachi: {exc}", file=sys.stderr)
+        return False
+    print(f"{done} {path}")
+    return True
+
+
+def _install(args: argparse.Namespace) -> int:
+    from agent.install_mcp import install_mcp
+
+    cwd = Path.cwd()
+    if not _step(lambda: install_hooks(args.scope, args.client, cwd, args.python),
+                 f"Installed Itachi hooks for {args.client} in"):
         return 1
-    print(f"Installed Itachi hooks for {args.client} in {path}")
-    if not args.no_mcp and not _register_mcp(args):
+    if not args.no_mcp and not _step(lambda: install_mcp(args.scope, args.client, cwd, args.python),
+                                     f"Registered the Itachi MCP server (itachi mcp) for {args.client} in"):
         return 1
     if not _imports_hooks(args.python):
         print(f"warning: {args.python} cannot import the hooks package; install itachi "
@@ -215,31 +231,13 @@ def _imports_hooks(python: str) -> bool:
 
 
 def _uninstall(args: argparse.Namespace) -> int:
-    try:
-        path = uninstall_hooks(args.scope, args.client, Path.cwd())
-    except (InstallError, OSError) as exc:
-        print(f"itachi: {exc}", file=sys.stderr)
+    from agent.install_mcp import uninstall_mcp
+
+    cwd = Path.cwd()
+    if not _step(lambda: uninstall_hooks(args.scope, args.client, cwd),
+                 f"Removed Itachi hooks for {args.client} from"):
         return 1
-    print(f"Removed Itachi hooks for {args.client} from {path}")
-    if not args.no_mcp:
-        from agent.install_mcp import uninstall_mcp
-
-        try:
-            mcp_path = uninstall_mcp(args.scope, args.client, Path.cwd())
-        except (InstallError, OSError) as exc:
-            print(f"itachi: {exc}", file=sys.stderr)
-            return 1
-        print(f"Removed the Itachi MCP server for {args.client} from {mcp_path}")
+    if not args.no_mcp and not _step(lambda: uninstall_mcp(args.scope, args.client, cwd),
+                                     f"Removed the Itachi MCP server for {args.client} from"):
+        return 1
     return 0
-
-
-def _register_mcp(args: argparse.Namespace) -> bool:
-    from agent.install_mcp import install_mcp
-
-    try:
-        path = install_mcp(args.scope, args.client, Path.cwd(), args.python)
-    except (InstallError, OSError) as exc:
-        print(f"itachi: {exc}", file=sys.stderr)
-        return False
-    print(f"Registered the Itachi MCP server (itachi mcp) for {args.client} in {path}")
-    return True

@@ -7,14 +7,13 @@ text, and the result is parsed again before it replaces the file.
 from __future__ import annotations
 
 import json
-import os
 import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent.install_hooks import InstallError
+from agent.install_hooks import InstallError, write_if_changed
 
 _HEADER = re.compile(r"^\s*\[\[?\s*(?P<name>[^\[\]]+?)\s*\]\]?\s*(#.*)?$")
 
@@ -48,15 +47,6 @@ def _without_table(text: str, name: str) -> str:
     return "".join(kept)
 
 
-def _write(path: Path, text: str) -> None:
-    if path.exists() and path.read_text(encoding="utf-8") == text:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temp.write_text(text, encoding="utf-8")
-    os.replace(temp, path)
-
-
 def write_server(path: Path, name: str, entry: dict[str, Any], is_ours: Callable[[Any], bool]) -> None:
     """Put our [mcp_servers.<name>] table in path; InstallError if someone else's holds the name."""
     text = path.read_text(encoding="utf-8") if path.exists() else ""
@@ -67,7 +57,7 @@ def write_server(path: Path, name: str, entry: dict[str, Any], is_ours: Callable
     updated = (body + "\n\n" if body else "") + render_server(name, entry)
     if _parse(path, updated).get("mcp_servers", {}).get(name) != entry:
         raise InstallError(f"{path} defines mcp_servers in a form Itachi cannot edit; add it by hand")
-    _write(path, updated)
+    write_if_changed(path, updated)
 
 
 def remove_server(path: Path, name: str, is_ours: Callable[[Any], bool]) -> None:
@@ -78,4 +68,4 @@ def remove_server(path: Path, name: str, is_ours: Callable[[Any], bool]) -> None
     updated = _without_table(text, name).rstrip("\n")
     if name in _parse(path, updated).get("mcp_servers", {}):
         raise InstallError(f"{path} defines mcp_servers in a form Itachi cannot edit; remove it by hand")
-    _write(path, updated + "\n" if updated else "")
+    write_if_changed(path, updated + "\n" if updated else "")

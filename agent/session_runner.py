@@ -20,6 +20,13 @@ from agent.agent_context import AgentContext, call_with_retry, log
 from agent.engine_process import pump, read_lines
 from agent.event_batcher import EventBatcher, to_wire
 from agent.worktrees import WorkspaceError
+from chalicelib.contracts.agent_api import (
+    MachineRequest,
+    ProgressEvent,
+    SessionClaim,
+    SessionEndedRequest,
+    SessionEventsRequest,
+)
 from chalicelib.contracts.api_transport import ApiError
 from chalicelib.tasks.domain.engine_events import EventKind
 
@@ -61,17 +68,17 @@ class SessionRunner:
     def run(self) -> None:
         """Claim, run the engine until it exits, report the end. Owns the engine process."""
         try:
-            claim = self.ctx.api.post(f"/api/sessions/{self.session_id}/claim",
-                                      {"machine_id": self.ctx.machine_id})
+            claim = SessionClaim.from_body(self.ctx.api.post(f"/api/sessions/{self.session_id}/claim",
+                                                             MachineRequest(self.ctx.machine_id).to_body()))
         except ApiError as exc:
             log.warning("session %s not claimed: %s", self.session_id, exc)
             return
-        session = claim["session"]
+        session = claim.session
         if session["status"] == "closing":
             self._ended(0, None)
             return
         with self._lock:
-            for item in claim["inputs"]:
+            for item in claim.inputs:
                 self._inputs.setdefault(int(item["seq"]), str(item["text"]))
         try:
             code = self._run_engine(session)
@@ -156,11 +163,11 @@ class SessionRunner:
     def _ended(self, exit_code: int | None, error: str | None) -> None:
         self.batcher.flush()
         try:
-            call_with_retry(lambda: self.ctx.api.post(f"/api/sessions/{self.session_id}/ended", {
-                "machine_id": self.ctx.machine_id, "exit_code": exit_code, "error": error}))
+            ended = SessionEndedRequest(self.ctx.machine_id, exit_code, error).to_body()
+            call_with_retry(lambda: self.ctx.api.post(f"/api/sessions/{self.session_id}/ended", ended))
         except ApiError as exc:
             log.warning("session %s end not reported: %s", self.session_id, exc)
 
-    def _post_events(self, batch: list[dict[str, Any]]) -> None:
+    def _post_events(self, batch: list[ProgressEvent]) -> None:
         self.ctx.api.post(f"/api/sessions/{self.session_id}/events",
-                          {"machine_id": self.ctx.machine_id, "events": batch})
+                          SessionEventsRequest(self.ctx.machine_id, batch).to_body())

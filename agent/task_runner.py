@@ -10,7 +10,7 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from agent.agent_context import AgentContext, call_with_retry, log
 from agent.engine_chain import run_engine_chain
@@ -18,6 +18,18 @@ from agent.event_batcher import EventBatcher
 from agent.process_tree import kill_tree
 from agent.ssh.remote_task import remote_repo, run_remote_task
 from agent.worktrees import Workspace, WorkspaceError
+from chalicelib.contracts.agent_api import (
+    AttemptRequest,
+    Body,
+    LeaseState,
+    Outcome,
+    ProgressEvent,
+    ResultStatus,
+    TaskClaim,
+    TaskEventsRequest,
+    TaskOutcomeRequest,
+    TaskResultRequest,
+)
 from chalicelib.contracts.api_transport import ApiError
 
 NO_RESULT = frozenset({"lost", "shutdown"})  # the server already moved on, or will recover it
@@ -34,16 +46,30 @@ class Finish:
     files: list[str] = field(default_factory=list)
     workspace: Workspace | None = None
 
+    def result(self, machine_id: str, attempt: int) -> TaskResultRequest:
+        ws = self.workspace
+        return TaskResultRequest(
+            machine_id, attempt, cast(ResultStatus, self.status), self.summary[:20_000], self.files,
+            self.exit_code, self.cost_usd, self.engine, ws.location if ws else None,
+            ws.branch if ws else None, self.error)
+
+    def outcome(self, attempt: int, duration_s: float) -> TaskOutcomeRequest:
+        """What the learning loop hears: success, failure or cancelled."""
+        outcome = {"completed": "success", "cancelled": "cancelled"}.get(self.status, "failure")
+        return TaskOutcomeRequest(attempt, cast(Outcome, outcome), self.engine,
+                                  (self.summary or self.error or "")[:5000], self.files, self.cost_usd,
+                                  round(duration_s, 3))
+
 
 class TaskRunner:
-    def __init__(self, ctx: AgentContext, claim: dict[str, Any], receipt_handle: str) -> None:
+    def __init__(self, ctx: AgentContext, claim: TaskClaim, receipt_handle: str) -> None:
         self.ctx = ctx
-        self.task: dict[str, Any] = claim["task"]
+        self.task: dict[str, Any] = claim.task
         self.task_id: str = self.task["id"]
-        self.attempt: int = claim["attempt"]
-        self.prompt: str = claim["prompt"]
-        self.lease_s = float(claim["lease_s"])
-        self.max_switches = int(claim["max_switches"])
+        self.attempt = int(claim.attempt)
+        self.prompt = claim.prompt
+        self.lease_s = float(claim.lease_s)
+        self.max_switches = int(claim.max_switches)
         self.receipt = receipt_handle
         self.stop_reason: str | None = None
         self._stop = threading.Event()
@@ -119,21 +145,14 @@ class TaskRunner:
             log.warning("task %s stopped (%s): no result reported", self.task_id, finish.status)
             return
         ws = finish.workspace
-        body = {"status": finish.status, "summary": finish.summary[:20_000], "files_changed": finish.files,
-                "exit_code": finish.exit_code, "cost_usd": finish.cost_usd, "engine": finish.engine,
-                "worktree": ws.location if ws else None, "branch": ws.branch if ws else None,
-                "error": finish.error}
         try:
-            call_with_retry(lambda: self.post("result", body))
+            call_with_retry(lambda: self.post("result", finish.result(self.ctx.machine_id, self.attempt)))
         except ApiError as exc:
             log.warning("task %s result not accepted: %s", self.task_id, exc)
             return
-        outcome = {"completed": "success", "cancelled": "cancelled"}.get(finish.status, "failure")
+        learned = finish.outcome(self.attempt, time.monotonic() - self.started)
         try:
-            call_with_retry(lambda: self.ctx.api.post(f"/api/tasks/{self.task_id}/outcome", {
-                "attempt": self.attempt, "outcome": outcome, "engine": finish.engine,
-                "summary": (finish.summary or finish.error or "")[:5000], "files_changed": finish.files,
-                "cost_usd": finish.cost_usd, "duration_s": round(time.monotonic() - self.started, 3)}))
+            call_with_retry(lambda: self.post("outcome", learned))
         except ApiError as exc:
             log.warning("task %s outcome not recorded: %s", self.task_id, exc)
         policy = self.ctx.config.worktree_policy
@@ -164,28 +183,29 @@ class TaskRunner:
 
     def _renew(self, now: float) -> None:
         try:
-            state = self.post("lease", {})
+            lease = AttemptRequest(self.ctx.machine_id, self.attempt)
+            state = LeaseState.from_body(self.post("lease", lease))
         except ApiError as exc:
             if exc.status in (404, 409) or now - self._lease_ok > self.lease_s * 0.75:
                 # Without a lease the server will retry the task elsewhere: this run must end first.
                 self.stop("lost")
             return
         self._lease_ok = now
-        if not state["keep_running"]:
-            if state["cancel_requested"] or state["status"] == "cancelled":
+        if not state.keep_running:
+            if state.cancel_requested or state.status == "cancelled":
                 self.stop("cancelled")
-            elif state["status"] == "timed_out":
+            elif state.status == "timed_out":
                 self.stop("timed_out")
             else:
                 self.stop("lost")
 
     # API helpers.
     def event(self, kind: str, text: str = "", data: dict[str, Any] | None = None) -> None:
-        self.batcher.add({"kind": kind, "text": text, "data": data or {}})
+        self.batcher.add(ProgressEvent(kind, text, data or {}))
 
-    def _post_events(self, batch: list[dict[str, Any]]) -> None:
-        self.post("events", {"events": batch})
+    def _post_events(self, batch: list[ProgressEvent]) -> None:
+        self.post("events", TaskEventsRequest(self.ctx.machine_id, self.attempt, batch))
 
-    def post(self, action: str, body: dict[str, Any]) -> Any:
-        return self.ctx.api.post(f"/api/tasks/{self.task_id}/{action}",
-                                 {"machine_id": self.ctx.machine_id, "attempt": self.attempt, **body})
+    def post(self, action: str, request: Body) -> Any:
+        """POST one of this attempt's requests (lease, events, engine-switch, result, outcome)."""
+        return self.ctx.api.post(f"/api/tasks/{self.task_id}/{action}", request.to_body())

@@ -7,14 +7,20 @@ the thread that started it).
 from __future__ import annotations
 
 import threading
+from typing import Any, Protocol
 
 from agent.agent_context import AgentContext, log
 from agent.session_runner import SessionRunner
 from agent.ssh.run_runner import SshRunRunner
 from agent.task_runner import TaskRunner
 from chalicelib.contracts import machine_messages as mm
+from chalicelib.contracts.agent_api import TaskClaim, TaskClaimRequest, TaskReleaseRequest
 from chalicelib.contracts.api_transport import ApiError
 from chalicelib.kernel.queues import ReceivedMessage
+
+
+class Runner(Protocol):
+    def run(self) -> None: ...
 
 
 class WorkRouter:
@@ -79,17 +85,16 @@ class WorkRouter:
             return
         if full:
             try:
-                self.ctx.api.post(f"/api/tasks/{task_id}/release", {
-                    "machine_id": self.config.machine_id, "dispatch_seq": msg.dispatch_seq})
+                release = TaskReleaseRequest(self.config.machine_id, msg.dispatch_seq)
+                self.ctx.api.post(f"/api/tasks/{task_id}/release", release.to_body())
             except ApiError as exc:
                 if exc.status not in (404, 409):
                     return  # try again when the message comes back
             self.ctx.delete_message(message.receipt_handle)
             return
         try:
-            claim = self.ctx.api.post(f"/api/tasks/{task_id}/claim", {
-                "machine_id": self.config.machine_id, "dispatch_seq": msg.dispatch_seq,
-                "agent_instance": self.ctx.instance})
+            request = TaskClaimRequest(self.config.machine_id, msg.dispatch_seq, self.ctx.instance)
+            claim = TaskClaim.from_body(self.ctx.api.post(f"/api/tasks/{task_id}/claim", request.to_body()))
         except ApiError as exc:
             if exc.status in (404, 409):  # stale, duplicate or cancelled: nothing to run
                 log.info("task %s not claimed: %s", task_id, exc.message)
@@ -98,42 +103,29 @@ class WorkRouter:
         runner = TaskRunner(self.ctx, claim, message.receipt_handle)
         with self._lock:
             self.tasks[task_id] = runner
-        threading.Thread(target=self._run_task, args=(runner,), name=f"task-{task_id[:8]}",
-                         daemon=True).start()
-
-    def _run_task(self, runner: TaskRunner) -> None:
-        try:
-            runner.run()
-        finally:
-            with self._lock:
-                self.tasks.pop(runner.task_id, None)
+        self._start(runner, self.tasks, task_id, "task")
 
     def _on_session_start(self, session_id: str) -> None:
         with self._lock:
             if session_id in self.sessions:
                 return
             runner = self.sessions[session_id] = SessionRunner(self.ctx, session_id)
-        threading.Thread(target=self._run_session, args=(runner,), name=f"session-{session_id[:8]}",
-                         daemon=True).start()
+        self._start(runner, self.sessions, session_id, "session")
 
     def _on_ssh_run(self, run_id: str) -> None:
         with self._lock:
             if run_id in self.ssh_runs:
                 return
             runner = self.ssh_runs[run_id] = SshRunRunner(self.ctx, run_id)
-        threading.Thread(target=self._run_ssh, args=(runner,), name=f"ssh-run-{run_id[:8]}",
-                         daemon=True).start()
+        self._start(runner, self.ssh_runs, run_id, "ssh-run")
 
-    def _run_ssh(self, runner: SshRunRunner) -> None:
-        try:
-            runner.run()
-        finally:
-            with self._lock:
-                self.ssh_runs.pop(runner.run_id, None)
+    def _start(self, runner: Runner, running: dict[str, Any], key: str, kind: str) -> None:
+        """Run it on a thread of its own, which also owns its engine; forget it once it ends."""
+        def run() -> None:
+            try:
+                runner.run()
+            finally:
+                with self._lock:
+                    running.pop(key, None)
 
-    def _run_session(self, runner: SessionRunner) -> None:
-        try:
-            runner.run()
-        finally:
-            with self._lock:
-                self.sessions.pop(runner.session_id, None)
+        threading.Thread(target=run, name=f"{kind}-{key[:8]}", daemon=True).start()

@@ -16,7 +16,7 @@ from chalicelib.contracts.api_transport import ApiError, request_json
 from hooks.outbox import Outbox
 
 if TYPE_CHECKING:
-    from hooks.runtime import Deadline, HookConfig
+    from hooks.runtime import HookContext
 
 PERMANENT_STATUSES = frozenset({400, 413, 422})  # the body itself is wrong: retrying won't help
 REPLAY_MIN_REMAINING_S = 0.1
@@ -39,14 +39,12 @@ class Call:
 class ApiClient:
     """A deadline-bound client; failed POSTs land in the outbox instead of being lost."""
 
-    def __init__(
-        self, config: HookConfig, deadline: Deadline, outbox: Outbox, notes: list[str], hook: str
-    ) -> None:
-        self.config = config
-        self.deadline = deadline
-        self.outbox = outbox
-        self.notes = notes
-        self.hook = hook
+    def __init__(self, ctx: HookContext) -> None:
+        self.config = ctx.config
+        self.deadline = ctx.deadline
+        self.notes = ctx.notes  # spooled and replayed calls are noted in the hook's log line
+        self.hook = ctx.name
+        self.outbox = Outbox(ctx.config.home / "outbox")
         self.reachable = False
 
     def exchange(

@@ -15,7 +15,6 @@ from typing import Any, NamedTuple, NoReturn
 
 from chalicelib.contracts.local_home import itachi_home, load_client_config
 from hooks.api_client import ApiClient
-from hooks.outbox import Outbox
 
 Payload = dict[str, Any]
 LOG_MAX_BYTES = 1_000_000
@@ -88,8 +87,7 @@ class HookContext:
 
     @cached_property
     def api(self) -> ApiClient:
-        outbox = Outbox(self.config.home / "outbox")
-        return ApiClient(self.config, self.deadline, outbox, self.notes, self.name)
+        return ApiClient(self)
 
 
 def read_payload(raw: bytes) -> Payload:

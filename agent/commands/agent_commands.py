@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from agent.commands.local_stack_commands import HOME_HELP
 from chalicelib.contracts.local_home import itachi_home
 
 
@@ -15,7 +16,7 @@ def add_agent_parser(sub: Any) -> None:
     where.add_argument("--aws", action="store_true",
                        help="poll real SQS with the default AWS credential chain")
     p.add_argument("--machine-id", help="this machine's id (default: $ITACHI_MACHINE_ID or the hostname)")
-    p.add_argument("--home", help="state directory (default $ITACHI_HOME or ~/.local/share/itachi)")
+    p.add_argument("--home", help=HOME_HELP)
     p.set_defaults(func=cmd_agent)
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from chalicelib.contracts.local_home import DEFAULT_PORT, itachi_home
+
+HOME_HELP = "state directory (default $ITACHI_HOME or ~/.local/share/itachi)"
 
 
 def _home(args: argparse.Namespace) -> Path:
@@ -16,12 +19,20 @@ def _home(args: argparse.Namespace) -> Path:
     return home
 
 
+def _command(sub: Any, name: str, summary: str, func: Callable[[argparse.Namespace], int], *,
+             port: bool = False) -> Any:
+    """A verb that works on one state directory (--home) and, with port, one local API port."""
+    p = sub.add_parser(name, help=summary)
+    if port:
+        p.add_argument("--port", type=int, default=DEFAULT_PORT)
+    p.add_argument("--home", help=HOME_HELP)
+    p.set_defaults(func=func)
+    return p
+
+
 def add_up_parser(sub: Any) -> None:
-    p = sub.add_parser("up", help="run the whole local system in the foreground")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT)
-    p.add_argument("--home", help="state directory (default $ITACHI_HOME or ~/.local/share/itachi)")
+    p = _command(sub, "up", "run the whole local system in the foreground", cmd_up, port=True)
     p.add_argument("--no-agent", action="store_true", help="do not start the local task agent")
-    p.set_defaults(func=cmd_up)
 
 
 def cmd_up(args: argparse.Namespace) -> int:
@@ -39,9 +50,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 
 def add_migrate_parser(sub: Any) -> None:
-    p = sub.add_parser("migrate", help="apply database migrations")
-    p.add_argument("--home")
-    p.set_defaults(func=cmd_migrate)
+    _command(sub, "migrate", "apply database migrations", cmd_migrate)
 
 
 def cmd_migrate(args: argparse.Namespace) -> int:
@@ -68,9 +77,7 @@ def cmd_migrate(args: argparse.Namespace) -> int:
 
 
 def add_status_parser(sub: Any) -> None:
-    p = sub.add_parser("status", help="show whether each part of the system is up")
-    p.add_argument("--home")
-    p.set_defaults(func=cmd_status)
+    _command(sub, "status", "show whether each part of the system is up", cmd_status)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
@@ -83,10 +90,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def add_doctor_parser(sub: Any) -> None:
-    p = sub.add_parser("doctor", help="check this machine and print what to fix")
-    p.add_argument("--home")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT)
-    p.set_defaults(func=cmd_doctor)
+    _command(sub, "doctor", "check this machine and print what to fix", cmd_doctor, port=True)
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -9,6 +9,8 @@ import threading
 import time
 from typing import Any
 
+from chalicelib.contracts.agent_api import SessionInputRequest
+
 CLOSED = {"closed", "failed"}
 
 
@@ -26,13 +28,15 @@ def add_session_parser(sub: Any) -> None:
 
 
 def cmd_session(args: argparse.Namespace) -> int:
+    from chalicelib.contracts.agent_api import SessionStartRequest
     from chalicelib.contracts.api_transport import ApiClient, ApiError
     from chalicelib.contracts.project_identity import project_for
 
     client = ApiClient.configured()
     try:
         if args.session_id and args.send:
-            print(client.post(f"/api/sessions/{args.session_id}/input", {"text": args.send})["seq"])
+            print(client.post(f"/api/sessions/{args.session_id}/input",
+                              SessionInputRequest(args.send).to_body())["seq"])
             return 0
         if args.session_id and args.close:
             print(client.post(f"/api/sessions/{args.session_id}/close")["status"])
@@ -40,9 +44,9 @@ def cmd_session(args: argparse.Namespace) -> int:
         if not args.prompt:
             print("give a prompt to start a session, or --id with --send/--close", file=sys.stderr)
             return 2
-        session = client.post("/api/sessions", {"prompt": args.prompt, "machine": args.machine,
-                                                "project": args.project or project_for(os.getcwd()),
-                                                "repo": args.repo})
+        start = SessionStartRequest(args.prompt, args.project or project_for(os.getcwd()),
+                                    machine=args.machine, repo=args.repo)
+        session = client.post("/api/sessions", start.to_body())
     except ApiError as exc:
         print(f"session: {exc.message}", file=sys.stderr)
         return 1
@@ -60,7 +64,7 @@ def _relay_stdin(client: Any, session_id: str) -> None:
         if text == "/close":
             break
         if text:
-            client.post(f"/api/sessions/{session_id}/input", {"text": text})
+            client.post(f"/api/sessions/{session_id}/input", SessionInputRequest(text).to_body())
     client.post(f"/api/sessions/{session_id}/close")
 
 

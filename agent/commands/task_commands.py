@@ -59,13 +59,13 @@ def _defaults(args: argparse.Namespace) -> tuple[str, str | None]:
 
 
 def cmd_task(args: argparse.Namespace) -> int:
+    from chalicelib.contracts.agent_api import NewTaskRequest
     from chalicelib.contracts.api_transport import ApiError
 
     project, repo = _defaults(args)
-    body = {"description": args.description, "project": project, "repo": repo, "engine": args.engine,
-            "machine": args.machine, "time_budget_s": args.budget}
+    new = NewTaskRequest(args.description, project, repo, args.engine, args.machine, args.budget)
     try:
-        task = _client().post("/api/tasks", body)
+        task = _client().post("/api/tasks", new.to_body())
     except ApiError as exc:
         print(f"task not created: {exc.message}", file=sys.stderr)
         return 1

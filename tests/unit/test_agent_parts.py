@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from agent.agent_config import AgentConfig, default_machine_id
 from agent.engines import engine_for
 from agent.event_batcher import EventBatcher, to_wire
+from chalicelib.contracts.agent_api import ProgressEvent
 from chalicelib.contracts.machine_messages import TASK, BadMessage, MachineMessage, parse_machine_message
 from chalicelib.tasks.domain.engine_events import EngineEvent, EventKind
 
@@ -66,26 +66,26 @@ def test_machine_messages_round_trip_and_junk_is_poison() -> None:
 
 
 def test_events_are_posted_in_batches_and_streamed_text_chunks_are_joined() -> None:
-    posted: list[list[dict[str, Any]]] = []
+    posted: list[list[ProgressEvent]] = []
     batcher = EventBatcher(posted.append, interval_s=3600, max_batch=3)
     for chunk in ("Hel", "lo"):
-        batcher.add({"kind": "text", "text": chunk, "data": {"delta": True}})
-    batcher.add({"kind": "tool_use", "text": "Write a.py", "data": {}})
+        batcher.add(ProgressEvent("text", chunk, {"delta": True}))
+    batcher.add(ProgressEvent("tool_use", "Write a.py"))
     assert posted == []
-    batcher.add({"kind": "text", "text": "done", "data": {}})
-    assert [[e["text"] for e in batch] for batch in posted] == [["Hello", "Write a.py", "done"]]
+    batcher.add(ProgressEvent("text", "done"))
+    assert [[e.text for e in batch] for batch in posted] == [["Hello", "Write a.py", "done"]]
 
 
 def test_events_that_could_not_be_posted_are_kept_for_the_next_flush() -> None:
     calls: list[int] = []
 
-    def flaky(batch: list[dict[str, Any]]) -> None:
+    def flaky(batch: list[ProgressEvent]) -> None:
         calls.append(len(batch))
         if len(calls) == 1:
             raise ConnectionError("api down")
 
     batcher = EventBatcher(flaky, interval_s=0)
-    batcher.add({"kind": "text", "text": "a", "data": {}})
+    batcher.add(ProgressEvent("text", "a"))
     assert batcher.flush() is False
     assert batcher.flush() is True
     assert calls == [1, 1]
@@ -112,4 +112,4 @@ def test_a_batch_the_api_refuses_is_dropped_and_the_next_one_still_goes() -> Non
 def test_successful_tool_results_are_not_worth_posting() -> None:
     assert to_wire(EngineEvent(EventKind.TOOL_RESULT, data={"is_error": False})) is None
     wire = to_wire(EngineEvent(EventKind.TOOL_USE, "Edit", {"tool": "Edit", "file_path": "a.py"}))
-    assert wire == {"kind": "tool_use", "text": "Edit a.py", "data": {"tool": "Edit", "file_path": "a.py"}}
+    assert wire == ProgressEvent("tool_use", "Edit a.py", {"tool": "Edit", "file_path": "a.py"})

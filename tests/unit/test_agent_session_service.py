@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from chalicelib.contracts.agent_api import SessionStartRequest
 from chalicelib.contracts.machine_messages import SESSION_CLOSE, SESSION_INPUT, SESSION_START
 from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable
 from chalicelib.tasks.domain.agent_session_states import SessionStatus
 from chalicelib.tasks.domain.task_model import NewEvent
-from chalicelib.tasks.services.agent_sessions import NewSession
 from tests.support.task_world import TaskWorld
 
 pytestmark = pytest.mark.unit
@@ -22,7 +22,7 @@ def world() -> TaskWorld:
 
 
 def test_a_session_starts_on_an_online_machine_with_its_first_turn_stored(world: TaskWorld) -> None:
-    session = world.sessions.start(NewSession("hello", "web"))
+    session = world.sessions.start(SessionStartRequest("hello", "web"))
 
     assert (session.machine_id, session.status) == ("m1", SessionStatus.STARTING)
     assert world.queues.sent_to("m1") == [{"kind": SESSION_START, "session_id": session.id}]
@@ -31,14 +31,14 @@ def test_a_session_starts_on_an_online_machine_with_its_first_turn_stored(world:
 
 def test_a_session_needs_an_online_machine_and_an_engine_with_a_stdin_protocol(world: TaskWorld) -> None:
     with pytest.raises(Unavailable):
-        world.sessions.start(NewSession("hello", "web", machine_id="m9"))
+        world.sessions.start(SessionStartRequest("hello", "web", machine="m9"))
     with pytest.raises(InvalidInput):
-        world.sessions.start(NewSession("hello", "web", engine="codex"))
+        world.sessions.start(SessionStartRequest("hello", "web", engine="codex"))
     assert world.store.tables.sessions == {}
 
 
 def test_turns_are_numbered_in_order_and_the_claim_returns_those_stored_so_far(world: TaskWorld) -> None:
-    session = world.sessions.start(NewSession("one", "web"))
+    session = world.sessions.start(SessionStartRequest("one", "web"))
     assert world.sessions.send_input(session.id, "two") == 2
 
     claimed, inputs = world.sessions.claim(session.id, "m1")
@@ -50,7 +50,7 @@ def test_turns_are_numbered_in_order_and_the_claim_returns_those_stored_so_far(w
 
 
 def test_a_closing_session_takes_no_more_turns_and_its_end_is_announced(world: TaskWorld) -> None:
-    session = world.sessions.start(NewSession("one", "web"))
+    session = world.sessions.start(SessionStartRequest("one", "web"))
     world.sessions.claim(session.id, "m1")
     world.sessions.record_events(session.id, "m1", [NewEvent("text", "hi there")])
 
@@ -66,7 +66,7 @@ def test_a_closing_session_takes_no_more_turns_and_its_end_is_announced(world: T
 
 
 def test_only_the_sessions_machine_may_report_for_it_and_unknown_ids_are_not_found(world: TaskWorld) -> None:
-    session = world.sessions.start(NewSession("one", "web"))
+    session = world.sessions.start(SessionStartRequest("one", "web"))
 
     with pytest.raises(Conflict):
         world.sessions.claim(session.id, "m2")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from chalicelib.contracts.agent_api import SessionStartRequest
 from chalicelib.contracts.machine_messages import TASK
 from chalicelib.kernel.errors import NotFound
 from chalicelib.tasks.domain.task_states import TaskStatus
-from chalicelib.tasks.services.agent_sessions import NewSession
 from chalicelib.tasks.services.dispatch import DispatchOutcome
 from chalicelib.tasks.services.task_policy import TaskPolicy
 from tests.support.task_world import TaskWorld
@@ -151,7 +151,7 @@ def test_a_restarted_agent_gets_its_orphaned_tasks_retried_and_its_sessions_fail
     task = world.create()
     world.dispatcher.dispatch(task.id)
     world.runs.claim(task.id, "m1", 1, "first")
-    session = world.sessions.start(NewSession("hello", "web"))
+    session = world.sessions.start(SessionStartRequest("hello", "web"))
     world.queues.dispatch.clear()
 
     world.heartbeat("m1", instance="second")
@@ -164,7 +164,7 @@ def test_a_restarted_agent_gets_its_orphaned_tasks_retried_and_its_sessions_fail
 
 def test_sessions_on_a_machine_gone_offline_are_failed_by_the_sweep(world: TaskWorld) -> None:
     world.heartbeat("m1")
-    session = world.sessions.start(NewSession("hello", "web"))
+    session = world.sessions.start(SessionStartRequest("hello", "web"))
     world.clock.advance(91)
 
     assert world.sweeper.sweep().sessions_failed == 1

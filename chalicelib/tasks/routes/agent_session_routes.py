@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import ClassVar
 
 from chalice import Response
 from pydantic import Field
 
 from chalicelib.bootstrap import get_container
+from chalicelib.contracts import agent_api as wire
+from chalicelib.contracts.agent_api import SessionClaim
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
-from chalicelib.kernel.wire import CapturedJson, Count, Int32, Int64, captured
+from chalicelib.kernel.wire import Count, Int64
 from chalicelib.tasks.domain.task_model import NewEvent
+from chalicelib.tasks.routes.agent_bodies import EndedBody, MachineBody, SessionEventsBody
 
 bp = ApiBlueprint(__name__)
 
 
 class StartBody(WireModel):
+    mirrors: ClassVar[type[wire.Body]] = wire.SessionStartRequest
     prompt: str = Field(min_length=1, max_length=20_000)
     project: str = Field(min_length=1, max_length=300)
     machine: str | None = Field(default=None, max_length=40)
@@ -26,6 +30,7 @@ class StartBody(WireModel):
 
 
 class InputBody(WireModel):
+    mirrors: ClassVar[type[wire.Body]] = wire.SessionInputRequest
     text: str = Field(min_length=1, max_length=20_000)
 
 
@@ -40,32 +45,10 @@ class EventsQuery(WireModel):
     limit: int = Field(default=200, ge=1, le=1000)
 
 
-class MachineBody(WireModel):
-    machine_id: str = Field(min_length=1, max_length=100)
-
-
-class AgentEvent(WireModel):
-    kind: str = Field(min_length=1, max_length=40)
-    text: Annotated[str, captured(20_000)] = ""
-    data: CapturedJson = Field(default_factory=dict)
-
-
-class AgentEventsBody(MachineBody):
-    events: list[AgentEvent] = Field(max_length=500)
-
-
-class EndedBody(MachineBody):
-    exit_code: Int32 | None = None
-    error: Annotated[str, captured(20_000)] | None = None
-
-
 @bp.route("/api/sessions", methods=["POST"])
 def start_session() -> Response:
-    from chalicelib.tasks.services.agent_sessions import NewSession  # lazy: cold start
-
     b = parse_body(bp.current_request, StartBody)
-    session = get_container().agent_sessions.start(NewSession(
-        b.prompt, b.project, b.machine, b.repo, b.engine, b.telegram_chat_id, b.telegram_topic_id))
+    session = get_container().agent_sessions.start(wire.SessionStartRequest.from_body(b.model_dump()))
     return ok(session.to_json(), status=201)
 
 
@@ -106,12 +89,12 @@ def session_events(session_id: str) -> Response:
 def claim_session(session_id: str) -> Response:
     b = parse_body(bp.current_request, MachineBody)
     session, inputs = get_container().agent_sessions.claim(session_id, b.machine_id)
-    return ok({"session": session.to_json(), "inputs": inputs})
+    return ok(SessionClaim(session.to_json(), inputs).to_body())
 
 
 @bp.route("/api/sessions/{session_id}/events", methods=["POST"])
 def post_session_events(session_id: str) -> Response:
-    b = parse_body(bp.current_request, AgentEventsBody)
+    b = parse_body(bp.current_request, SessionEventsBody)
     last = get_container().agent_sessions.record_events(
         session_id, b.machine_id, [NewEvent(e.kind, e.text, e.data) for e in b.events])
     return ok({"last_seq": last})

@@ -7,17 +7,24 @@ is not the task's current one, so an agent that lost its task cannot overwrite a
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Literal
 
 from chalice import Response
-from pydantic import Field
 
 from chalicelib.bootstrap import get_container
+from chalicelib.contracts.agent_api import LeaseState, TaskClaim
 from chalicelib.kernel.errors import NotFound
-from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body
-from chalicelib.kernel.wire import CapturedJson, Count, Int32, Money, Seconds, captured
+from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
 from chalicelib.tasks.domain.task_model import NewEvent, TaskOutcome, TaskResult
 from chalicelib.tasks.domain.task_states import TaskStatus
+from chalicelib.tasks.routes.agent_bodies import (
+    AttemptBody,
+    ClaimBody,
+    EventsBody,
+    OutcomeBody,
+    ReleaseBody,
+    ResultBody,
+    SwitchBody,
+)
 
 bp = ApiBlueprint(__name__)
 
@@ -29,82 +36,19 @@ def _task_id(raw: str) -> str:
         raise NotFound(f"no task {raw!r}") from None
 
 
-MachineId = Field(min_length=1, max_length=100)
-Attempt = Annotated[int, Field(ge=1, le=2**31 - 1)]
-Engine = Field(default=None, max_length=40)
-Files = list[Annotated[str, captured(4000)]]
-
-
-class ClaimBody(WireModel):
-    machine_id: str = MachineId
-    dispatch_seq: Count
-    agent_instance: str = Field(min_length=1, max_length=100)
-
-
-class AttemptBody(WireModel):
-    machine_id: str = MachineId
-    attempt: Attempt
-
-
-class EventBody(WireModel):
-    kind: str = Field(min_length=1, max_length=40)
-    text: Annotated[str, captured(20_000)] = ""
-    data: CapturedJson = Field(default_factory=dict)
-
-
-class EventsBody(AttemptBody):
-    events: list[EventBody] = Field(max_length=500)
-
-
-class SwitchBody(AttemptBody):
-    from_engine: str = Field(min_length=1, max_length=40)
-    to_engine: str = Field(min_length=1, max_length=40)
-    reason: Annotated[str, captured(2000)] = ""
-
-
-class ResultBody(AttemptBody):
-    status: Literal["completed", "failed", "cancelled", "timed_out"]
-    summary: Annotated[str, captured(20_000)] = ""
-    files_changed: Files = Field(default_factory=list, max_length=5000)
-    exit_code: Int32 | None = None
-    cost_usd: Money | None = None
-    engine: str | None = Engine
-    worktree: Annotated[str, captured(2000)] | None = None
-    branch: Annotated[str, captured(300)] | None = None
-    error: Annotated[str, captured(20_000)] | None = None
-
-
-class OutcomeBody(WireModel):
-    attempt: Attempt
-    outcome: Literal["success", "failure", "cancelled"]
-    engine: str | None = Engine
-    summary: Annotated[str, captured(20_000)] = ""
-    files_changed: Files = Field(default_factory=list, max_length=5000)
-    cost_usd: Money | None = None
-    duration_s: Seconds | None = None
-
-
-class ReleaseBody(WireModel):
-    machine_id: str = MachineId
-    dispatch_seq: Count
-    reason: str = Field(default="machine at capacity", max_length=2000)
-
-
 @bp.route("/api/tasks/{task_id}/claim", methods=["POST"])
 def claim(task_id: str) -> Response:
     body = parse_body(bp.current_request, ClaimBody)
     c = get_container().task_runs.claim(_task_id(task_id), body.machine_id, body.dispatch_seq,
                                         body.agent_instance)
-    return ok({"task": c.task.to_json(), "prompt": c.prompt, "attempt": c.task.attempts,
-               "lease_s": c.lease_s, "max_switches": c.max_switches})
+    return ok(TaskClaim(c.task.to_json(), c.prompt, c.task.attempts, c.lease_s, c.max_switches).to_body())
 
 
 @bp.route("/api/tasks/{task_id}/lease", methods=["POST"])
 def renew_lease(task_id: str) -> Response:
     body = parse_body(bp.current_request, AttemptBody)
     s = get_container().task_runs.renew(_task_id(task_id), body.machine_id, body.attempt)
-    return ok({"keep_running": s.keep_running, "status": s.status.value,
-               "cancel_requested": s.cancel_requested, "lease_s": s.lease_s})
+    return ok(LeaseState(s.keep_running, s.status.value, s.cancel_requested, s.lease_s).to_body())
 
 
 @bp.route("/api/tasks/{task_id}/events", methods=["POST"])

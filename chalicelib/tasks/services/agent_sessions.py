@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from chalicelib.contracts.agent_api import SessionStartRequest
 from chalicelib.contracts.machine_messages import SESSION_CLOSE, SESSION_INPUT, SESSION_START, MachineMessage
 from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable
 from chalicelib.kernel.redaction import redact
@@ -30,39 +30,26 @@ from chalicelib.tasks.services.task_deps import TaskUseCase, announce_session
 SESSION_ENGINES = ("claude",)  # engines with a stream-json stdin protocol
 
 
-@dataclass(frozen=True)
-class NewSession:
-    prompt: str
-    project: str
-    machine_id: str | None = None
-    repo: str | None = None
-    engine: str = "claude"
-    telegram_chat_id: int | None = None
-    telegram_topic_id: int | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "prompt", redact(self.prompt))
-
-
 class AgentSessionService(TaskUseCase):
     """Messages to the machine are sent once committed, but not as after-commit actions: a turn
     the machine's queue refused must fail the request (the agent reads turns only from its queue)."""
 
-    def start(self, new: NewSession) -> AgentSession:
+    def start(self, new: SessionStartRequest) -> AgentSession:
+        """Start a session on new.machine (or any online machine that can run it)."""
         if new.engine not in SESSION_ENGINES:
             raise InvalidInput(f"sessions support {', '.join(SESSION_ENGINES)}", field="engine")
         session_id = str(uuid.uuid4())
         with self._uow() as uow:
             views = [r.view for r in uow.machines.records()]
-            needs = TaskNeeds(new.project, new.repo, new.engine, new.machine_id)
+            needs = TaskNeeds(new.project, new.repo, new.engine, new.machine)
             machine_id = choose_machine(views, needs, self._policy.offline_after_s)
             if machine_id is None:
-                raise Unavailable(f"machine {new.machine_id} is not online" if new.machine_id
+                raise Unavailable(f"machine {new.machine} is not online" if new.machine
                                   else "no online machine can take a session now")
             session = uow.sessions.insert(
                 session_id, machine_id=machine_id, project=new.project, repo=new.repo, engine=new.engine,
                 telegram_chat_id=new.telegram_chat_id, telegram_topic_id=new.telegram_topic_id)
-            self._append_input(uow, session_id, new.prompt)
+            self._append_input(uow, session_id, redact(new.prompt))  # redacted before it is stored
             uow.commit()
         self._send(machine_id, MachineMessage(SESSION_START, session_id=session_id))
         return session

@@ -5,8 +5,8 @@ from __future__ import annotations
 from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 
+from chalicelib.contracts.agent_api import SessionStartRequest
 from chalicelib.kernel.errors import DomainError, InvalidInput
-from chalicelib.tasks.services.agent_sessions import NewSession
 from chalicelib.telegram.bot.context import Context, blocking, command, reply, services, topic_link, topic_of
 from chalicelib.telegram.bot.topics import open_topic, register, send_header
 from chalicelib.telegram.domain.bot_commands import (
@@ -55,8 +55,8 @@ async def picked(update: Update, context: Context) -> None:
               "Write here to talk to it; /close ends it.")
     header_sent = await send_header(context, place, header)
     try:
-        started = await blocking(bot.sessions.start, NewSession(
-            scoped.rule, scoped.project or GLOBAL_PROJECT, machine_id=request.machine, engine=choice.engine,
+        started = await blocking(bot.sessions.start, SessionStartRequest(
+            scoped.rule, scoped.project or GLOBAL_PROJECT, machine=request.machine, engine=choice.engine,
             telegram_chat_id=place.chat_id, telegram_topic_id=place.topic_id or None))
     except DomainError as error:
         if place.topic_id:

@@ -17,6 +17,7 @@ from agent.event_batcher import EventBatcher
 from agent.ssh.connection import HostKeyRefused, SshConnectError, connect
 from agent.ssh.remote_exec import run_remote
 from agent.ssh.targets import load_targets
+from chalicelib.contracts.agent_api import ProgressEvent
 from chalicelib.contracts.api_transport import ApiError
 
 MAX_OUTPUT_CHARS = 1_000_000
@@ -82,14 +83,14 @@ class SshRunRunner:
         if self._chars >= MAX_OUTPUT_CHARS:
             text += f"\n(output beyond {MAX_OUTPUT_CHARS} characters is not shown)\n"
         kind = "text" if stream == "stdout" else "stderr"
-        self.batcher.add({"kind": kind, "text": text, "data": {"delta": True}})
+        self.batcher.add(ProgressEvent(kind, text, {"delta": True}))
 
     def _tick(self) -> None:
         while not self._done.wait(0.25):
             self.batcher.flush_if_due()
 
-    def _post_output(self, batch: list[dict[str, Any]]) -> None:
-        events = [{"stream": "stdout" if e["kind"] == "text" else "stderr", "text": e["text"]} for e in batch]
+    def _post_output(self, batch: list[ProgressEvent]) -> None:
+        events = [{"stream": "stdout" if e.kind == "text" else "stderr", "text": e.text} for e in batch]
         self._api("output", {"seq": self._sent + 1, "events": events})
         self._sent += 1
 

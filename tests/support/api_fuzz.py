@@ -81,7 +81,7 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("POST", "/api/sessions/{session_id}/close"): (None, None),
     ("GET", "/api/sessions/{session_id}/events"): (None, agent_sessions.EventsQuery),
     ("POST", "/api/sessions/{session_id}/claim"): (agent_sessions.MachineBody, None),
-    ("POST", "/api/sessions/{session_id}/events"): (agent_sessions.AgentEventsBody, None),
+    ("POST", "/api/sessions/{session_id}/events"): (agent_sessions.SessionEventsBody, None),
     ("POST", "/api/sessions/{session_id}/ended"): (agent_sessions.EndedBody, None),
     ("POST", "/api/sync/push"): (sync.PushBody, None),
     ("GET", "/api/sync/pull"): (None, sync.PullQuery),

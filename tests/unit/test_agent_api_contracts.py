@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 import pytest
 from pydantic import BaseModel
@@ -28,10 +28,13 @@ IDS = [contract.__name__ for contract, _ in PAIRS]
 
 
 def _shape(tp: Any) -> Any:
-    """A comparable form of a type: unions as sets, the nested event pair as one token."""
+    """A comparable form of a type: limits (Annotated) dropped, unions as sets, the nested event
+    pair as one token."""
     if tp in NESTED:
         return NESTED[tp]
     origin = get_origin(tp)
+    if origin is Annotated:
+        return _shape(get_args(tp)[0])
     if origin in (Union, types.UnionType):
         return ("union", frozenset(_shape(a) for a in get_args(tp)))
     if origin is Literal:

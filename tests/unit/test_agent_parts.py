@@ -96,14 +96,14 @@ def test_a_batch_the_api_refuses_is_dropped_and_the_next_one_still_goes() -> Non
 
     posted: list[list[str]] = []
 
-    def refuse_bad(batch: list[dict[str, Any]]) -> None:
-        if any(e["text"] == "bad" for e in batch):
+    def refuse_bad(batch: list[ProgressEvent]) -> None:
+        if any(e.text == "bad" for e in batch):
             raise ApiError(400, "events.0.text: invalid")
-        posted.append([e["text"] for e in batch])
+        posted.append([e.text for e in batch])
 
     batcher = EventBatcher(refuse_bad, interval_s=3600, max_batch=1)
     for text in ("ok-1", "bad", "ok-2"):
-        batcher.add({"kind": "text", "text": text, "data": {}})
+        batcher.add(ProgressEvent("text", text))
     assert batcher.flush() is True
     assert posted == [["ok-1"], ["ok-2"]]
     assert batcher.dropped == 1

@@ -39,12 +39,12 @@ class Call:
 class ApiClient:
     """A deadline-bound client; failed POSTs land in the outbox instead of being lost."""
 
-    def __init__(self, ctx: HookContext) -> None:
+    def __init__(self, ctx: HookContext, outbox: Outbox | None = None) -> None:
         self.config = ctx.config
         self.deadline = ctx.deadline
         self.notes = ctx.notes  # spooled and replayed calls are noted in the hook's log line
         self.hook = ctx.name
-        self.outbox = Outbox(ctx.config.home / "outbox")
+        self.outbox = outbox or Outbox(ctx.config.home / "outbox")
         self.reachable = False
 
     def exchange(

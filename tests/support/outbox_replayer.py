@@ -13,7 +13,7 @@ from pathlib import Path
 
 from hooks.api_client import ApiClient
 from hooks.outbox import CLAIM_SUFFIX, Outbox
-from hooks.runtime import Deadline, HookConfig
+from hooks.runtime import Deadline, HookConfig, HookContext
 
 
 def _left(outbox: Outbox) -> bool:
@@ -32,7 +32,7 @@ def main(argv: list[str]) -> int:
     while not (home / "go").exists():  # every replayer starts at the same moment
         time.sleep(0.002)
     deadline = Deadline(60)
-    client = ApiClient(HookConfig(home, url, "test-key"), deadline, outbox, [], "race")
+    client = ApiClient(HookContext("race", HookConfig(home, url, "test-key"), deadline, {}, []), outbox)
     while _left(outbox) and deadline.remaining() > 5:
         if not client.replay(10):
             time.sleep(0.02)

@@ -1,7 +1,7 @@
 """An embedder that remembers: the `embedding_cache` table plus a small in-process LRU.
 
 The key is SHA-256 of (model, text), so the table holds vectors only, never text. A text
-asked for twice at the same moment (the prompt hook searches two scopes in parallel) is
+asked for twice at the same moment (two requests with the same query) is
 embedded once: the second caller waits for the first. Cache writes do not wait for the disk
 (`synchronous_commit = off`): losing one costs a recomputation, nothing more.
 """

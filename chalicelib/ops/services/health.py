@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from chalicelib.kernel.errors import DomainError
 from chalicelib.kernel.queue_table import QUEUES
-from chalicelib.ops.services.ports import Database, Queues
+from chalicelib.ops.services.ports import DatabaseProbe, Queues
 
 if TYPE_CHECKING:
     from chalicelib.kernel.settings import Settings  # pydantic-settings: built by bootstrap on first use
 
 
-def check_health(database: Database, queues: Queues) -> dict[str, Any]:
+def check_health(database: DatabaseProbe, queues: Queues) -> dict[str, Any]:
     """Return {status, database, queues}; status is "ok" only when every part is up."""
     db_status = _check(database.ping)
     queue_status = _check(lambda: [queues.url(spec.key) for spec in QUEUES])
@@ -31,7 +31,7 @@ def _check(probe: Callable[[], object]) -> dict[str, str]:
     return {"status": "up"}
 
 
-def describe_deployment(settings: Settings, database: Database, queues: Queues) -> dict[str, Any]:
+def describe_deployment(settings: Settings, database: DatabaseProbe, queues: Queues) -> dict[str, Any]:
     """Stage, embedding model and dimension, LLM on/off, and the health report."""
     s = settings
     return {

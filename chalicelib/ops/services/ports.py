@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Protocol
 
 
-class Database(Protocol):
+class DatabaseProbe(Protocol):
     def ping(self) -> None:
         """Raise unless a query round-trips."""
         ...

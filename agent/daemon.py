@@ -24,7 +24,8 @@ from agent.process_tree import ProcessRegistry
 from agent.ssh.registration import register_all
 from agent.work_router import WorkRouter
 from agent.worktrees import WorktreeManager
-from chalicelib.contracts.agent_api import HeartbeatRequest, MachineStatus, Registration
+from chalicelib.contracts.agent_api import HeartbeatRequest, Registration
+from chalicelib.contracts.agent_vocabulary import MachineStatus
 from chalicelib.contracts.api_transport import ApiClient, ApiError
 from chalicelib.kernel.queues import SqsQueue
 

@@ -22,14 +22,13 @@ from chalicelib.contracts.agent_api import (
     AttemptRequest,
     Body,
     LeaseState,
-    Outcome,
     ProgressEvent,
-    ResultStatus,
     TaskClaim,
     TaskEventsRequest,
     TaskOutcomeRequest,
     TaskResultRequest,
 )
+from chalicelib.contracts.agent_vocabulary import Outcome, ResultStatus
 from chalicelib.contracts.api_transport import ApiError
 
 NO_RESULT = frozenset({"lost", "shutdown"})  # the server already moved on, or will recover it

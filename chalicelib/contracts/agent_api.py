@@ -9,13 +9,11 @@ holds each request to its model: same fields, types, defaults, and a lossless ro
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
+from typing import Any, TypeVar, get_args, get_origin, get_type_hints
+
+from chalicelib.contracts.agent_vocabulary import Engine, MachineStatus, Outcome, ResultStatus
 
 B = TypeVar("B", bound="Body")
-MachineStatus = Literal["online", "draining", "offline"]
-ResultStatus = Literal["completed", "failed", "cancelled", "timed_out"]
-Outcome = Literal["success", "failure", "cancelled"]
-Engine = Literal["claude", "codex", "gemini"]
 
 
 class Body:

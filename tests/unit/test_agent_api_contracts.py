@@ -21,7 +21,7 @@ from chalicelib.tasks.routes import agent_session_routes, task_routes
 
 MODULES = (models, agent_session_routes, task_routes)
 PAIRS: list[tuple[type[wire.Body], type[BaseModel]]] = [
-    (vars(model)["mirrors"], model) for module in MODULES for model in vars(module).values()
+    (getattr(wire, vars(model)["mirrors"]), model) for module in MODULES for model in vars(module).values()
     if isinstance(model, type) and model.__module__ == module.__name__ and "mirrors" in vars(model)]
 NESTED = {wire.ProgressEvent: "event", models.EventBody: "event"}
 IDS = [contract.__name__ for contract, _ in PAIRS]

@@ -2,6 +2,8 @@
 
 Each names (`mirrors`) the stdlib contract of `chalicelib/contracts/agent_api.py` the agent
 builds it with: same fields, types and defaults, checked by `tests/unit/test_agent_api_contracts.py`.
+The contracts themselves are imported where an answer is built, not here: building their
+dataclasses would cost every cold start.
 """
 
 from __future__ import annotations
@@ -10,8 +12,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field
 
-from chalicelib.contracts import agent_api as wire
-from chalicelib.contracts.agent_api import MachineStatus, Outcome, ResultStatus
+from chalicelib.contracts.agent_vocabulary import MachineStatus, Outcome, ResultStatus
 from chalicelib.kernel.http import WireModel
 from chalicelib.kernel.wire import CapturedJson, Count, Int32, Money, Seconds, captured
 
@@ -22,14 +23,14 @@ Files = list[Annotated[str, captured(4000)]]
 
 
 class EventBody(WireModel):
-    mirrors: ClassVar[type[wire.Body]] = wire.ProgressEvent
+    mirrors: ClassVar[str] = "ProgressEvent"
     kind: str = Field(min_length=1, max_length=40)
     text: Annotated[str, captured(20_000)] = ""
     data: CapturedJson = Field(default_factory=dict)
 
 
 class HeartbeatBody(WireModel):
-    mirrors: ClassVar[type[wire.Body]] = wire.HeartbeatRequest
+    mirrors: ClassVar[str] = "HeartbeatRequest"
     machine_id: str = Field(min_length=1, max_length=40)
     agent_instance: str = Field(min_length=1, max_length=100)
     status: MachineStatus = "online"
@@ -43,43 +44,43 @@ class HeartbeatBody(WireModel):
 
 
 class ClaimBody(WireModel):
-    mirrors: ClassVar[type[wire.Body]] = wire.TaskClaimRequest
+    mirrors: ClassVar[str] = "TaskClaimRequest"
     machine_id: str = MachineId
     dispatch_seq: Count
     agent_instance: str = Field(min_length=1, max_length=100)
 
 
 class ReleaseBody(WireModel):
-    mirrors: ClassVar[type[wire.Body]] = wire.TaskReleaseRequest
+    mirrors: ClassVar[str] = "TaskReleaseRequest"
     machine_id: str = MachineId
     dispatch_seq: Count
     reason: str = Field(default="machine at capacity", max_length=2000)
 
 
 class MachineBody(WireModel):
-    mirrors: ClassVar[type[wire.Body]] = wire.MachineRequest
+    mirrors: ClassVar[str] = "MachineRequest"
     machine_id: str = MachineId
 
 
 class AttemptBody(MachineBody):
-    mirrors: ClassVar[type[wire.Body]] = wire.AttemptRequest
+    mirrors: ClassVar[str] = "AttemptRequest"
     attempt: Attempt
 
 
 class EventsBody(AttemptBody):
-    mirrors: ClassVar[type[wire.Body]] = wire.TaskEventsRequest
+    mirrors: ClassVar[str] = "TaskEventsRequest"
     events: list[EventBody] = Field(max_length=500)
 
 
 class SwitchBody(AttemptBody):
-    mirrors: ClassVar[type[wire.Body]] = wire.EngineSwitchRequest
+    mirrors: ClassVar[str] = "EngineSwitchRequest"
     from_engine: str = Field(min_length=1, max_length=40)
     to_engine: str = Field(min_length=1, max_length=40)
     reason: Annotated[str, captured(2000)] = ""
 
 
 class ResultBody(AttemptBody):
-    mirrors: ClassVar[type[wire.Body]] = wire.TaskResultRequest
+    mirrors: ClassVar[str] = "TaskResultRequest"
     status: ResultStatus
     summary: Annotated[str, captured(20_000)] = ""
     files_changed: Files = Field(default_factory=list, max_length=5000)
@@ -92,7 +93,7 @@ class ResultBody(AttemptBody):
 
 
 class OutcomeBody(WireModel):
-    mirrors: ClassVar[type[wire.Body]] = wire.TaskOutcomeRequest
+    mirrors: ClassVar[str] = "TaskOutcomeRequest"
     attempt: Attempt
     outcome: Outcome
     engine: str | None = Engine
@@ -103,11 +104,11 @@ class OutcomeBody(WireModel):
 
 
 class SessionEventsBody(MachineBody):
-    mirrors: ClassVar[type[wire.Body]] = wire.SessionEventsRequest
+    mirrors: ClassVar[str] = "SessionEventsRequest"
     events: list[EventBody] = Field(max_length=500)
 
 
 class EndedBody(MachineBody):
-    mirrors: ClassVar[type[wire.Body]] = wire.SessionEndedRequest
+    mirrors: ClassVar[str] = "SessionEndedRequest"
     exit_code: Int32 | None = None
     error: Annotated[str, captured(20_000)] | None = None

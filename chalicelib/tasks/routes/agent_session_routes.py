@@ -8,8 +8,6 @@ from chalice import Response
 from pydantic import Field
 
 from chalicelib.bootstrap import get_container
-from chalicelib.contracts import agent_api as wire
-from chalicelib.contracts.agent_api import SessionClaim
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.kernel.wire import Count, Int64
 from chalicelib.tasks.domain.task_model import NewEvent
@@ -19,7 +17,7 @@ bp = ApiBlueprint(__name__)
 
 
 class StartBody(WireModel):
-    mirrors: ClassVar[type[wire.Body]] = wire.SessionStartRequest
+    mirrors: ClassVar[str] = "SessionStartRequest"
     prompt: str = Field(min_length=1, max_length=20_000)
     project: str = Field(min_length=1, max_length=300)
     machine: str | None = Field(default=None, max_length=40)
@@ -30,7 +28,7 @@ class StartBody(WireModel):
 
 
 class InputBody(WireModel):
-    mirrors: ClassVar[type[wire.Body]] = wire.SessionInputRequest
+    mirrors: ClassVar[str] = "SessionInputRequest"
     text: str = Field(min_length=1, max_length=20_000)
 
 
@@ -47,8 +45,10 @@ class EventsQuery(WireModel):
 
 @bp.route("/api/sessions", methods=["POST"])
 def start_session() -> Response:
+    from chalicelib.contracts.agent_api import SessionStartRequest  # lazy: cold start
+
     b = parse_body(bp.current_request, StartBody)
-    session = get_container().agent_sessions.start(wire.SessionStartRequest.from_body(b.model_dump()))
+    session = get_container().agent_sessions.start(SessionStartRequest.from_body(b.model_dump()))
     return ok(session.to_json(), status=201)
 
 
@@ -87,6 +87,8 @@ def session_events(session_id: str) -> Response:
 
 @bp.route("/api/sessions/{session_id}/claim", methods=["POST"])
 def claim_session(session_id: str) -> Response:
+    from chalicelib.contracts.agent_api import SessionClaim  # lazy: cold start
+
     b = parse_body(bp.current_request, MachineBody)
     session, inputs = get_container().agent_sessions.claim(session_id, b.machine_id)
     return ok(SessionClaim(session.to_json(), inputs).to_body())

@@ -11,7 +11,6 @@ import uuid
 from chalice import Response
 
 from chalicelib.bootstrap import get_container
-from chalicelib.contracts.agent_api import LeaseState, TaskClaim
 from chalicelib.kernel.errors import NotFound
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
 from chalicelib.tasks.domain.task_model import NewEvent, TaskOutcome, TaskResult
@@ -38,6 +37,8 @@ def _task_id(raw: str) -> str:
 
 @bp.route("/api/tasks/{task_id}/claim", methods=["POST"])
 def claim(task_id: str) -> Response:
+    from chalicelib.contracts.agent_api import TaskClaim  # lazy: cold start
+
     body = parse_body(bp.current_request, ClaimBody)
     c = get_container().task_runs.claim(_task_id(task_id), body.machine_id, body.dispatch_seq,
                                         body.agent_instance)
@@ -46,6 +47,8 @@ def claim(task_id: str) -> Response:
 
 @bp.route("/api/tasks/{task_id}/lease", methods=["POST"])
 def renew_lease(task_id: str) -> Response:
+    from chalicelib.contracts.agent_api import LeaseState  # lazy: cold start
+
     body = parse_body(bp.current_request, AttemptBody)
     s = get_container().task_runs.renew(_task_id(task_id), body.machine_id, body.attempt)
     return ok(LeaseState(s.keep_running, s.status.value, s.cancel_requested, s.lease_s).to_body())

@@ -5,7 +5,6 @@ from __future__ import annotations
 from chalice import Response
 
 from chalicelib.bootstrap import get_container
-from chalicelib.contracts.agent_api import Registration
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
 from chalicelib.tasks.domain.machine_records import Heartbeat
 from chalicelib.tasks.routes.agent_bodies import HeartbeatBody
@@ -15,6 +14,8 @@ bp = ApiBlueprint(__name__)
 
 @bp.route("/api/machines/heartbeat", methods=["POST"])
 def heartbeat() -> Response:
+    from chalicelib.contracts.agent_api import Registration  # lazy: cold start
+
     b = parse_body(bp.current_request, HeartbeatBody)
     reg = get_container().machine_registry.heartbeat(Heartbeat(
         b.machine_id, b.status, b.agent_instance, b.active_tasks, b.max_concurrent,

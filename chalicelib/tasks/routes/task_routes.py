@@ -8,7 +8,7 @@ from chalice import Response
 from pydantic import Field
 
 from chalicelib.bootstrap import get_container
-from chalicelib.contracts import agent_api as wire
+from chalicelib.contracts.agent_vocabulary import Engine
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.kernel.wire import Count, Int64, Money
 from chalicelib.tasks.domain.task_model import NewTask
@@ -18,11 +18,11 @@ bp = ApiBlueprint(__name__)
 
 
 class CreateTaskBody(WireModel):
-    mirrors: ClassVar[type[wire.Body]] = wire.NewTaskRequest
+    mirrors: ClassVar[str] = "NewTaskRequest"
     description: str = Field(min_length=1, max_length=20_000)
     project: str = Field(min_length=1, max_length=300)
     repo: str | None = Field(default=None, max_length=2000)
-    engine: wire.Engine | None = None
+    engine: Engine | None = None
     machine: str | None = Field(default=None, max_length=40)
     time_budget_s: int = Field(default=1800, ge=1, le=86_400)
     cost_budget_usd: Money | None = None

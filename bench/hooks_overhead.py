@@ -57,20 +57,36 @@ def payload(hook: str, index: int, cwd: Path) -> bytes:
     return json.dumps({**common, "hook_event_name": "UserPromptSubmit", "prompt": prompt}).encode()
 
 
-def time_runs(command: list[str], inputs: list[bytes], cwd: Path, env: dict[str, str]) -> list[float]:
-    timings = []
+def _children_cpu_ms() -> float:
+    try:
+        import resource
+    except ImportError:  # Windows: no rusage, the CPU column reads 0
+        return 0.0
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+Runs = tuple[list[float], list[float]]
+
+
+def time_runs(commands: list[list[str]], inputs: list[bytes], cwd: Path, env: dict[str, str]) -> list[Runs]:
+    """Per command: the wall time of each process, start to exit, and the CPU time it used (less
+    load-sensitive). Commands alternate input by input, so a busy moment hits them alike."""
+    runs: list[Runs] = [([], []) for _ in commands]
     for data in inputs:
-        started = time.perf_counter()
-        subprocess.run(command, input=data, cwd=cwd, env=env, capture_output=True, check=True)
-        timings.append((time.perf_counter() - started) * 1000)
-    return timings
+        for command, (timings, cpu) in zip(commands, runs, strict=True):
+            started, cpu_before = time.perf_counter(), _children_cpu_ms()
+            subprocess.run(command, input=data, cwd=cwd, env=env, capture_output=True, check=True)
+            timings.append((time.perf_counter() - started) * 1000)
+            cpu.append(_children_cpu_ms() - cpu_before)
+    return runs
 
 
-def summary(name: str, timings: list[float]) -> str:
-    ordered = sorted(timings)
+def summary(name: str, runs: Runs) -> str:
+    ordered = sorted(runs[0])
     p95 = ordered[max(0, round(len(ordered) * 0.95) - 1)]
     return (f"| {name} | {len(ordered)} | {statistics.median(ordered):.1f} | {p95:.1f} | "
-            f"{ordered[-1]:.1f} |")
+            f"{ordered[-1]:.1f} | {statistics.median(runs[1]):.1f} |")
 
 
 def main() -> int:
@@ -80,28 +96,31 @@ def main() -> int:
     parser.add_argument("--project", required=True, help="project whose memories are searched")
     parser.add_argument("-n", type=int, default=50, help="measured runs per hook")
     parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--python", help="interpreter to run the hooks with")
+    parser.add_argument("--python", action="append",
+                        help="interpreter to run the hooks with; give it twice to compare two "
+                             "(for example two checkouts): their runs alternate")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="itachi-bench-") as scratch_dir:
         scratch = Path(scratch_dir)
-        python = hook_python(args.python, scratch)
+        pythons = [hook_python(p, scratch) for p in (args.python or [None])]
         cwd = scratch / "project"
         cwd.mkdir()
         env = {"PATH": os.environ.get("PATH", ""), "SYSTEMROOT": os.environ.get("SYSTEMROOT", ""),
                "HOME": str(scratch), "ITACHI_HOME": str(scratch / "home"),
                "CLAUDE_CONFIG_DIR": str(scratch / "claude"), "ITACHI_API_URL": args.api_url,
                "ITACHI_API_KEY": args.api_key, "ITACHI_PROJECT": args.project}
-        rows = [summary("python -I -c pass (floor)",
-                        time_runs([python, "-I", "-c", "pass"], [b""] * args.n, cwd, env))]
+        label = (lambda i: f" [{pythons[i]}]") if len(pythons) > 1 else (lambda i: "")
+        floor = time_runs([[py, "-I", "-c", "pass"] for py in pythons], [b""] * args.n, cwd, env)
+        rows = [summary(f"python -I -c pass (floor){label(i)}", runs) for i, runs in enumerate(floor)]
         for hook in ("session_start", "user_prompt_submit"):
-            command = [python, "-I", "-m", f"hooks.{hook}"]
-            time_runs(command, [payload(hook, i, cwd) for i in range(args.warmup)], cwd, env)
-            timings = time_runs(command, [payload(hook, i, cwd) for i in range(args.n)], cwd, env)
-            rows.append(summary(hook, timings))
+            commands = [[py, "-I", "-m", f"hooks.{hook}"] for py in pythons]
+            time_runs(commands, [payload(hook, i, cwd) for i in range(args.warmup)], cwd, env)
+            measured = time_runs(commands, [payload(hook, i, cwd) for i in range(args.n)], cwd, env)
+            rows.extend(summary(f"{hook}{label(i)}", runs) for i, runs in enumerate(measured))
         log = scratch / "home" / "logs" / "hooks.log"
         failures = [line for line in log.read_text().splitlines() if " ok " not in line + " "]
     print(f"Hook overhead against {args.api_url} (project {args.project}), ms, process start to exit\n")
-    print("| hook | runs | p50 | p95 | max |\n|---|---|---|---|---|")
+    print("| hook | runs | p50 | p95 | max | CPU p50 |\n|---|---|---|---|---|---|")
     print("\n".join(rows))
     if failures:
         print(f"\n{len(failures)} runs did not finish cleanly (deadline/error), e.g.: {failures[0]}")

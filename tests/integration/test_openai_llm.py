@@ -4,7 +4,6 @@ with spend recorded in real Postgres."""
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -99,12 +98,10 @@ def test_persistent_429s_give_up_after_the_retries_without_raising(fake: FakeOpe
 
 
 def test_a_slow_model_times_out_quickly_and_answers_none(fake: FakeOpenAI, db: Database) -> None:
-    fake.script_chat_delay(3, '{"significance": 0.9}')
-    started = time.monotonic()
+    fake.script_chat_delay(60, '{"significance": 0.9}')  # waiting for it would answer, not time out
 
     assert llm_for(fake, db, timeout_s=0.3).complete_json("extract_insights", "s", "u", SCHEMA) is None
 
-    assert time.monotonic() - started < 2
     assert len(fake.requests_to(CHAT_PATH)) == 1  # a timeout is not retried
     (row,) = usage_rows(db)
     assert row["status"] == "timeout" and float(row["cost_usd"]) == float(row["reserved_usd"]) > 0

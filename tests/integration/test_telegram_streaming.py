@@ -163,22 +163,33 @@ def test_events_of_a_task_whose_topic_is_not_registered_yet_use_the_topic_its_re
 def test_the_flush_pace_is_kept_without_holding_the_consumer_and_extra_wake_ups_cost_nothing(
     bot: BotHarness, topic: Topic,
 ) -> None:
-    import time
+    from datetime import UTC, datetime, timedelta
 
     from chalicelib.telegram.adapters.sqs_telegram_queues import SqsStreamTrigger
     from chalicelib.telegram.services.topic_streams import StreamPacing, TopicStreams
 
     slept: list[float] = []
+    frozen: list[datetime] = []  # the pacing's clock, set by the test; real time until then
+
+    def clock() -> datetime:
+        return frozen[-1] if frozen else datetime.now(UTC)
+
     streams = TopicStreams(bot.container.telegram_uow, bot.container.telegram_gateway,
-                           SqsStreamTrigger(bot.container.queues), StreamPacing(0.7, slept.append))
+                           SqsStreamTrigger(bot.container.queues), StreamPacing(30.0, slept.append, clock))
     streams.post(topic, ["first"])
     assert streams.pump(topic.stream) == 1
     assert streams.pump(topic.stream) == 0 and slept == []  # nothing pending: no wait at all
+    with bot.container.db.connection() as conn:
+        row = conn.execute("SELECT last_flush_at FROM telegram_streams WHERE stream = %s",
+                           (topic.stream,)).fetchone()
+    assert row is not None
+    flushed_at = row["last_flush_at"]
 
     streams.post(topic, ["second"])
-    assert streams.pump(topic.stream) == 0 and slept == []  # too early: rescheduled, not slept
-    time.sleep(0.35)
+    frozen.append(flushed_at + timedelta(seconds=1))
+    assert streams.pump(topic.stream) == 0 and slept == []  # 29 s early: rescheduled, not slept
+    frozen.append(flushed_at + timedelta(seconds=29.75))
     assert streams.pump(topic.stream) == 1  # close enough: the rest of the pace is slept
 
-    assert 0 < slept[0] <= 0.5
+    assert slept == [pytest.approx(0.25)]
     assert bot.texts(chat_id=GROUP, thread_id=topic.topic_id) == ["first", "second"]

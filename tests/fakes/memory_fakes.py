@@ -3,8 +3,10 @@
 `MemoryTable` plays the `memories` table (and `memory_access`); the repository and the search
 read and write it like their Postgres twins do, and pass the same contract tests
 (tests/integration/memory/test_memory_repository_contract.py). The search scores with the
-same formula (`search_scoring.fused_score`); every query term weighs the same (Postgres weighs
-them by IDF once the table has statistics), and it scans instead of using an index.
+formula stated in `search_scoring` (`fused_score` below; the real score is computed only in
+SQL, whose ranking is tested on its own), except that every query term weighs the same
+(Postgres weighs them by IDF once the table has statistics), and it scans instead of using an
+index.
 """
 
 from __future__ import annotations
@@ -21,10 +23,20 @@ from typing import Any
 
 from chalicelib.kernel.unit_of_work import InMemoryUnitOfWork
 from chalicelib.memory.domain import memory_model as model
-from chalicelib.memory.domain.search_scoring import SearchWeights, fused_score
+from chalicelib.memory.domain.search_scoring import SearchWeights
 from chalicelib.memory.services.ports import DuplicateContent
 
 _TERM = re.compile(r"\w+")
+
+
+def fused_score(cosine: float | None, coverage: float, age_days: float, weights: SearchWeights,
+                mode: str = "hybrid") -> float:
+    """The search score of `search_scoring`'s docstring, for the fake index."""
+    vector = min(1.0, max(0.0, cosine or 0.0))
+    hybrid = weights.vector * vector + weights.text * coverage
+    relevance = {"text": coverage, "vector": vector}.get(mode, hybrid)
+    decay = 0.5 ** (max(0.0, age_days) / weights.half_life_days)
+    return relevance * (1.0 - weights.recency + weights.recency * decay)
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -112,12 +111,12 @@ def test_a_directory_outside_any_repository_is_named_by_itself(tmp_path: Path) -
     assert project_for(plain) == "just-a-folder"
 
 
-def test_identity_costs_well_under_a_millisecond_per_call(tmp_path: Path) -> None:
+def test_identity_is_read_from_the_repository_files_without_running_git(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What keeps it cheap in a hook: no `git` process (its cost is in bench/hooks_overhead.py)."""
     repo = make_repo(tmp_path / "repo", "git@github.com:Acme/Repo.git")
     deep = repo / "a" / "b" / "c"
     deep.mkdir(parents=True)
-    started = time.perf_counter()
-    for _ in range(200):
-        project_for(deep)
-    per_call_ms = (time.perf_counter() - started) * 1000 / 200
-    assert per_call_ms < 2.0, per_call_ms
+    monkeypatch.setenv("PATH", "")  # a `git` process could not even start
+
+    assert project_for(deep) == "github.com/acme/repo"

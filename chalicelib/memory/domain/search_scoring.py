@@ -1,4 +1,7 @@
-"""The hybrid search score, stated once in Python; the Postgres adapter computes the same in SQL.
+"""The hybrid search score's definition, its weights and the candidate sizes.
+
+The score is computed in one place, the search statement (`memory/adapters/memory_search.py`),
+and tested there on crafted rows (tests/integration/memory/test_search_ranking.py):
 
     relevance = w_v * clamp(cosine, 0, 1) + w_t * coverage          (hybrid; weights sum to 1)
     coverage  = sum(idf(t) for query terms t in the memory) / sum(idf(t) for all query terms)
@@ -18,8 +21,6 @@ from dataclasses import dataclass
 
 from chalicelib.kernel.errors import InvalidInput
 
-# A term the statistics do not list is rarer than anything listed: half the rarest listed share.
-UNLISTED_SHARE_FACTOR = 0.5
 MIN_POOL, MAX_POOL = 40, 400
 MIN_EF_SEARCH, MAX_EF_SEARCH = 100, 1000
 ANN_EF_LIMIT = 800  # beyond this breadth an exact scan of the (then small) scope is cheaper
@@ -68,29 +69,3 @@ def vector_plan(pool: int, scope_share: float | None) -> tuple[bool, int]:
     if needed > ANN_EF_LIMIT:
         return False, MIN_EF_SEARCH
     return True, max(MIN_EF_SEARCH, needed)
-
-
-def idf(share: float) -> float:
-    """Inverse document frequency of a term held by `share` (0-1] of the memories."""
-    return math.log(1.0 / min(1.0, max(share, 1e-9)))
-
-
-def coverage(matched_idf: float, total_idf: float) -> float:
-    return 0.0 if total_idf <= 0 else min(1.0, matched_idf / total_idf)
-
-
-def recency_factor(age_days: float, weight: float, half_life_days: float) -> float:
-    return 1.0 - weight + weight * 0.5 ** (max(0.0, age_days) / half_life_days)
-
-
-def fused_score(cosine: float | None, text_coverage: float, age_days: float,
-                weights: SearchWeights, mode: str = "hybrid") -> float:
-    """The score of one memory for one query, as the SQL computes it."""
-    vector = min(1.0, max(0.0, cosine or 0.0))
-    if mode == "text":
-        relevance = text_coverage
-    elif mode == "vector":
-        relevance = vector
-    else:
-        relevance = weights.vector * vector + weights.text * text_coverage
-    return relevance * recency_factor(age_days, weights.recency, weights.half_life_days)

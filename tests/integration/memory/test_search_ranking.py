@@ -1,0 +1,97 @@
+"""The search statement's ranking, on crafted rows: the score is computed only in SQL, so its
+parts are checked there — recency, term rarity, the weights and the clamped cosine.
+
+Vectors are basis vectors, so every cosine is exactly 1, 0 or -1; texts are chosen so each
+memory holds a known share of the query's terms.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from chalicelib.bootstrap import Container
+from chalicelib.memory.adapters.memory_bulk_load import bulk_load
+from chalicelib.memory.domain.memory_model import MemoryDraft
+from chalicelib.memory.domain.search_scoring import SearchWeights
+from tests.fakes.memory_embedders import FixedEmbedder
+from tests.integration.memory.conftest import container_with
+
+DIM = 384
+NOW = datetime.now(UTC)
+
+
+def basis(i: int, sign: float = 1.0) -> list[float]:
+    return [sign if j == i else 0.0 for j in range(DIM)]
+
+
+@pytest.fixture
+def searcher(tmp_path: Path, database_url: str) -> Iterator[Container]:
+    queries = {"deploy at noon": basis(0), "quartz lantern": basis(0), "kerberos config": basis(5)}
+    container = container_with(tmp_path, database_url, FixedEmbedder(queries))
+    yield container
+    container.close()
+
+
+def load(container: Container, rows: list[MemoryDraft]) -> None:
+    bulk_load(container.db, rows)  # rebuilds the index and runs ANALYZE: term statistics exist
+
+
+def test_an_older_memory_loses_exactly_the_recency_weights_share_of_its_score(searcher: Container) -> None:
+    load(searcher, [
+        MemoryDraft("r", "fact", "Fresh: the deploy runs at noon", embedding=basis(0), created_at=NOW),
+        MemoryDraft("r", "fact", "Old: the deploy runs at noon", embedding=basis(0),
+                    created_at=NOW - timedelta(days=180)),
+    ])
+    weights = SearchWeights(recency=0.1, half_life_days=90)
+
+    fresh, old = searcher.memory.search("deploy at noon", "r", mode="vector", weights=weights).hits
+    level = searcher.memory.search("deploy at noon", "r", mode="vector",
+                                   weights=SearchWeights(recency=0)).hits
+
+    assert fresh.content.startswith("Fresh") and fresh.score == pytest.approx(1.0, abs=1e-4)
+    assert old.score == pytest.approx(1 - 0.1 + 0.1 * 0.5 ** (180 / 90), abs=1e-4)  # two half-lives: 0.925
+    assert [h.score for h in level] == pytest.approx([1.0, 1.0], abs=1e-6)
+
+
+def test_a_rare_query_term_outweighs_a_common_one(searcher: Container) -> None:
+    common = [MemoryDraft("t", "fact", f"Note {i}: the config file lives in etc", embedding=basis(1),
+                          created_at=NOW) for i in range(300)]
+    load(searcher, [*common,
+                    MemoryDraft("t", "fact", "Kerberos tickets expire after ten hours", embedding=basis(2),
+                                created_at=NOW),
+                    MemoryDraft("t", "fact", "Kerberos settings sit in the config of the realm",
+                                embedding=basis(3), created_at=NOW)])
+
+    hits = searcher.memory.search("kerberos config", "t", mode="text", limit=5,
+                                  weights=SearchWeights(recency=0)).hits
+
+    both, rare, *plain = hits
+    assert both.content.startswith("Kerberos settings") and both.score == pytest.approx(1.0, abs=1e-6)
+    assert rare.content.startswith("Kerberos tickets") and rare.score > 0.9  # idf(kerberos) >> idf(config)
+    assert plain and all(h.content.startswith("Note") and h.score < 0.1 for h in plain)
+
+
+@pytest.mark.parametrize(("vector_weight", "text_weight"), [(0.7, 0.3), (0.2, 0.8)])
+def test_hybrid_scores_are_the_weighted_sum_of_clamped_cosine_and_term_coverage(
+        searcher: Container, vector_weight: float, text_weight: float) -> None:
+    load(searcher, [
+        MemoryDraft("w", "fact", "Alpha bravo charlie", embedding=basis(0), created_at=NOW),
+        MemoryDraft("w", "fact", "A quartz lantern by the door", embedding=basis(1), created_at=NOW),
+        MemoryDraft("w", "fact", "Delta echo foxtrot", embedding=basis(0, -1.0), created_at=NOW),
+    ])
+    weights = SearchWeights(vector=vector_weight, text=text_weight, recency=0)
+
+    hits = {h.content: h.score for h in searcher.memory.search("quartz lantern", "w", weights=weights).hits}
+    opposite = searcher.memory.search("quartz lantern", "w", mode="vector", weights=weights).hits
+
+    assert hits["Alpha bravo charlie"] == pytest.approx(vector_weight, abs=1e-6)  # cosine 1, no terms
+    assert hits["A quartz lantern by the door"] == pytest.approx(text_weight, abs=1e-6)  # cosine 0, all terms
+    assert max(hits, key=lambda c: hits[c]) == ("Alpha bravo charlie" if vector_weight > text_weight
+                                                 else "A quartz lantern by the door")
+    negative = next(h for h in opposite if h.content == "Delta echo foxtrot")
+    assert negative.score == 0.0 and not math.isnan(negative.score)  # a cosine of -1 is clamped to 0

@@ -1,15 +1,26 @@
 """LoCoMo retrieval benchmark through the real API: ingest every conversation, ask every question.
 
-    .venv/bin/python bench/locomo.py [--data ../shared/benchdata] [--weights 0.4,0.6 0.7,0.3]
+    .venv/bin/python bench/locomo.py [--data ../shared/benchdata] [--convs 1-5]
+        [--weights 0.4,0.6 0.7,0.3] [--recency 0.1 0 0.3] [--dates shifted|original]
 
-Starts its own `itachi up` in a throwaway home (local MiniLM embedder), stores each
+Starts its own `itachi up` in a throwaway home (local MiniLM embedder), stores each chosen
 conversation in its own project with `POST /api/memory/batch` (turn text "<speaker>: <text>"
 plus the image caption, `dia_id` in metadata, `created_at` from the session date), then asks
 each category 1-4 question with `GET /api/memory/search` (limit 20) in hybrid, text-only and
-vector-only mode, and once more in hybrid mode for every other `--weights` vector,text pair
-(the server restarts with them; the data stays). Prints markdown tables: turn recall@5/10/20,
-MRR and session recall_all@5/10 by category, against the cited and the audited evidence;
-search latency p50/p95 and mean tokens returned in the top 10.
+vector-only mode with the first weights and recency, and in hybrid mode for every other
+`--weights` vector,text pair and every other `--recency` weight (the server restarts with them;
+the data stays). References computed here on the same memories: equal-weight rank fusion of
+the text and vector rankings, and Okapi BM25 over plain words and over Postgres's english
+lexemes (`bench/bm25.py`).
+
+`--convs` picks conversations by their 1-based position (`1-5`, `6-10`, `1,3`): settings are
+chosen on 1-5 and checked on 6-10. With `--dates shifted` (the default) each conversation's
+timeline is moved so that its last session ends now, as if the questions came right after it:
+the recency weight then sees months between sessions, as in use. With `original` every turn
+is years old and recency changes almost nothing.
+
+Prints markdown tables (turn recall@5/10/20, MRR and session recall_all@5/10 by category,
+against the cited and the audited evidence; latency; tokens) and one summary line per setting.
 """
 
 from __future__ import annotations
@@ -20,73 +31,86 @@ import statistics
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.locomo_data import Conversation, Question, load, score_question
+from bench.bm25 import Bm25Index, english_lexemes, words
+from bench.locomo_data import Conversation, load
+from bench.locomo_report import asked, evaluate, summary, table
 from bench.memory_api import ROOT, ApiClient, ItachiServer, percentile
 
 BATCH = 500
-CATEGORIES = (1, 2, 3, 4)
-METRICS = ("R@5", "R@10", "R@20", "MRR", "S@5", "S@10")
+Chosen = list[tuple[int, Conversation]]
 
 
-def ingest(client: ApiClient, conversations: list[Conversation]) -> tuple[dict[str, set[str]], int, float]:
-    """Store every turn; return memory id -> turn ids, how many turns were deduplicated, seconds."""
+def parse_convs(spec: str, total: int) -> list[int]:
+    """`1-5`, `6-10`, `1,3,7` or `all` -> 1-based conversation numbers."""
+    if spec == "all":
+        return list(range(1, total + 1))
+    numbers: list[int] = []
+    for part in spec.split(","):
+        low, _, high = part.partition("-")
+        numbers += range(int(low), int(high or low) + 1)
+    if not numbers or min(numbers) < 1 or max(numbers) > total:
+        raise SystemExit(f"--convs {spec}: conversations are numbered 1 to {total}")
+    return sorted(set(numbers))
+
+
+def ingest(client: ApiClient, chosen: Chosen, shift_dates: bool
+           ) -> tuple[dict[str, set[str]], dict[str, dict[str, str]], int, float]:
+    """Store every turn; return memory id -> turn ids, project -> {memory id: text}, dups, seconds."""
     behind: dict[str, set[str]] = defaultdict(set)
-    deduplicated, started = 0, time.perf_counter()
-    for conv in conversations:
+    texts: dict[str, dict[str, str]] = defaultdict(dict)
+    deduplicated, started, now = 0, time.perf_counter(), datetime.now(UTC)
+    for _, conv in chosen:
+        shift = now - max(t.created_at for t in conv.turns) if shift_dates else None
+        project = f"locomo-{conv.sample_id}"
         for start in range(0, len(conv.turns), BATCH):
             turns = conv.turns[start:start + BATCH]
             answer = client.call("POST", "/api/memory/batch", {"memories": [
-                {"project": f"locomo-{conv.sample_id}", "category": "conversation", "content": t.text,
-                 "created_at": t.created_at.isoformat(),
+                {"project": project, "category": "conversation", "content": t.text,
+                 "created_at": (t.created_at + shift if shift else t.created_at).isoformat(),
                  "metadata": {"dia_id": t.dia_id, "session": t.session, "speaker": t.speaker}}
                 for t in turns]})
             for turn, memory_id, dup in zip(turns, answer["ids"], answer["deduplicated"], strict=True):
                 behind[memory_id].add(turn.dia_id)
+                texts[project].setdefault(memory_id, turn.text)
                 deduplicated += int(dup)
-    return behind, deduplicated, time.perf_counter() - started
+    return behind, texts, deduplicated, time.perf_counter() - started
 
 
-def asked(conversations: list[Conversation]) -> Iterator[tuple[int, Conversation, Question]]:
-    for n, conv in enumerate(conversations):
-        for q in conv.questions:
-            if q.category in CATEGORIES and q.evidence:
-                yield n, conv, q
-
-
-def run_mode(client: ApiClient, conversations: list[Conversation], behind: dict[str, set[str]],
-             mode: str) -> dict[str, Any]:
+def run_mode(client: ApiClient, chosen: Chosen, behind: dict[str, set[str]], mode: str) -> dict[str, Any]:
     """Ask every question in `mode`; score the answers and time the requests."""
     ranked: dict[str, list[str]] = {}
     latencies, tokens = [], []
-    for _, conv, q in asked(conversations):
+    for _, conv, q in asked(chosen):
         answer = client.search(q.text, f"locomo-{conv.sample_id}", 20, mode, include_global=False)
         latencies.append(client.last_ms)
         tokens.append(sum(len(r["content"]) for r in answer["results"][:10]) / 4)
         ranked[q.qid] = [r["id"] for r in answer["results"]]
-    return {**evaluate(conversations, behind, ranked), "ranked": ranked,
+    return {**evaluate(chosen, behind, ranked), "ranked": ranked,
             "latency_p50": percentile(latencies, 50), "latency_p95": percentile(latencies, 95),
             "tokens": statistics.mean(tokens)}
 
 
-def evaluate(conversations: list[Conversation], behind: dict[str, set[str]],
-             ranked_ids: dict[str, list[str]]) -> dict[str, Any]:
-    scores: dict[str, dict[int, list[dict[str, float]]]] = {"cited": defaultdict(list),
-                                                            "audited": defaultdict(list)}
-    halves: dict[int, list[float]] = defaultdict(list)
-    for n, _, q in asked(conversations):
-        ranked = [behind.get(i, set()) for i in ranked_ids[q.qid]]
-        cited = score_question(ranked, q.evidence)
-        scores["cited"][q.category].append(cited)
-        if q.audited:
-            scores["audited"][q.category].append(score_question(ranked, q.audited))
-        halves[0 if n < len(conversations) // 2 else 1].append(cited["R@10"])
-    return {"scores": scores, "halves": [statistics.mean(h) for h in halves.values()]}
+def bm25_ranking(chosen: Chosen, texts: dict[str, dict[str, str]],
+                 tokenise: Callable[[Sequence[str]], list[list[str]]]) -> dict[str, list[str]]:
+    indexes = {p: Bm25Index(list(docs), tokenise(list(docs.values()))) for p, docs in texts.items()}
+    questions = list(asked(chosen))
+    query_tokens = tokenise([q.text for _, _, q in questions])
+    return {q.qid: indexes[f"locomo-{conv.sample_id}"].rank(tokens, 20)
+            for (_, conv, q), tokens in zip(questions, query_tokens, strict=True)}
+
+
+def postgres_url(server: ItachiServer) -> tuple[Any, str]:
+    """Attach to the embedded Postgres that `itachi up` runs (detach with handle.cleanup())."""
+    from infra.local.postgres import start_postgres
+
+    return start_postgres(server.home)
 
 
 def rank_fusion(*lists: list[str], k: int = 60) -> list[str]:
@@ -98,65 +122,63 @@ def rank_fusion(*lists: list[str], k: int = 60) -> list[str]:
     return sorted(fused, key=lambda ident: -fused[ident])[:20]
 
 
-def mean_of(rows: list[dict[str, float]], metric: str) -> float:
-    return statistics.mean(r[metric] for r in rows) if rows else float("nan")
-
-
-def table(label: str, result: dict[str, Any]) -> list[str]:
-    lines = [f"\n### {label}\n", "| category | questions | " + " | ".join(METRICS) + " |",
-             "|---" * (len(METRICS) + 2) + "|"]
-    cited, audited = result["scores"]["cited"], result["scores"]["audited"]
-    for cat in (*CATEGORIES, "all"):
-        c = [r for k in CATEGORIES for r in cited[k]] if cat == "all" else cited[cat]
-        a = [r for k in CATEGORIES for r in audited[k]] if cat == "all" else audited[cat]
-        cells = [f"{mean_of(c, m):.3f} / {mean_of(a, m):.3f}" for m in METRICS]
-        lines.append(f"| {cat} | {len(c)} | " + " | ".join(cells) + " |")
-    halves = "turn R@10 on conversations 1-5 / 6-10: " + " / ".join(f"{h:.3f}" for h in result["halves"])
-    if "latency_p50" in result:
-        lines.append(f"\nsearch latency p50 {result['latency_p50']:.1f} ms, "
-                     f"p95 {result['latency_p95']:.1f} ms; "
-                     f"mean tokens in the top 10: {result['tokens']:.0f}; {halves}")
-    else:
-        lines.append(f"\n{halves}")
-    return lines
+def settings_env(vector: float, text: float, recency: float) -> dict[str, str]:
+    return {"ITACHI_SEARCH_VECTOR_WEIGHT": str(vector), "ITACHI_SEARCH_TEXT_WEIGHT": str(text),
+            "ITACHI_SEARCH_RECENCY_WEIGHT": str(recency)}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "benchdata")
+    parser.add_argument("--convs", default="all", help="1-based conversations: 1-5, 6-10, 1,3 or all")
     parser.add_argument("--weights", nargs="+", default=["0.4,0.6", "0.7,0.3"],
                         help="vector,text weight pairs for hybrid mode; the first is used for all modes")
+    parser.add_argument("--recency", nargs="+", type=float, default=[0.1],
+                        help="recency weights; the first is used with every weights pair")
+    parser.add_argument("--dates", choices=("shifted", "original"), default="shifted")
     parser.add_argument("--out", type=Path, help="also write the raw figures as JSON")
     args = parser.parse_args()
-    conversations = load(args.data)
+    everything = load(args.data)
+    chosen = [(n, everything[n - 1]) for n in parse_convs(args.convs, len(everything))]
     pairs = [tuple(float(x) for x in w.split(",")) for w in args.weights]
+    base = settings_env(pairs[0][0], pairs[0][1], args.recency[0])
+    suffix = f"vector {pairs[0][0]}, text {pairs[0][1]}, recency {args.recency[0]}"
 
-    def env(pair: tuple[float, ...]) -> dict[str, str]:
-        return {"ITACHI_SEARCH_VECTOR_WEIGHT": str(pair[0]), "ITACHI_SEARCH_TEXT_WEIGHT": str(pair[1])}
-
-    server = ItachiServer(env=env(pairs[0])).start()
+    server = ItachiServer(env=base).start()
     results: dict[str, Any] = {}
     try:
-        behind, deduplicated, seconds = ingest(server.client(), conversations)
-        turns = sum(len(c.turns) for c in conversations)
-        print(f"ingested {turns} turns into {len(conversations)} projects in {seconds:.0f} s "
-              f"({turns / seconds:.0f} turns/s); {deduplicated} reinforced an existing memory")
+        behind, texts, deduplicated, seconds = ingest(server.client(), chosen, args.dates == "shifted")
+        turns = sum(len(c.turns) for _, c in chosen)
+        print(f"conversations {args.convs}, dates {args.dates}: ingested {turns} turns into {len(chosen)} "
+              f"projects in {seconds:.0f} s ({turns / seconds:.0f} turns/s); {deduplicated} reinforced "
+              "an existing memory")
         for mode in ("hybrid", "text", "vector"):
-            label = f"{mode} (vector {pairs[0][0]}, text {pairs[0][1]})" if mode == "hybrid" else mode
-            results[label] = run_mode(server.client(), conversations, behind, mode)
+            results[f"{mode} ({suffix})" if mode == "hybrid" else mode] = run_mode(
+                server.client(), chosen, behind, mode)
         text, vector = results["text"]["ranked"], results["vector"]["ranked"]
         results["rank fusion of text and vector (equal weights, k=60; computed by this script)"] = evaluate(
-            conversations, behind, {qid: rank_fusion(text[qid], vector[qid]) for qid in text})
-        for pair in pairs[1:]:
-            server.restart(env(pair))
-            results[f"hybrid (vector {pair[0]}, text {pair[1]})"] = run_mode(server.client(), conversations,
-                                                                             behind, "hybrid")
+            chosen, behind, {qid: rank_fusion(text[qid], vector[qid]) for qid in text})
+        handle, url = postgres_url(server)
+        try:
+            for label, tokenise in (("words", lambda ts: [words(t) for t in ts]),
+                                    ("english lexemes", lambda ts: english_lexemes(url, ts))):
+                results[f"BM25 over {label} (k1 1.2, b 0.75; computed by this script)"] = evaluate(
+                    chosen, behind, bm25_ranking(chosen, texts, tokenise))
+        finally:
+            handle.cleanup()  # detach: the server stays up while `itachi up` holds it
+        others = [(v, t, args.recency[0]) for v, t in pairs[1:]] + \
+                 [(pairs[0][0], pairs[0][1], r) for r in args.recency[1:]]
+        for vector_w, text_w, recency in others:
+            server.restart(settings_env(vector_w, text_w, recency))
+            results[f"hybrid (vector {vector_w}, text {text_w}, recency {recency})"] = run_mode(
+                server.client(), chosen, behind, "hybrid")
     finally:
         server.stop()
     print("\nCells: cited evidence / audited evidence. R@k = turn recall, S@k = session recall_all.")
     for label, result in results.items():
         print("\n".join(table(label, result)))
+    print("\n".join(summary(results)))
     if args.out:
         args.out.write_text(json.dumps({k: {f: v for f, v in r.items() if f != "ranked"}
                                         for k, r in results.items()}, indent=1, default=str))

@@ -156,10 +156,7 @@ class PostgresMemorySearch:
         }
         conn = self._conn
         if mode != "text":
-            params["use_ann"], ef = vector_plan(pool, self._scope_share(scope.projects))
-            conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
-            if self._features.iterative_scan(conn):
-                conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+            params["use_ann"] = self._plan_vector_scan(pool, scope)
         # Never a prepared statement: a generic plan cannot see how selective the project is
         # and was measured ten times slower on a large project (psycopg prepares after 5 runs).
         rows = conn.execute(build_statement(mode, scope), params, prepare=False).fetchall()
@@ -169,6 +166,14 @@ class PostgresMemorySearch:
                       metadata=dict(r["metadata"] or {}), files=tuple(r["files"] or ()))
             for r in rows
         ]
+
+    def _plan_vector_scan(self, pool: int, scope: SearchScope) -> bool:
+        """Set this transaction's HNSW breadth (and iterative scan); True to use the index at all."""
+        use_ann, ef = vector_plan(pool, self._scope_share(scope.projects))
+        self._conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
+        if self._features.iterative_scan(self._conn):
+            self._conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+        return use_ann
 
     def refresh_statistics(self) -> float:
         """ANALYZE the table (the full-text IDF comes from its statistics); return its row estimate."""

@@ -7,6 +7,7 @@ the thread that started it).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from agent.agent_context import AgentContext, log
@@ -100,27 +101,22 @@ class WorkRouter:
                 log.info("task %s not claimed: %s", task_id, exc.message)
                 self.ctx.delete_message(message.receipt_handle)
             return
-        runner = TaskRunner(self.ctx, claim, message.receipt_handle)
-        with self._lock:
-            self.tasks[task_id] = runner
-        self._start(runner, self.tasks, task_id, "task")
+        self._start(self.tasks, task_id, lambda: TaskRunner(self.ctx, claim, message.receipt_handle), "task")
 
     def _on_session_start(self, session_id: str) -> None:
-        with self._lock:
-            if session_id in self.sessions:
-                return
-            runner = self.sessions[session_id] = SessionRunner(self.ctx, session_id)
-        self._start(runner, self.sessions, session_id, "session")
+        self._start(self.sessions, session_id, lambda: SessionRunner(self.ctx, session_id), "session")
 
     def _on_ssh_run(self, run_id: str) -> None:
-        with self._lock:
-            if run_id in self.ssh_runs:
-                return
-            runner = self.ssh_runs[run_id] = SshRunRunner(self.ctx, run_id)
-        self._start(runner, self.ssh_runs, run_id, "ssh-run")
+        self._start(self.ssh_runs, run_id, lambda: SshRunRunner(self.ctx, run_id), "ssh-run")
 
-    def _start(self, runner: Runner, running: dict[str, Any], key: str, kind: str) -> None:
-        """Run it on a thread of its own, which also owns its engine; forget it once it ends."""
+    def _start(self, running: dict[str, Any], key: str, make: Callable[[], Runner], kind: str) -> None:
+        """Run key's runner on a thread of its own, which also owns its engine, unless it runs
+        already; forget it once it ends."""
+        with self._lock:
+            if key in running:
+                return
+            runner = running[key] = make()
+
         def run() -> None:
             try:
                 runner.run()

@@ -46,17 +46,27 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="itachi", description="Itachi: memory and tasks for "
-                                     "AI coding agents.")
+    parser = argparse.ArgumentParser(
+        prog="itachi", description="Itachi: memory and tasks for AI coding agents.",
+        epilog="A first argument that is a flag or not a command runs Claude Code through the wrapper: "
+               "itachi --ds, itachi --c, itachi --dp \"fix the login bug\" (see itachi claude).")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for register in REGISTRARS:
         register(sub)
     return parser
 
 
+def command_names(parser: argparse.ArgumentParser) -> set[str]:
+    return {name for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+            for name in action.choices}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    if wrappers.goes_to_engine(words, command_names(parser)):  # `itachi --dp "..."`: the Claude wrapper
+        return wrappers.run("claude", words)
+    args = parser.parse_args(words)
     func = getattr(args, "func", None)
     if func is None:
         parser.print_help()

@@ -1,7 +1,10 @@
-"""``itachi claude|codex|gemini ...``, ``itachic`` and ``itachig``: run an engine with memory.
+"""``itachi [claude|codex|gemini] ...``, ``itachic`` and ``itachig``: run an engine with memory.
 
 The wrappers expand Itachi's flag shortcuts, tell the hooks which client is running
-(``ITACHI_CLIENT``) and hand every other argument to the engine unchanged.
+(``ITACHI_CLIENT``), add the engine's credentials (``agent/engine_keys.py``) and hand every
+other argument to the engine unchanged. ``itachi`` itself is the Claude wrapper whenever its
+first argument is a flag (other than -h/--help) or a word that is not one of its commands:
+``itachi --dp "fix it"`` is ``itachi claude --dp "fix it"``.
 
 =========  ====================================  =====================  ==================
 shortcut   claude                                codex                  gemini
@@ -20,13 +23,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
+from agent.engine_keys import KeyFileError, engine_credentials, over_ssh
 from hooks.memory_md import claude_config_dir, encode_cwd
 
 CLIENTS = ("claude", "codex", "gemini")
@@ -80,31 +85,72 @@ def _resume_args(client: str, cwd: Path, config_dir: Path) -> list[str]:
     return ["--resume", session] if session else ["--continue"]
 
 
+def is_print_run(client: str, args: list[str]) -> bool:
+    """Whether the engine command line (without the program) runs headless, printing its answer."""
+    head = args[: args.index("--")] if "--" in args else args
+    if client == "codex":
+        return head[:1] == ["exec"]
+    return bool({"-p", "--print", "--prompt"} & set(head))
+
+
 def engine_env(client: str, args: list[str], base: Mapping[str, str]) -> dict[str, str]:
     """The engine's environment: ITACHI_CLIENT and ITACHI_ENABLED set; for interactive Claude
-    runs CLAUDE_CODE_OAUTH_TOKEN is dropped so the subscription login is used."""
+    runs CLAUDE_CODE_OAUTH_TOKEN is dropped so the subscription login is used (except over SSH,
+    where there is no login to fall back on)."""
     env = dict(base)
     env["ITACHI_CLIENT"] = client
     env["ITACHI_ENABLED"] = "1"
-    head = args[: args.index("--")] if "--" in args else args
-    if client == "claude" and not {"-p", "--print"} & set(head):
+    if client == "claude" and not is_print_run(client, args) and not over_ssh(base):
         env.pop("CLAUDE_CODE_OAUTH_TOKEN", None)
     return env
 
 
+def engine_program(client: str, env: Mapping[str, str]) -> list[str] | None:
+    """The engine's program: ITACHI_<CLIENT>_BIN, else ITACHI_ENGINE_<CLIENT>_COMMAND (as the agent
+    reads it), else the client's name; resolved on PATH. None when it cannot be found."""
+    override = env.get(f"ITACHI_{client.upper()}_BIN") or ""
+    words = [override] if override else shlex.split(env.get(f"ITACHI_ENGINE_{client.upper()}_COMMAND", ""))
+    words = words or [client]
+    executable = shutil.which(words[0], path=env.get("PATH"))
+    return [executable, *words[1:]] if executable else None
+
+
+def prepared_env(client: str, args: list[str]) -> dict[str, str]:
+    """os.environ with the engine's credentials added; raises KeyFileError for an unsafe key file."""
+    base = dict(os.environ)
+    base.update(engine_credentials(client, base, claude_config_dir(base)))
+    return engine_env(client, args, base)
+
+
 def run(client: str, argv: list[str]) -> int:
-    """Exec the engine (POSIX) or run it and return its exit code (Windows)."""
+    """Run the engine; a rate-limited run hands over to the next engine (`wrapper_switch`)."""
+    from agent import wrapper_switch
+
     command = expand_args(client, argv, Path.cwd(), claude_config_dir())
-    env = engine_env(client, command[1:], os.environ)
-    engine = env.get(f"ITACHI_{client.upper()}_BIN") or client
-    executable = shutil.which(engine)
-    if executable is None:
-        print(f"itachi: {engine} not found on PATH", file=sys.stderr)
+    try:
+        env = prepared_env(client, command[1:])
+    except KeyFileError as exc:
+        print(f"itachi: {exc}", file=sys.stderr)
+        return 2
+    program = engine_program(client, env)
+    if program is None:
+        print(f"itachi: {env.get(f'ITACHI_{client.upper()}_BIN') or client} not found on PATH",
+              file=sys.stderr)
         return 127
     sys.stdout.flush()
-    if os.name != "nt":
-        os.execvpe(executable, [engine, *command[1:]], env)  # noqa: S606  # argv, no shell
-    return subprocess.call([executable, *command[1:]], env=env)
+    if not wrapper_switch.enabled(env):
+        if os.name != "nt":
+            os.execve(program[0], [*program, *command[1:]], env)  # noqa: S606  # argv, no shell
+        return subprocess.call([*program, *command[1:]], env=env)
+    return wrapper_switch.run_with_fallback(client, argv, [*program, *command[1:]], env,
+                                            headless=is_print_run(client, command[1:]))
+
+
+def goes_to_engine(argv: list[str], commands: Collection[str]) -> bool:
+    """`itachi <argv>` is a Claude run: a leading flag (not -h/--help) or an unknown first word."""
+    if not argv or argv[0] in ("-h", "--help"):
+        return False
+    return argv[0].startswith("-") or argv[0] not in commands
 
 
 def claude_main() -> int:

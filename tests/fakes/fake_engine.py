@@ -12,7 +12,11 @@ ITACHI_ENGINE_<NAME>_COMMAND). What it does comes from directives in the prompt:
 
 With `--input-format stream-json` it is an interactive session: one answer (`echo: ...`) and
 one `result` line per user message read from stdin, until stdin closes.
-ITACHI_FAKE_ENGINE_LOG, if set, gets one JSON line per start and end (pid, time, task, attempt).
+ITACHI_FAKE_ENGINE_LOG, if set, gets one JSON line per start (with its argv and the variables
+named in ITACHI_FAKE_ENGINE_ECHO_ENV) and end (pid, time, task, attempt). As claude with
+CLAUDE_CONFIG_DIR set, it also writes a transcript where Claude Code keeps them
+(`<dir>/projects/<encoded cwd>/<session>.jsonl`), a rate limit recorded as an API error
+message (`isApiErrorMessage`).
 """
 
 from __future__ import annotations
@@ -27,11 +31,27 @@ from pathlib import Path
 from typing import Any
 
 DIRECTIVE = re.compile(r"\[fake:([a-z_]+)(?:=([^\]]*))?\]")
+TRANSCRIPT: list[Path] = []
 
 
 def emit(obj: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
+    if TRANSCRIPT and obj.get("type") == "assistant":
+        entry = {k: v for k, v in obj.items() if k not in ("error", "api_error_status")}
+        entry.update(sessionId=TRANSCRIPT[0].stem, cwd=os.getcwd())
+        if obj.get("error"):
+            entry["isApiErrorMessage"] = True
+        with TRANSCRIPT[0].open("a") as fh:
+            fh.write(json.dumps(entry) + "\n")
+
+
+def open_transcript(engine: str) -> None:
+    config = os.environ.get("CLAUDE_CONFIG_DIR")
+    if engine == "claude" and config:
+        folder = Path(config) / "projects" / re.sub(r"[^A-Za-z0-9]", "-", os.getcwd())
+        folder.mkdir(parents=True, exist_ok=True)
+        TRANSCRIPT.append(folder / f"fake-session-{os.getpid()}.jsonl")
 
 
 def log(event: str, **fields: Any) -> None:
@@ -49,7 +69,11 @@ def prompt_of(argv: list[str]) -> str:
         i = argv.index("-p")
         if i + 1 < len(argv) and not argv[i + 1].startswith("--"):
             return argv[i + 1]
-    return argv[-1] if argv and not argv[-1].startswith("-") else ""
+    takes_value = {"--output-format", "--input-format", "--model", "--permission-mode", "--resume",
+                   "--approval-mode"}
+    words = [w for i, w in enumerate(argv)
+             if not w.startswith("-") and (i == 0 or argv[i - 1] not in takes_value)]
+    return words[-1] if words else ""
 
 
 def assistant(content: list[dict[str, Any]]) -> dict[str, Any]:
@@ -111,7 +135,9 @@ def main(argv: list[str]) -> int:
     engine = "claude"
     if argv[:1] == ["--as"]:
         engine, argv = argv[1], argv[2:]
-    log("start", engine=engine, cwd=os.getcwd(), handoff="## Handoff from" in " ".join(argv))
+    log("start", engine=engine, cwd=os.getcwd(), handoff="## Handoff from" in " ".join(argv), argv=argv,
+        env={k: os.environ.get(k) for k in os.environ.get("ITACHI_FAKE_ENGINE_ECHO_ENV", "").split(",") if k})
+    open_transcript(engine)
     try:
         if "--input-format" in argv:
             return interactive(engine)

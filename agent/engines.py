@@ -31,14 +31,28 @@ class Engine:
         return [*self.program, "-p", prompt, *_STREAM, *_EDITS]
 
     @property
-    def supports_sessions(self) -> bool:
+    def streams_input(self) -> bool:
+        """Claude Code reads one stream-json user turn at a time on stdin; Codex and Gemini CLI
+        run one headless process per turn, resuming their own session."""
         return self.name == "claude"
 
     def session_argv(self) -> list[str]:
         """A long-lived engine reading one stream-json user message per turn on stdin."""
-        if not self.supports_sessions:
+        if not self.streams_input:
             raise ValueError(f"{self.name} has no stream-json input")
         return [*self.program, "-p", "--input-format", "stream-json", *_STREAM, *_EDITS]
+
+    def turn_argv(self, prompt: str, resume: str | None) -> list[str]:
+        """One turn of a session, continuing the engine's own session `resume` (from its init line)."""
+        if resume is None:
+            return self.task_argv(prompt)
+        if self.name == "codex":
+            return [*self.program, "exec", "--json", "--full-auto", "--skip-git-repo-check", "resume",
+                    resume, prompt]
+        if self.name == "gemini":
+            return [*self.program, "--resume", resume, "-p", prompt, "--output-format", "stream-json",
+                    "--approval-mode", "auto_edit"]
+        return [*self.program, "--resume", resume, "-p", prompt, *_STREAM, *_EDITS]
 
     def parse(self, line: str) -> list[EngineEvent]:
         return parse_line(self.name, line)

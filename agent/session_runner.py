@@ -1,15 +1,14 @@
-"""One interactive session: a long-lived engine fed one stream-json user turn at a time.
+"""One interactive session: an engine fed one user turn at a time, switched on a rate limit.
 
-Turns are written strictly in sequence order and only once the previous turn's `result` line
-came back (the engine's protocol), whatever order SQS delivered them in. Closing ends stdin;
-an engine still alive `CLOSE_GRACE_S` later has its process tree killed.
+Turns are handed over strictly in sequence order and only once the previous turn's `result`
+line came back (`agent/session_engines.py`), whatever order SQS delivered them in. Closing ends
+the engine's input; an engine still alive `CLOSE_GRACE_S` later has its process tree killed.
+A turn that hits a rate limit moves the session to the next engine of the machine's order,
+as tasks do: the guard is `plan_switch` here and the server's switch count, and the next
+engine's first prompt is the limited turn with a handoff (what was done so far).
 """
-
 from __future__ import annotations
 
-import contextlib
-import json
-import queue
 import subprocess
 import threading
 from pathlib import Path
@@ -17,18 +16,20 @@ from typing import Any
 
 from agent import process_tree
 from agent.agent_context import AgentContext, call_with_retry, log
-from agent.engine_process import pump, read_lines
 from agent.event_batcher import EventBatcher, to_wire
-from agent.worktrees import WorkspaceError
+from agent.session_engines import TurnQueue, run_stint
+from agent.worktrees import WorkspaceError, git
 from chalicelib.contracts.agent_api import (
     MachineRequest,
     ProgressEvent,
     SessionClaim,
     SessionEndedRequest,
     SessionEventsRequest,
+    SessionSwitchRequest,
 )
 from chalicelib.contracts.api_transport import ApiError
-from chalicelib.tasks.domain.engine_events import EventKind
+from chalicelib.tasks.domain.engine_events import EngineEvent
+from chalicelib.tasks.domain.engine_switch import FALLBACK_ENV, engine_order, handoff_prompt, plan_switch
 
 CLOSE_GRACE_S = 10.0
 
@@ -37,36 +38,34 @@ class SessionRunner:
     def __init__(self, ctx: AgentContext, session_id: str) -> None:
         self.ctx = ctx
         self.session_id = session_id
-        self._inputs: dict[int, str] = {}
-        self._next_seq = 1
-        self._busy = False
-        self._lock = threading.Lock()
-        self._closing = threading.Event()
+        self.turns = TurnQueue()
         self._done = threading.Event()
         self._proc: subprocess.Popen[str] | None = None
+        self._proc_lock = threading.Lock()
+        self._order: tuple[str, ...] = ()
+        self._tried: list[str] = []
+        self._switches = 0
+        self._next_engine: str | None = None
         self.batcher = EventBatcher(self._post_events, interval_s=0.5)
 
+    # Control, from the work router's thread.
     def add_input(self, seq: int, text: str) -> None:
-        with self._lock:
-            if seq >= self._next_seq:
-                self._inputs[seq] = text
-            self._write_next()
+        self.turns.add(seq, text)
 
     def close(self) -> None:
-        self._closing.set()
-        with self._lock:
-            self._close_stdin()
+        self.turns.close()
         timer = threading.Timer(CLOSE_GRACE_S, self._kill_if_alive)
         timer.daemon = True
         timer.start()
 
     def stop(self) -> None:
         """The agent is stopping: end the engine now."""
-        self._closing.set()
+        self.turns.close()
         self._kill_if_alive()
 
+    # The run.
     def run(self) -> None:
-        """Claim, run the engine until it exits, report the end. Owns the engine process."""
+        """Claim, run the engine(s) until the session ends, report the end. Owns the engine processes."""
         try:
             claim = SessionClaim.from_body(self.ctx.api.post(f"/api/sessions/{self.session_id}/claim",
                                                              MachineRequest(self.ctx.machine_id).to_body()))
@@ -77,47 +76,76 @@ class SessionRunner:
         if session["status"] == "closing":
             self._ended(0, None)
             return
-        with self._lock:
-            for item in claim.inputs:
-                self._inputs.setdefault(int(item["seq"]), str(item["text"]))
+        for item in claim.inputs:
+            self.turns.add(int(item["seq"]), str(item["text"]))
+        threading.Thread(target=self._tick, daemon=True).start()
         try:
-            code = self._run_engine(session)
+            code = self._run_engines(session)
         except (OSError, WorkspaceError, ValueError) as exc:
             self._ended(None, f"engine did not start: {exc}")
             return
         finally:
             self._done.set()
-        self._ended(code, None if code == 0 or self._closing.is_set() else f"engine exited with code {code}")
+        closing = self.turns.closing
+        self._ended(code, None if code in (0, None) or closing else f"engine exited with code {code}")
 
-    def _run_engine(self, session: dict[str, Any]) -> int:
-        engine = self.ctx.engine(session["engine"])
+    def _run_engines(self, session: dict[str, Any]) -> int | None:
         cwd = self._workdir(session)
-        env = {**self.ctx.config.env, "ITACHI_SESSION_ID": self.session_id,
-               "ITACHI_PROJECT": session["project"], "ITACHI_CLIENT": engine.name}
         logs = self.ctx.config.home / "logs" / "sessions"
         logs.mkdir(parents=True, exist_ok=True)
-        with open(logs / f"{self.session_id}.stderr", "w") as stderr:
-            proc = process_tree.start(engine.session_argv(), cwd=cwd, env=env, stdin=subprocess.PIPE,
-                                      stderr=stderr)
+        self._order = engine_order(session["engine"], self.ctx.config.engine_priority)
+        name, first = self._order[0], None
+        while True:
+            env = {**self.ctx.config.env, "ITACHI_SESSION_ID": self.session_id,
+                   "ITACHI_PROJECT": session["project"], "ITACHI_CLIENT": name}
+            if self._tried:
+                env[FALLBACK_ENV] = "1"
+            self._next_engine = None
+            stint = run_stint(self, self.ctx.engine(name), first, cwd=cwd, env=env,
+                              stderr_path=logs / f"{self.session_id}-{name}.stderr")
+            self._tried.append(name)
+            if stint.limited_turn is None or self._next_engine is None:
+                return stint.exit_code
+            first = handoff_prompt(stint.limited_turn, name, stint.summary.progress_notes(),
+                                   _changed_files(cwd))
+            name = self._next_engine
+
+    # What the engine stints call (SessionHost).
+    def forward(self, event: EngineEvent) -> None:
+        wire = to_wire(event)
+        if wire is not None:
+            self.batcher.add(wire)
+
+    def attach(self, proc: subprocess.Popen[str] | None) -> None:
+        with self._proc_lock:
+            previous, self._proc = self._proc, proc
+        if previous is not None:
+            self.ctx.registry.forget(previous.pid)
+        if proc is not None:
             self.ctx.registry.record(proc.pid, self.session_id)
-            with self._lock:
-                self._proc = proc
-                self._write_next()
-            lines: queue.Queue[str | None] = queue.Queue()
-            threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
-            threading.Thread(target=self._tick, daemon=True).start()
-            for line in read_lines(proc, lines):
-                for event in engine.parse(line):
-                    wire = to_wire(event)
-                    if wire is not None:
-                        self.batcher.add(wire)
-                    if event.kind == EventKind.RESULT:
-                        with self._lock:
-                            self._busy = False
-                            self._write_next()
-            code = proc.wait()
-            self.ctx.registry.forget(proc.pid)
-        return code
+
+    def may_switch(self, engine: str, reason: str) -> bool:
+        """A turn of `engine` was rate limited: may the session move to the next engine?"""
+        if self.turns.closing:
+            return False
+        decision = plan_switch(self._order, [*self._tried, engine], self._switches,
+                               fallback_active=self.ctx.config.fallback_active)
+        if decision.next_engine is None:
+            self._notice(f"{engine} is rate limited; no switch: {decision.reason}")
+            return False
+        switch = SessionSwitchRequest(self.ctx.machine_id, engine, decision.next_engine,
+                                      (reason or "rate limited")[:300])
+        try:
+            answer = self.ctx.api.post(f"/api/sessions/{self.session_id}/engine-switch", switch.to_body())
+        except ApiError as exc:
+            self._notice(f"engine switch refused: {exc.message}")
+            return False
+        self._switches = int(answer["engine_switches"])
+        self._next_engine = decision.next_engine
+        return True
+
+    def _notice(self, text: str) -> None:
+        self.batcher.add(ProgressEvent("notice", text, {}))
 
     def _workdir(self, session: dict[str, Any]) -> Path:
         if session.get("repo") or session["project"] in self.ctx.config.repos:
@@ -126,33 +154,9 @@ class SessionRunner:
         scratch.mkdir(parents=True, exist_ok=True)
         return scratch
 
-    def _write_next(self) -> None:
-        """Write the next turn if the engine is idle (caller holds the lock)."""
-        proc = self._proc
-        if proc is None or proc.stdin is None or proc.stdin.closed or self._busy:
-            return
-        text = self._inputs.pop(self._next_seq, None)
-        if text is None:
-            if self._closing.is_set():
-                self._close_stdin()
-            return
-        line = {"type": "user", "message": {"role": "user", "content": text}}
-        try:
-            proc.stdin.write(json.dumps(line) + "\n")
-            proc.stdin.flush()
-        except (BrokenPipeError, ValueError, OSError):
-            return
-        self._next_seq += 1
-        self._busy = True
-
-    def _close_stdin(self) -> None:
-        proc = self._proc
-        if proc is not None and proc.stdin is not None and not proc.stdin.closed:
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
-
     def _kill_if_alive(self) -> None:
-        proc = self._proc
+        with self._proc_lock:
+            proc = self._proc
         if proc is not None and proc.poll() is None:
             process_tree.kill_tree(proc)
 
@@ -171,3 +175,12 @@ class SessionRunner:
     def _post_events(self, batch: list[ProgressEvent]) -> None:
         self.ctx.api.post(f"/api/sessions/{self.session_id}/events",
                           SessionEventsRequest(self.ctx.machine_id, batch).to_body())
+
+
+def _changed_files(cwd: Path) -> list[str]:
+    """Files changed in the session's folder, if it is a git checkout."""
+    try:
+        status = git(cwd, "status", "--porcelain", "--untracked-files=all", check=False)
+    except OSError:
+        return []
+    return sorted(line[3:].split(" -> ")[-1] for line in status.splitlines() if line.strip())

@@ -128,6 +128,13 @@ class SessionEventsRequest(MachineRequest):  # POST /api/sessions/{id}/events
 
 
 @dataclass(frozen=True)
+class SessionSwitchRequest(MachineRequest):  # POST /api/sessions/{id}/engine-switch
+    from_engine: str
+    to_engine: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
 class SessionEndedRequest(MachineRequest):  # POST /api/sessions/{id}/ended
     exit_code: int | None = None
     error: str | None = None

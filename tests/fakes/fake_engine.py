@@ -10,10 +10,15 @@ ITACHI_ENGINE_<NAME>_COMMAND). What it does comes from directives in the prompt:
   [fake:rate_limit=E1,E2]   when running as one of these engines, report a rate limit, exit 1
   [fake:fail]               report an error result and exit 1
 
-With `--input-format stream-json` it is an interactive session: one answer (`echo: ...`) and
-one `result` line per user message read from stdin, until stdin closes.
-ITACHI_FAKE_ENGINE_LOG, if set, gets one JSON line per start (with its argv and the variables
-named in ITACHI_FAKE_ENGINE_ECHO_ENV) and end (pid, time, task, attempt). As claude with
+With `--input-format stream-json` it is an interactive Claude session: one answer
+(`echo: ...`) and one `result` line per user message read from stdin, until stdin closes; a
+message with `[fake:rate_limit=claude]` gets Claude's rate-limit lines instead (the process
+stays up, as Claude Code does). Codex and Gemini sessions are one process per turn: a turn
+that resumes (`codex exec ... resume ID PROMPT`, `gemini --resume ID -p PROMPT`) continues that
+session id and says so.
+ITACHI_FAKE_ENGINE_LOG, if set, gets one JSON line per start (with its argv, its prompt, the
+session it resumes and the variables named in ITACHI_FAKE_ENGINE_ECHO_ENV), per interactive
+turn, and per end (pid, time, task, attempt). As claude with
 CLAUDE_CONFIG_DIR set, it also writes a transcript where Claude Code keeps them
 (`<dir>/projects/<encoded cwd>/<session>.jsonl`), a rate limit recorded as an API error
 message (`isApiErrorMessage`).
@@ -126,33 +131,63 @@ def interactive(engine: str) -> int:
     emit({"type": "system", "subtype": "init", "session_id": "fake-session"})
     for line in sys.stdin:
         message = json.loads(line)["message"]["content"]
+        log("turn", engine=engine, prompt=message)
+        if engine in (dict(DIRECTIVE.findall(message)).get("rate_limit") or "").split(","):
+            finish(engine, "", limited=True)
+            continue
         say(engine, f"echo: {message}")
         finish(engine, f"echo: {message}")
     return 0
+
+
+def resumed(engine: str, argv: list[str]) -> str | None:
+    """The session id a Codex or Gemini turn resumes, if it does."""
+    flag = "resume" if engine == "codex" else "--resume"
+    if engine in ("codex", "gemini") and flag in argv:
+        return argv[argv.index(flag) + 1]
+    return None
 
 
 def main(argv: list[str]) -> int:
     engine = "claude"
     if argv[:1] == ["--as"]:
         engine, argv = argv[1], argv[2:]
+    resume = resumed(engine, argv)
+    prompt = "" if "--input-format" in argv else prompt_of(argv)
     log("start", engine=engine, cwd=os.getcwd(), handoff="## Handoff from" in " ".join(argv), argv=argv,
-        env={k: os.environ.get(k) for k in os.environ.get("ITACHI_FAKE_ENGINE_ECHO_ENV", "").split(",") if k})
+        env={k: os.environ.get(k) for k in os.environ.get("ITACHI_FAKE_ENGINE_ECHO_ENV", "").split(",") if k},
+        resume=resume, prompt=prompt)
     open_transcript(engine)
     try:
         if "--input-format" in argv:
             return interactive(engine)
-        return run_task(engine, prompt_of(argv))
+        return run_task(engine, prompt, resume)
     finally:
         log("end", engine=engine)
 
 
-def run_task(engine: str, prompt: str) -> int:
-    directives = {name: value for name, value in DIRECTIVE.findall(prompt)}
+def started(engine: str, session: str) -> None:
+    """The first lines of a headless run, as each CLI prints them."""
     if engine == "codex":
-        emit({"type": "thread.started", "thread_id": "fake-thread"})
+        emit({"type": "thread.started", "thread_id": session})
+        emit({"type": "turn.started"})
+        emit({"type": "item.completed", "item": {"id": "item_0", "type": "reasoning",
+                                                 "text": "**Reading the request**"}})
+    elif engine == "gemini":
+        emit({"type": "init", "timestamp": "2026-01-01T00:00:00.000Z", "session_id": session,
+              "model": "gemini-2.5-pro"})
     else:
-        emit({"type": "system", "subtype": "init", "session_id": "fake-session"} if engine == "claude"
-             else {"type": "init", "session_id": "fake-session", "model": "fake"})
+        emit({"type": "system", "subtype": "init", "session_id": session})
+
+
+def run_task(engine: str, prompt: str, resume: str | None = None) -> int:
+    directives = {name: value for name, value in DIRECTIVE.findall(prompt)}
+    session = resume or ("fake-thread" if engine == "codex" else "fake-session")
+    started(engine, session)
+    if engine == "gemini":
+        emit({"type": "message", "timestamp": "2026-01-01T00:00:00.100Z", "role": "user", "content": prompt})
+    if resume:
+        say(engine, f"Resumed {session}")
     say(engine, f"Working on: {prompt.splitlines()[0][:80] if prompt else ''}")
     if "child" in directives:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])

@@ -19,7 +19,7 @@ def bot(tmp_path: Path, database_url: str, moto_endpoint: str) -> Iterator[BotHa
     with bot_harness(tmp_path / "home", database_url, moto_endpoint) as harness:
         harness.container.machine_registry.heartbeat(Heartbeat(
             machine_id="laptop", status="online", agent_instance="i-laptop", active_tasks=0, max_concurrent=2,
-            engine_priority=("claude",), projects=("myproject",), repos=()))
+            engine_priority=("claude", "codex", "gemini"), projects=("myproject",), repos=()))
         yield harness
 
 
@@ -113,14 +113,27 @@ def test_a_second_press_of_the_picker_starts_nothing_more(bot: BotHarness) -> No
     assert bot.fake.calls_to("answerCallbackQuery")[-1]["text"] == "This choice was already made."
 
 
-def test_an_engine_the_machine_cannot_run_explains_why_and_closes_its_topic(bot: BotHarness) -> None:
+@pytest.mark.parametrize(("label", "engine"), [("itachic --ds", "codex"), ("itachig --ds", "gemini")])
+def test_the_codex_and_gemini_buttons_start_sessions_on_those_engines(
+        bot: BotHarness, label: str, engine: str) -> None:
     bot.send(message_update("/session laptop show me git status"))
+
+    _press(bot, label)
+
+    (session,) = bot.container.agent_sessions.list_sessions()
+    assert session.engine == engine
+    assert bot.texts(chat_id=GROUP, thread_id=_session_topic(bot))[0].startswith(
+        f"💬 Session on laptop ({label})")
+
+
+def test_a_machine_that_went_offline_explains_why_and_closes_the_topic(bot: BotHarness) -> None:
+    bot.send(message_update("/session desktop show me git status"))
 
     _press(bot, "itachig --ds")
 
     assert bot.container.agent_sessions.list_sessions() == []
     alert = bot.fake.calls_to("answerCallbackQuery")[-1]
-    assert alert["show_alert"] is True and "sessions support claude" in alert["text"]
+    assert alert["show_alert"] is True and "desktop is not online" in alert["text"]
     thread = _session_topic(bot)
     assert bot.fake.topics[(GROUP, thread)]["closed"] is True
 

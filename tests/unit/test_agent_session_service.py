@@ -8,6 +8,7 @@ from chalicelib.contracts.agent_api import SessionStartRequest
 from chalicelib.contracts.machine_messages import SESSION_CLOSE, SESSION_INPUT, SESSION_START
 from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable
 from chalicelib.tasks.domain.agent_session_states import SessionStatus
+from chalicelib.tasks.domain.machine_records import Heartbeat
 from chalicelib.tasks.domain.task_model import NewEvent
 from tests.support.task_world import TaskWorld
 
@@ -29,12 +30,44 @@ def test_a_session_starts_on_an_online_machine_with_its_first_turn_stored(world:
     assert [e["text"] for e in world.sessions.events(session.id)] == ["hello"]
 
 
-def test_a_session_needs_an_online_machine_and_an_engine_with_a_stdin_protocol(world: TaskWorld) -> None:
+def test_a_session_needs_an_online_machine_and_a_known_engine(world: TaskWorld) -> None:
     with pytest.raises(Unavailable):
         world.sessions.start(SessionStartRequest("hello", "web", machine="m9"))
     with pytest.raises(InvalidInput):
-        world.sessions.start(SessionStartRequest("hello", "web", engine="codex"))
+        world.sessions.start(SessionStartRequest("hello", "web", engine="cursor"))
     assert world.store.tables.sessions == {}
+
+
+@pytest.mark.parametrize("engine", ["codex", "gemini"])
+def test_codex_and_gemini_sessions_start_like_claude_ones_on_a_machine_that_runs_them(
+        world: TaskWorld, engine: str) -> None:
+    world.machines.heartbeat(Heartbeat("m2", "online", "i-m2", 0, 2, ("gemini", "codex"), (), ()))
+
+    session = world.sessions.start(SessionStartRequest("hello", "web", machine="m2", engine=engine))
+
+    assert (session.engine, session.status) == (engine, SessionStatus.STARTING)
+    assert world.queues.sent_to("m2") == [{"kind": SESSION_START, "session_id": session.id}]
+
+
+def test_engine_switches_are_counted_shown_and_refused_past_the_limit(world: TaskWorld) -> None:
+    session = world.sessions.start(SessionStartRequest("one", "web"))
+    with pytest.raises(Conflict):  # not running yet
+        world.sessions.switch_engine(session.id, "m1", "claude", "codex", "429")
+    world.sessions.claim(session.id, "m1")
+
+    first = world.sessions.switch_engine(session.id, "m1", "claude", "codex", "429 Too Many Requests")
+    second = world.sessions.switch_engine(session.id, "m1", "codex", "gemini", "quota")
+    with pytest.raises(Conflict, match="switch limit reached"):
+        world.sessions.switch_engine(session.id, "m1", "gemini", "claude", "quota")
+    with pytest.raises(Conflict):
+        world.sessions.switch_engine(session.id, "m2", "claude", "codex", "not its machine")
+
+    assert (first, second) == (1, 2)
+    switches = [e for e in world.sessions.events(session.id) if e["kind"] == "engine_switch"]
+    assert [e["data"] for e in switches] == [{"from": "claude", "to": "codex", "switches": 1},
+                                             {"from": "codex", "to": "gemini", "switches": 2}]
+    shown = {"kind": "engine_switch", "text": "claude -> codex: 429 Too Many Requests"}
+    assert ("session", session.id, shown) in world.publisher.published_events
 
 
 def test_turns_are_numbered_in_order_and_the_claim_returns_those_stored_so_far(world: TaskWorld) -> None:

@@ -108,6 +108,13 @@ class SessionEventsBody(MachineBody):
     events: list[EventBody] = Field(max_length=500)
 
 
+class SessionSwitchBody(MachineBody):
+    mirrors: ClassVar[str] = "SessionSwitchRequest"
+    from_engine: str = Field(min_length=1, max_length=40)
+    to_engine: str = Field(min_length=1, max_length=40)
+    reason: Annotated[str, captured(2000)] = ""
+
+
 class EndedBody(MachineBody):
     mirrors: ClassVar[str] = "SessionEndedRequest"
     exit_code: Int32 | None = None

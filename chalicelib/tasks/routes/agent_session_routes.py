@@ -11,7 +11,7 @@ from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.kernel.wire import Count, Int64
 from chalicelib.tasks.domain.task_model import NewEvent
-from chalicelib.tasks.routes.agent_bodies import EndedBody, MachineBody, SessionEventsBody
+from chalicelib.tasks.routes.agent_bodies import EndedBody, MachineBody, SessionEventsBody, SessionSwitchBody
 
 bp = ApiBlueprint(__name__)
 
@@ -100,6 +100,14 @@ def post_session_events(session_id: str) -> Response:
     last = get_container().agent_sessions.record_events(
         session_id, b.machine_id, [NewEvent(e.kind, e.text, e.data) for e in b.events])
     return ok({"last_seq": last})
+
+
+@bp.route("/api/sessions/{session_id}/engine-switch", methods=["POST"])
+def session_engine_switch(session_id: str) -> Response:
+    b = parse_body(bp.current_request, SessionSwitchBody)
+    switches = get_container().agent_sessions.switch_engine(session_id, b.machine_id, b.from_engine,
+                                                            b.to_engine, b.reason)
+    return ok({"engine_switches": switches, "current_engine": b.to_engine})
 
 
 @bp.route("/api/sessions/{session_id}/ended", methods=["POST"])

@@ -22,12 +22,13 @@ from chalicelib.tasks.domain.agent_session_states import (
     SessionStatus,
     ensure_session_transition,
 )
+from chalicelib.tasks.domain.engine_switch import KNOWN_ENGINES
 from chalicelib.tasks.domain.machine_selection import TaskNeeds, choose_machine
 from chalicelib.tasks.domain.task_model import NewEvent, redacted
 from chalicelib.tasks.services.ports import TasksUnitOfWork
 from chalicelib.tasks.services.task_deps import TaskUseCase, announce_session
 
-SESSION_ENGINES = ("claude",)  # engines with a stream-json stdin protocol
+SWITCH_KIND = "engine_switch"
 
 
 class AgentSessionService(TaskUseCase):
@@ -36,8 +37,8 @@ class AgentSessionService(TaskUseCase):
 
     def start(self, new: SessionStartRequest) -> AgentSession:
         """Start a session on new.machine (or any online machine that can run it)."""
-        if new.engine not in SESSION_ENGINES:
-            raise InvalidInput(f"sessions support {', '.join(SESSION_ENGINES)}", field="engine")
+        if new.engine not in KNOWN_ENGINES:
+            raise InvalidInput(f"sessions support {', '.join(KNOWN_ENGINES)}", field="engine")
         session_id = str(uuid.uuid4())
         with self._uow() as uow:
             views = [r.view for r in uow.machines.records()]
@@ -115,6 +116,27 @@ class AgentSessionService(TaskUseCase):
             uow.after_commit(lambda: announce_session(self._publisher, session_id, published))
             uow.commit()
         return last
+
+    def switch_engine(self, session_id: str, machine_id: str, from_engine: str, to_engine: str,
+                      reason: str) -> int:
+        """Count a rate-limit switch of the session's engine; refused past the switch limit (the
+        loop guard tasks have). Returns the switches so far; the event shows in the topic."""
+        if to_engine not in KNOWN_ENGINES:
+            raise InvalidInput(f"unknown engine {to_engine!r}", field="to_engine")
+        with self._uow() as uow:
+            session = self._owned(uow, session_id, machine_id)
+            if session.status != SessionStatus.ACTIVE:
+                raise Conflict(f"session is {session.status.value}")
+            done = len(uow.sessions.events(session_id, after=0, limit=1000, kind=SWITCH_KIND))
+            if done >= self._policy.max_switches:
+                raise Conflict(f"switch limit reached ({done}/{self._policy.max_switches})")
+            event = NewEvent(SWITCH_KIND, f"{from_engine} -> {to_engine}: {redact(reason)}",
+                             {"from": from_engine, "to": to_engine, "switches": done + 1})
+            uow.sessions.append_events(session_id, [event])
+            published = [{"kind": event.kind, "text": event.text}]
+            uow.after_commit(lambda: announce_session(self._publisher, session_id, published))
+            uow.commit()
+        return done + 1
 
     def ended(self, session_id: str, machine_id: str, exit_code: int | None,
               error: str | None) -> AgentSession:

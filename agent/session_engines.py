@@ -1,0 +1,176 @@
+"""The engine behind an interactive session, for one stint (until it closes or is rate limited).
+
+Claude Code is one long-lived process reading a stream-json user turn per line on stdin.
+Codex (`codex exec --json`) and Gemini CLI (`gemini -p ... --output-format stream-json`) have
+no such input: each turn is one headless process, and every turn after the first resumes the
+engine's own session (`codex exec resume <thread>`, `gemini --resume <session>`) whose id came
+in the first turn's init line. Either way turns are taken strictly in sequence order and only
+once the previous turn's `result` came back, and every parsed event goes to the session's events.
+
+A turn that hits a rate limit asks the host whether to switch engines; if it may, the stint
+ends there and the runner starts the next engine with a handoff.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import queue
+import subprocess
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+from agent import process_tree
+from agent.engine_process import pump, read_lines
+from agent.engines import Engine
+from chalicelib.tasks.domain.engine_events import EngineEvent, EventKind
+from chalicelib.tasks.domain.engine_run import RunSummary
+
+
+class TurnQueue:
+    """User turns in sequence order, whatever order they arrived in."""
+
+    def __init__(self) -> None:
+        self._inputs: dict[int, str] = {}
+        self._next = 1
+        self._cond = threading.Condition()
+        self.closing = False
+
+    def add(self, seq: int, text: str) -> None:
+        with self._cond:
+            if seq >= self._next:
+                self._inputs.setdefault(seq, text)
+            self._cond.notify_all()
+
+    def close(self) -> None:
+        with self._cond:
+            self.closing = True
+            self._cond.notify_all()
+
+    def next_turn(self, alive: Callable[[], bool]) -> str | None:
+        """Wait for the next turn; None once the session is closing or the engine is gone."""
+        with self._cond:
+            while True:
+                if self.closing or not alive():
+                    return None
+                if self._next in self._inputs:
+                    self._next += 1
+                    return self._inputs.pop(self._next - 1)
+                self._cond.wait(0.25)
+
+
+class SessionHost(Protocol):
+    """What a stint needs from its session runner."""
+
+    turns: TurnQueue
+
+    def forward(self, event: EngineEvent) -> None: ...
+
+    def attach(self, proc: subprocess.Popen[str] | None) -> None: ...
+
+    def may_switch(self, engine: str, reason: str) -> bool: ...
+
+
+@dataclass
+class Stint:
+    """What one engine did in a session: its events folded, its exit, the turn it was limited on."""
+
+    engine: str
+    summary: RunSummary = field(init=False)
+    exit_code: int | None = None
+    limited_turn: str | None = None
+
+    def __post_init__(self) -> None:
+        self.summary = RunSummary(self.engine)
+
+
+def run_stint(host: SessionHost, engine: Engine, first: str | None, *, cwd: Path,
+              env: Mapping[str, str], stderr_path: Path) -> Stint:
+    """Run `engine` for the session, starting with `first` (a handoff) or the next user turn."""
+    stint = Stint(engine.name)
+    with open(stderr_path, "a") as stderr:
+        if engine.streams_input:
+            _stream(host, engine, first, stint, cwd, env, stderr)
+        else:
+            _turns(host, engine, first, stint, cwd, env, stderr)
+    return stint
+
+
+def _consume(host: SessionHost, engine: Engine, stint: Stint, lines: Iterator[str],
+             until_result: bool) -> bool:
+    """Forward parsed lines (up to the turn's result line if asked); True if the turn was rate limited."""
+    limited = False
+    for line in lines:
+        for event in engine.parse(line):
+            stint.summary.add(event)
+            host.forward(event)
+            limited = limited or event.kind == EventKind.RATE_LIMIT
+            if until_result and event.kind == EventKind.RESULT:
+                return limited
+    return limited
+
+
+def _stream(host: SessionHost, engine: Engine, first: str | None, stint: Stint, cwd: Path,
+            env: Mapping[str, str], stderr: object) -> None:
+    proc = process_tree.start(engine.session_argv(), cwd=cwd, env=env, stdin=subprocess.PIPE,
+                              stderr=stderr)  # type: ignore[arg-type]
+    host.attach(proc)
+    try:
+        lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
+        reader = read_lines(proc, lines)
+        turn = first if first is not None else host.turns.next_turn(lambda: proc.poll() is None)
+        while turn is not None and _write_turn(proc, turn):
+            if _consume(host, engine, stint, reader, until_result=True) and host.may_switch(
+                    engine.name, stint.summary.rate_limit_message):
+                stint.limited_turn = turn
+                break
+            turn = host.turns.next_turn(lambda: proc.poll() is None)
+        if proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+        if stint.limited_turn is not None:
+            process_tree.kill_tree(proc, grace_s=2.0)
+        _consume(host, engine, stint, reader, until_result=False)
+        stint.exit_code = proc.wait()
+    finally:
+        host.attach(None)
+
+
+def _write_turn(proc: subprocess.Popen[str], text: str) -> bool:
+    if proc.stdin is None or proc.stdin.closed:
+        return False
+    line = {"type": "user", "message": {"role": "user", "content": text}}
+    try:
+        proc.stdin.write(json.dumps(line) + "\n")
+        proc.stdin.flush()
+    except (BrokenPipeError, ValueError, OSError):
+        return False
+    return True
+
+
+def _turns(host: SessionHost, engine: Engine, first: str | None, stint: Stint, cwd: Path,
+           env: Mapping[str, str], stderr: object) -> None:
+    turn = first if first is not None else host.turns.next_turn(lambda: True)
+    while turn is not None:
+        proc = process_tree.start(engine.turn_argv(turn, stint.summary.session_id), cwd=cwd, env=env,
+                                  stdin=subprocess.DEVNULL, stderr=stderr)  # type: ignore[arg-type]
+        host.attach(proc)
+        try:
+            lines: queue.Queue[str | None] = queue.Queue()
+            threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
+            limited = _consume(host, engine, stint, read_lines(proc, lines), until_result=False)
+            stint.exit_code = proc.wait()
+            if process_tree.group_alive(proc.pid):  # background children the turn left behind
+                process_tree.kill_tree(proc, grace_s=0.5)
+        finally:
+            host.attach(None)
+        if limited and host.may_switch(engine.name, stint.summary.rate_limit_message):
+            stint.limited_turn = turn
+            return
+        if stint.exit_code != 0:
+            host.forward(EngineEvent(EventKind.ERROR, f"{engine.name} exited with code {stint.exit_code}"))
+        turn = host.turns.next_turn(lambda: True)

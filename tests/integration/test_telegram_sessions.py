@@ -142,3 +142,16 @@ def test_close_outside_a_session_topic_says_where_it_works(bot: BotHarness) -> N
     bot.send(message_update("/close"))
 
     assert bot.last_text(chat_id=GROUP) == "/close works in a session's topic."
+
+
+def test_an_engine_switch_in_a_session_shows_in_its_topic(bot: BotHarness) -> None:
+    bot.send(message_update("/session laptop show me git status"))
+    _press(bot, "itachi --ds")
+    thread = _session_topic(bot)
+    (session,) = bot.container.agent_sessions.list_sessions()
+    bot.container.agent_sessions.claim(session.id, "laptop")
+
+    bot.container.agent_sessions.switch_engine(session.id, "laptop", "claude", "codex", "429 Too Many")
+    bot.flush()
+
+    assert bot.texts(chat_id=GROUP, thread_id=thread)[-1].endswith("🔁 claude -> codex: 429 Too Many")

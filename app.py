@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Callable
 
 from chalice import Chalice, Response
 from chalice.app import Request
 
+from chalicelib.auth import routes as key_routes
+from chalicelib.auth.domain.api_keys import Principal
+from chalicelib.auth.request_guard import UNAUTHORIZED, admit, vet_answer
+from chalicelib.auth.request_principal import reset_principal, set_principal
 from chalicelib.bootstrap import get_container
+from chalicelib.kernel.errors import DomainError
 from chalicelib.kernel.http import error_response
 from chalicelib.kernel.idempotent_requests import use_database
 from chalicelib.kernel.logging import get_logger
@@ -41,25 +45,30 @@ app.register_blueprint(sync_routes.bp)
 app.register_blueprint(mcp_routes.bp)
 app.register_blueprint(ssh_routes.bp)
 app.register_blueprint(openapi_routes.bp)
+app.register_blueprint(key_routes.bp)
 
 
 _KEYED_PATHS = ("/mcp", "/openapi.json")
 
 
-def _authorized(request: Request, keys: tuple[str, ...]) -> bool:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token:
-        return False
-    # Compare against every key in constant time.
-    matches = [hmac.compare_digest(token.encode(), key.encode()) for key in keys]
-    return any(matches)
+def _admitted(request: Request, path: str) -> tuple[Principal | None, Response | None]:
+    """The request's principal, or the 401 / 403 / 503 to answer instead of the route."""
+    try:
+        principal, refused = admit(get_container().authenticator, request.method, path, request.headers,
+                                   request.query_params, request.raw_body)
+    except DomainError as exc:  # the key store is unreachable: 503, like every route
+        return None, error_response(exc.status, exc.code, exc.message)
+    if principal is None:
+        return None, error_response(401, "unauthorized", UNAUTHORIZED)
+    if refused:
+        return None, error_response(403, "forbidden", refused)
+    return principal, None
 
 
 @app.middleware("http")
 def guard(request: Request, get_response: Callable[[Request], Response]) -> Response:
     """Enforce the body size limit and API-key auth (all but /health and the Telegram webhook, which
-    checks Telegram's secret), with a request id in every log."""
+    checks Telegram's secret) with each key's scope, and put a request id in every log."""
     logger = get_logger()
     request_id = (request.context or {}).get("requestId", "-")
     # API Gateway's request id is the correlation id of everything this request logs.
@@ -69,9 +78,23 @@ def guard(request: Request, get_response: Callable[[Request], Response]) -> Resp
         return error_response(413, "payload_too_large",
                               f"request body exceeds {settings.max_body_bytes} bytes")
     path = (request.context or {}).get("resourcePath", request.path)
-    if (path.startswith("/api/") or path in _KEYED_PATHS) and not _authorized(request, settings.api_keys):
-        return error_response(401, "unauthorized", "missing or invalid API key (Authorization: Bearer <key>)")
-    response = get_response(request)
-    logger.info("request", extra={"method": request.method, "route": path,
-                                  "status": response.status_code})
+    principal: Principal | None = None
+    if path.startswith("/api/") or path in _KEYED_PATHS:
+        principal, refusal = _admitted(request, path)
+        if refusal is not None:
+            logger.info("request", extra={"method": request.method, "route": path,
+                                          "status": refusal.status_code})
+            return refusal
+    token = set_principal(principal) if principal is not None else None
+    try:
+        response = get_response(request)
+    finally:
+        if token is not None:
+            reset_principal(token)
+    withheld = principal and response.status_code == 200 and vet_answer(principal, request.method, path,
+                                                                          response.body)
+    if withheld:
+        response = error_response(403, "forbidden", withheld)
+    logger.info("request", extra={"method": request.method, "route": path, "key": principal.name if principal
+                                  else None, "status": response.status_code})
     return response

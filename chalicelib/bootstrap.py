@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 # Adapters and services are imported where they are built: `import app` (a Lambda cold start)
 # then pays only for the routes, and each container builds only what its requests use.
 if TYPE_CHECKING:
+    from chalicelib.auth.services.authenticator import Authenticator
+    from chalicelib.auth.services.key_admin import KeyAdmin
     from chalicelib.kernel.database import Database
     from chalicelib.kernel.queues import SqsQueues
     from chalicelib.kernel.settings import Settings
@@ -67,6 +69,21 @@ class Container:
 
         s = self.settings
         return Database(s.database_url, min_size=s.db_pool_min, max_size=s.db_pool_max)
+
+    # Scoped API keys (docs/deploy.md, "Keys"): the configured admin keys, then stored ones.
+    @cached_property
+    def key_admin(self) -> KeyAdmin:
+        from chalicelib.auth.adapters.key_repository import PostgresKeysUnitOfWork
+        from chalicelib.auth.services.key_admin import KeyAdmin
+
+        return KeyAdmin(partial(PostgresKeysUnitOfWork, self.db))
+
+    @cached_property
+    def authenticator(self) -> Authenticator:
+        from chalicelib.auth.adapters.key_repository import PostgresKeysUnitOfWork
+        from chalicelib.auth.services.authenticator import Authenticator
+
+        return Authenticator(partial(PostgresKeysUnitOfWork, self.db), self.settings.api_keys)
 
     @cached_property
     def queues(self) -> SqsQueues:

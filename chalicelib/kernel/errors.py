@@ -28,6 +28,13 @@ class Unauthorized(DomainError):
     code = "unauthorized"
 
 
+class Forbidden(DomainError):
+    """The key is valid but may not do this (its kind, machine, projects or read-only scope)."""
+
+    status = 403
+    code = "forbidden"
+
+
 class NotFound(DomainError):
     status = 404
     code = "not_found"

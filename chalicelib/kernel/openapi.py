@@ -17,7 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-ERROR_STATUSES = {400: "invalid input", 401: "missing or invalid API key", 404: "not found",
+ERROR_STATUSES = {400: "invalid input", 401: "missing, invalid or revoked API key",
+                  403: "the key's scope does not allow this request", 404: "not found",
                   409: "conflict with the current state", 413: "body too large",
                   422: "Idempotency-Key reused with a different request",
                   503: "a dependency (database, queue, machine) is unavailable"}

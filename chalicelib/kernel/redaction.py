@@ -35,6 +35,7 @@ _TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("stripe_key", re.compile(r"(?<![A-Za-z0-9_])(?:[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}"
                               r"|whsec_[A-Za-z0-9]{24,})")),
     ("telegram_token", re.compile(r"(?<![0-9])\d{6,12}:AA[A-Za-z0-9_-]{30,}")),
+    ("itachi_key", re.compile(r"(?<![A-Za-z0-9_])itk_[A-Za-z0-9_-]{20,}")),  # this API's own keys
 )
 # Keep the scheme/prefix (group 1), replace the credential (group 2).
 _PREFIXED: tuple[tuple[str, re.Pattern[str]], ...] = (

@@ -1,13 +1,20 @@
 """`/mcp`: Itachi's MCP tools over Streamable HTTP (stateless JSON), behind the API's Bearer auth.
 
 The project comes from `?project=` in the endpoint URL or the `X-Itachi-Project` header; a
-tool call may name its own. The `mcp` SDK is imported here on first use only.
+tool call may name its own. The caller's key scopes the tools: a read-only key cannot call a
+tool that writes, a key limited to projects works in those only (`chalicelib/auth`).
+The `mcp` SDK is imported here on first use only.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from chalice import Response
 
+from chalicelib.auth.domain.access_policy import tool_refusal
+from chalicelib.auth.domain.api_keys import Principal
+from chalicelib.auth.request_principal import current_principal
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint
 
@@ -15,6 +22,15 @@ bp = ApiBlueprint(__name__)
 
 # Headers worth passing back: the content type and the MCP ones (no session id in stateless mode).
 _ANSWER_HEADERS = ("content-type", "mcp-protocol-version")
+
+
+def _permit(principal: Principal) -> Callable[[str, bool, str | None], str | None]:
+    """The caller's key's scope, applied to each tool call (a refusal is a tool error)."""
+    def permit(tool: str, writes: bool, project: str | None) -> str | None:
+        refused = tool_refusal(principal, tool, writes, project)
+        return refused.message if refused else None
+
+    return permit
 
 
 @bp.route("/mcp", methods=["POST", "GET", "DELETE"])
@@ -31,7 +47,7 @@ def mcp_endpoint() -> Response:
                         headers={"Content-Type": "application/json", "Allow": "POST"})
     query = dict(request.query_params or {})
     project = (query.get("project") or request.headers.get("x-itachi-project") or "").strip() or None
-    tools = McpTools(ServiceBackend(get_container()), project)
+    tools = McpTools(ServiceBackend(get_container()), project, permit=_permit(current_principal()))
     raw = request.raw_body or b""
     body = raw.encode() if isinstance(raw, str) else raw
     answer = http_bridge.handle(tools, request.method, dict(request.headers), query, body)

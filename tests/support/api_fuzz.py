@@ -20,6 +20,7 @@ from typing import Any
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from chalicelib.auth import routes as keys
 from chalicelib.learning import routes as learning
 from chalicelib.llm import routes as usage
 from chalicelib.memory import schemas as memory
@@ -97,6 +98,9 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("GET", "/mcp"): (None, None),
     ("DELETE", "/mcp"): (None, None),
     ("GET", "/openapi.json"): (None, None),
+    ("POST", "/api/keys"): (keys.NewKeyBody, None),
+    ("GET", "/api/keys"): (None, keys.KeysQuery),
+    ("DELETE", "/api/keys/{name}"): (None, None),
 }
 
 def _with_nul(before: str, after: str) -> str:

@@ -37,6 +37,7 @@ SAMPLES: tuple[Sample, ...] = (
             " ends in a dash"),
     _sample("telegram_token", "GET https://api.telegram.org/bot",
             "123456789:AA" + "Hdq_TcvCH1vGWJxfSeofSAs0K5PALDsaw", "/getMe"),
+    _sample("itachi_key", "ITACHI_API_KEY=", "itk_" + "Q2xhdWRlLWtleS1zYW1wbGUtMTIzNDU2Nzg5MA", " in .env"),
     _sample("jwt", "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.",
             "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9"),
     _sample("bearer_token", "curl -H 'Authorization: Bearer ", "abcdefghijklmnop1234", "'"),

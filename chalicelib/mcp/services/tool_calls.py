@@ -26,6 +26,10 @@ class ToolAnswer:
     is_error: bool = False
 
 
+# (tool, whether it writes, the project it would act on) -> why the caller's key may not, or None
+Permit = Callable[[str, bool, str | None], str | None]
+
+
 class ToolInputError(Exception):
     """Arguments the tool cannot run with; the message says what to change."""
 
@@ -49,9 +53,11 @@ def check_arguments(name: str, arguments: dict[str, Any]) -> None:
 class McpTools:
     """Itachi's MCP tools over one backend; `default_project` is used when a call names none."""
 
-    def __init__(self, backend: ItachiBackend, default_project: str | None = None) -> None:
+    def __init__(self, backend: ItachiBackend, default_project: str | None = None,
+                 permit: Permit | None = None) -> None:
         self._backend = backend
         self._default_project = default_project
+        self._permit = permit
         self._handlers: dict[str, Callable[[dict[str, Any]], ToolAnswer]] = {
             "memory_search": self._search, "memory_store": self._store, "memory_list": self._list,
             "memory_get": self._get, "memory_forget": self._forget, "memory_status": self._status,
@@ -71,6 +77,7 @@ class McpTools:
         try:
             args = dict(arguments or {})
             check_arguments(name, args)
+            self._check_permit(name, not TOOLS_BY_NAME[name].read_only, args.get("project"))
             return handler(args)
         except ToolInputError as exc:
             return ToolAnswer(str(exc), True)
@@ -84,11 +91,17 @@ class McpTools:
     def read_resource(self, uri: str) -> str:
         """The markdown of one resource; BackendError or ToolInputError when it cannot be read."""
         project = self._project({})
+        self._check_permit("resources/read", False, project)
         if uri == "itachi://project/rules":
             return render.rules_text(self._backend.rules(project, 15))
         if uri == "itachi://project/briefing":
             return render.briefing_text(self._backend.briefing(project))
         raise ToolInputError(f"unknown resource {uri!r}")
+
+    def _check_permit(self, tool: str, writes: bool, project: str | None) -> None:
+        refused = self._permit(tool, writes, project or self._default_project) if self._permit else None
+        if refused:
+            raise ToolInputError(refused)
 
     def _project(self, args: dict[str, Any]) -> str:
         project = args.get("project") or self._default_project

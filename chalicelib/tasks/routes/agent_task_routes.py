@@ -1,6 +1,7 @@
 """Task routes the agent calls: claim, lease, events, engine switch, result, outcome, release.
 
-Each names the machine and the attempt; the service refuses (409) a call for an attempt that
+Each names the machine and the attempt (a machine key may name only its own: 403 otherwise,
+`chalicelib/auth`); the service refuses (409) a call for an attempt that
 is not the task's current one, so an agent that lost its task cannot overwrite a retry.
 """
 
@@ -10,6 +11,7 @@ import uuid
 
 from chalice import Response
 
+from chalicelib.auth.request_principal import require_machine
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.errors import NotFound
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
@@ -85,6 +87,7 @@ def post_outcome(task_id: str) -> Response:
     b = parse_body(bp.current_request, OutcomeBody)
     container = get_container()
     task = container.tasks.get(_task_id(task_id))
+    require_machine(task.machine_id)  # the body names no machine: a machine key reports its own tasks only
     recorded = container.task_runs.record_outcome(TaskOutcome(
         task.id, b.attempt, task.project, b.outcome, b.engine, b.summary, tuple(b.files_changed),
         b.cost_usd, b.duration_s))

@@ -1,0 +1,166 @@
+"""Who may call which route: the one table of the key model, and the decision for one request.
+
+Routes are named by method and resource path (`POST /api/tasks/{task_id}/claim`). A route is in
+one area: `agent` (a machine's agent: machine keys for their own machine, admin keys), `client`
+(hooks, MCP, the CLI's memory and task verbs: client and machine keys within their projects,
+admin keys) or `admin` (everything else, the default: a route missing from the table is admin
+only). Read-only keys may only read (`GET`; `/mcp` refuses its write tools itself).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from chalicelib.auth.domain.api_keys import KeyKind, Principal
+
+
+class Area(StrEnum):
+    AGENT = "agent"
+    CLIENT = "client"
+    ADMIN = "admin"
+
+
+class ProjectRule(StrEnum):
+    NAMED = "named"  # the request names its project(s): a limited key must name its own
+    READ_BY_ID = "read_by_id"  # the answer names the project: checked on the way out
+    WRITE_BY_ID = "write_by_id"  # neither: a key limited to projects may not call it
+    NONE = "none"  # no project's data
+
+
+@dataclass(frozen=True)
+class Rule:
+    area: Area
+    projects: ProjectRule = ProjectRule.NONE
+
+
+_AGENT = Rule(Area.AGENT)
+_N, _R, _W = Rule(Area.CLIENT, ProjectRule.NAMED), Rule(Area.CLIENT, ProjectRule.READ_BY_ID), Rule(
+    Area.CLIENT, ProjectRule.WRITE_BY_ID)
+_AGENT_ROUTES = (
+    "POST /api/tasks/{task_id}/claim", "POST /api/tasks/{task_id}/lease", "POST /api/tasks/{task_id}/events",
+    "POST /api/tasks/{task_id}/engine-switch", "POST /api/tasks/{task_id}/result",
+    "POST /api/tasks/{task_id}/outcome", "POST /api/tasks/{task_id}/release", "POST /api/machines/heartbeat",
+    "POST /api/sessions/{session_id}/claim", "POST /api/sessions/{session_id}/events",
+    "POST /api/sessions/{session_id}/ended", "POST /api/ssh/runs/{run_id}/claim",
+    "POST /api/ssh/runs/{run_id}/output", "POST /api/ssh/runs/{run_id}/result", "POST /api/ssh/targets",
+    "DELETE /api/ssh/targets/{name}")
+RULES: dict[str, Rule] = {
+    **{route: _AGENT for route in _AGENT_ROUTES},
+    # memory
+    "POST /api/memory": _N, "POST /api/memory/batch": _N, "POST /api/memory/code-change": _N,
+    "POST /api/memory/index": _N, "GET /api/memory/search": _N, "GET /api/memory/recent": _N,
+    "GET /api/memory/stats": _N, "GET /api/memory/{memory_id}": _R, "DELETE /api/memory/{memory_id}": _W,
+    # Claude Code sessions and the learning loop
+    "POST /api/session/event": _N, "POST /api/session/edit": _N, "POST /api/session/complete": _N,
+    "GET /api/session/briefing": _N, "POST /api/session/extract-insights": _N,
+    "GET /api/project/learnings": _N, "POST /api/project/rules": _N, "POST /api/lessons/outcome": _N,
+    "GET /api/lessons": _N, "GET /api/lessons/{lesson_id}": _R, "POST /api/lessons/{lesson_id}/feedback": _W,
+    # tasks and interactive sessions as a user starts and follows them
+    "POST /api/tasks": _N, "GET /api/tasks": _N, "GET /api/tasks/{task_id}": _R,
+    "GET /api/tasks/{task_id}/events": _W, "POST /api/tasks/{task_id}/cancel": _W,
+    "POST /api/sessions": _N, "GET /api/sessions": _W, "GET /api/sessions/{session_id}": _R,
+    "GET /api/sessions/{session_id}/events": _W, "POST /api/sessions/{session_id}/input": _W,
+    "POST /api/sessions/{session_id}/close": _W,
+    # file sync (ciphertext), MCP (checks its tools itself), what any key may read
+    "POST /api/sync/push": _N, "GET /api/sync/pull": _N, "GET /api/sync/files": _N,
+    "POST /mcp": Rule(Area.CLIENT), "GET /mcp": Rule(Area.CLIENT), "DELETE /mcp": Rule(Area.CLIENT),
+    "GET /api/status": Rule(Area.CLIENT), "GET /openapi.json": Rule(Area.CLIENT),
+    "GET /api/machines": Rule(Area.CLIENT),
+}
+_ADMIN = Rule(Area.ADMIN)
+
+
+def rule_for(method: str, resource_path: str) -> Rule:
+    return RULES.get(f"{method.upper()} {resource_path}", _ADMIN)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    message: str
+
+
+def refusal(principal: Principal, method: str, resource_path: str, query: Mapping[str, str],
+            body: Any) -> Refusal | None:
+    """Why `principal` may not make this request (None: it may). `body` is the decoded JSON body
+    (anything else when there is none or it does not parse: the route will answer 400)."""
+    if principal.is_admin:
+        return None
+    rule = rule_for(method, resource_path)
+    if rule.area is Area.ADMIN:
+        return Refusal(f"{method.upper()} {resource_path} needs an admin key")
+    if rule.area is Area.AGENT:
+        if principal.kind is not KeyKind.MACHINE:
+            return Refusal("only a machine key (or an admin key) may act as a machine's agent")
+    elif principal.read_only and method.upper() not in ("GET", "HEAD") and resource_path != "/mcp":
+        return Refusal(f"the key {principal.name!r} is read-only")
+    if principal.kind is KeyKind.MACHINE:
+        named = set(_values(body, "machine_id", depth=0)) | (
+            {query["machine_id"]} if "machine_id" in query else set())
+        if named - {principal.machine_id}:
+            return Refusal(f"the key {principal.name!r} acts for machine {principal.machine_id!r} only")
+    if principal.projects is None:
+        return None
+    return _project_refusal(principal, rule, query, body)
+
+
+def _project_refusal(principal: Principal, rule: Rule, query: Mapping[str, str], body: Any) -> Refusal | None:
+    projects = ", ".join(sorted(principal.projects or ()))
+    limited = f"the key {principal.name!r} is limited to the projects {projects}"
+    if rule.projects is ProjectRule.WRITE_BY_ID:
+        return Refusal(f"{limited}: call this route with a key for every project")
+    if rule.projects is not ProjectRule.NAMED:
+        return None
+    named = set(_values(body, "project")) | ({query["project"]} if "project" in query else set())
+    if not named:
+        return Refusal(f"{limited}: name one of them (project)")
+    if not all(principal.may_see(p) for p in named):
+        return Refusal(limited)
+    return None
+
+
+def answer_refusal(principal: Principal, rule: Rule, answer: Any) -> Refusal | None:
+    """For a by-id read: refuse an answer about a project the principal may not see."""
+    if principal.projects is None or rule.projects is not ProjectRule.READ_BY_ID:
+        return None
+    if not isinstance(answer, dict):
+        return None
+    project = answer.get("project")
+    if isinstance(project, str) and not principal.may_see(project):
+        return Refusal(f"the key {principal.name!r} may not read the project {project!r}")
+    return None
+
+
+def _values(body: Any, key: str, depth: int = 2) -> Iterable[str]:
+    """Every string under `key` in `body`, its lists and their objects (two levels deep)."""
+    if isinstance(body, dict):
+        value = body.get(key)
+        if isinstance(value, str):
+            yield value
+        if depth:
+            for item in body.values():
+                if isinstance(item, list | dict):
+                    yield from _values(item, key, depth - 1)
+    elif isinstance(body, list) and depth:
+        for item in body:
+            yield from _values(item, key, depth - 1)
+
+
+BY_ID_TOOLS = frozenset({"memory_get", "memory_forget", "task_status"})  # name no project
+
+
+def tool_refusal(principal: Principal, tool: str, writes: bool, project: str | None) -> Refusal | None:
+    """Why `principal` may not call the MCP tool `tool` for `project` (None: it may)."""
+    if principal.is_admin:
+        return None
+    if writes and principal.read_only:
+        return Refusal(f"the key {principal.name!r} is read-only: {tool} writes")
+    if principal.projects is None:
+        return None
+    if tool in BY_ID_TOOLS or not principal.may_see(project):
+        projects = ", ".join(sorted(principal.projects))
+        return Refusal(f"the key {principal.name!r} is limited to the projects {projects}"
+                       + (f": {tool} names no project" if tool in BY_ID_TOOLS else ""))
+    return None

@@ -1,0 +1,59 @@
+"""`/api/keys`: create (the key is in this one answer only), list and revoke API keys. Admin keys only."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from chalice import Response
+from pydantic import Field
+
+from chalicelib.bootstrap import get_container
+from chalicelib.kernel.errors import InvalidInput
+from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
+
+bp = ApiBlueprint(__name__)
+
+
+class NewKeyBody(WireModel):
+    name: str = Field(min_length=1, max_length=64)
+    kind: Literal["admin", "machine", "client"]
+    machine_id: str | None = Field(default=None, min_length=1, max_length=40)
+    projects: list[str] | None = Field(default=None, min_length=1, max_length=100)
+    read_only: bool = False
+
+
+class KeysQuery(WireModel):
+    include_revoked: bool = False
+
+
+@bp.route("/api/keys", methods=["POST"])
+def create_key() -> Response:
+    """Create a key; the answer's `key` is shown this once and never stored."""
+    from chalicelib.auth.domain.api_keys import KeyKind, KeySpec
+
+    request = bp.current_request
+    if request.headers.get("idempotency-key") is not None:
+        # A stored reply would keep the key in the database: creating a key is never replayed.
+        raise InvalidInput("Idempotency-Key: not accepted here (a key is shown once and never stored)",
+                           field="Idempotency-Key")
+    b = parse_body(request, NewKeyBody)
+    projects = tuple(p.strip() for p in b.projects) if b.projects is not None else None
+    if projects is not None and not all(projects):
+        raise InvalidInput("projects: a project id is not blank", field="projects")
+    record, secret = get_container().key_admin.create(
+        KeySpec(b.name, KeyKind(b.kind), b.machine_id, projects, b.read_only))
+    return ok({**record.to_json(), "key": secret}, status=201)
+
+
+@bp.route("/api/keys", methods=["GET"])
+def list_keys() -> Response:
+    """The keys (never the keys themselves: their first characters)."""
+    q = parse_query(bp.current_request, KeysQuery)
+    keys = get_container().key_admin.listing(include_revoked=q.include_revoked)
+    return ok({"keys": [k.to_json() for k in keys]})
+
+
+@bp.route("/api/keys/{name}", methods=["DELETE"])
+def revoke_key(name: str) -> Response:
+    """Revoke the live key `name`: refused by every API process within a minute."""
+    return ok(get_container().key_admin.revoke(name).to_json())

@@ -1,0 +1,33 @@
+"""What the key services need: a repository of keys in a unit of work."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from chalicelib.auth.domain.api_keys import ApiKey
+from chalicelib.kernel.unit_of_work import UnitOfWork
+
+
+class KeyRepository(Protocol):
+    def add(self, key: ApiKey, key_hash: bytes) -> ApiKey:
+        """Store a key by its hash; raise Conflict if a live key has its name."""
+        ...
+
+    def live_by_hash(self, key_hash: bytes) -> ApiKey | None:
+        """The unrevoked key with this hash (one index lookup on the hash)."""
+        ...
+
+    def listing(self, *, include_revoked: bool) -> list[ApiKey]: ...
+
+    def revoke(self, name: str) -> ApiKey | None:
+        """Revoke the live key called `name`; None if there is none."""
+        ...
+
+
+class KeysUnitOfWork(UnitOfWork, Protocol):
+    @property
+    def keys(self) -> KeyRepository: ...
+
+
+KeysUnitOfWorkFactory = Callable[[], KeysUnitOfWork]

@@ -155,3 +155,17 @@ def test_an_engine_switch_in_a_session_shows_in_its_topic(bot: BotHarness) -> No
     bot.flush()
 
     assert bot.texts(chat_id=GROUP, thread_id=thread)[-1].endswith("🔁 claude -> codex: 429 Too Many")
+
+
+def test_a_picker_deleted_before_its_answer_is_edited_still_starts_the_session_without_an_alarm(
+        bot: BotHarness) -> None:
+    bot.send(message_update("/session laptop show me git status"))
+    picker = _picker(bot)
+    data = picker["reply_markup"]["inline_keyboard"][0][0]["callback_data"]
+    del bot.fake.messages[(GROUP, picker["message_id"])]  # deleted in another client meanwhile
+
+    bot.send(callback_update(data, picker))
+
+    (session,) = bot.container.agent_sessions.list_sessions()
+    assert session.engine == "claude"
+    assert [c["text"] for c in bot.fake.calls_to("answerCallbackQuery")] == ["Starting itachi --ds..."]

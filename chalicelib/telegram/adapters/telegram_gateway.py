@@ -66,7 +66,14 @@ class LoopGateway:
         return message.message_id
 
     async def edit(self, chat_id: int, message_id: int, text: str) -> None:
-        await self._call(lambda bot: bot.edit_message_text(text, chat_id=chat_id, message_id=message_id))
+        """Replace a message's text; one deleted meanwhile (in another client) is left alone."""
+        try:
+            await self._call(lambda bot: bot.edit_message_text(text, chat_id=chat_id, message_id=message_id))
+        except (FloodControl, Undeliverable):
+            raise
+        except SendFailed as error:
+            if "message to edit not found" not in str(error).lower():
+                raise
 
     async def answer_button(self, query_id: str, text: str | None = None, *, alert: bool = False) -> None:
         """Answer a button press (a toast, or an alert the user must dismiss)."""

@@ -27,6 +27,10 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.project_rules import ProjectRules
     from chalicelib.learning.services.task_feedback import TaskFeedback
     from chalicelib.llm.services.ports import LanguageModel, LlmUnits
+    from chalicelib.memory.services.lifecycle_ports import LifecycleUnits
+    from chalicelib.memory.services.memory_eviction import MemoryEviction
+    from chalicelib.memory.services.memory_integrity import MemoryIntegrity
+    from chalicelib.memory.services.memory_lifecycle import MemoryLifecycle
     from chalicelib.memory.services.memory_service import MemoryService
     from chalicelib.memory.services.ports import Embedder, MemoryUnits
     from chalicelib.sessions.services.ports import SessionUnits
@@ -123,7 +127,9 @@ class Container:
         from chalicelib.kernel.redaction import redact
         from chalicelib.sessions.services.sessions import SessionService
 
-        return SessionService(self.session_units, redact)
+        return SessionService(self.session_units, redact,
+                              on_complete=lambda project, sid: self.memory_lifecycle.after_session(project,
+                                                                                                   sid))
 
     # Task orchestration. The three ports below are the one-line swaps: prompt_enricher (the
     # learning loop's ranked lessons), task_event_publisher (Telegram topics), outcome_listener.
@@ -228,6 +234,33 @@ class Container:
                                 s.search_recency_half_life_days)
         return MemoryService(self.memory_units, self.embedder, weights=weights,
                              query_timeout_s=s.embedding_timeout_s)
+
+    # Memory lifecycle: phased eviction, archive and restore, tags and listing (docs/memory.md).
+    @cached_property
+    def lifecycle_units(self) -> LifecycleUnits:
+        return self.memory_units  # type: ignore[return-value]  # the memory unit binds `lifecycle`
+
+    @cached_property
+    def memory_lifecycle(self) -> MemoryLifecycle:
+        from chalicelib.memory.services.memory_lifecycle import MemoryLifecycle
+
+        return MemoryLifecycle(self.lifecycle_units, budget=self.settings.memory_budget,
+                               enqueue=lambda body: self.queues.send("ingest", body))
+
+    @cached_property
+    def memory_eviction(self) -> MemoryEviction:
+        from chalicelib.memory.services.memory_eviction import MemoryEviction
+        from chalicelib.memory.services.memory_reducers import DeterministicReducer, LlmReducer
+
+        reducer = LlmReducer(self.llm) if self.settings.llm_enabled else DeterministicReducer()
+        return MemoryEviction(self.lifecycle_units, reducer, budget=self.settings.memory_budget,
+                              batch_size=self.settings.memory_eviction_batch)
+
+    @cached_property
+    def memory_integrity(self) -> MemoryIntegrity:
+        from chalicelib.memory.services.memory_integrity import MemoryIntegrity
+
+        return MemoryIntegrity(self.lifecycle_units, self.embedder)
 
     # Learning loop: insight extraction, project rules, lessons, weekly reviews (docs/learning.md).
     # Its units bind the memory core's repository too: rules and lessons are written through

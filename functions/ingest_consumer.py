@@ -1,9 +1,10 @@
 """SQS consumer of the `ingest` queue: slow ingestion work, one message per item.
 
-Today one kind: `extract_insights` (a session's transcript, queued by the extract-insights
-route when an LLM is configured). Each record succeeds or fails alone (partial batch
-response); a failing record is retried by SQS and lands in the DLQ after `max_receive_count`.
-A redelivered record is harmless: extraction is idempotent per session id.
+Two kinds: `extract_insights` (a session's transcript, queued by the extract-insights route
+when an LLM is configured) and `evict_memories` (a project over its memory budget at SessionEnd;
+the run is keyed by the session, so a redelivery resumes it). Each record succeeds or fails
+alone (partial batch response); a failing record is retried by SQS and lands in the DLQ after
+`max_receive_count`. A redelivered record is harmless: extraction is idempotent per session id.
 """
 
 from __future__ import annotations
@@ -26,6 +27,11 @@ class UnknownMessage(ValueError):
 def record_handler(record: SQSRecord) -> None:
     body = json.loads(record.body)
     kind = body.get("kind") if isinstance(body, dict) else None
+    if kind == "evict_memories":
+        from functions.memory_eviction import run_queued
+
+        get_logger().info("ingest: memory eviction", extra=run_queued(body))
+        return
     if kind != "extract_insights":
         raise UnknownMessage(f"unknown ingest message kind {kind!r}")
     transcript = SessionTranscript.from_message(body)

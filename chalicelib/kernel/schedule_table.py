@@ -14,6 +14,7 @@ class ScheduleSpec:
     handler: str  # "module:function" in functions/
     every_s: int  # period; rendered as an EventBridge rate() expression
     description: str
+    timeout_s: int = 300  # the Lambda's timeout
 
     @property
     def rate_expression(self) -> str:
@@ -37,6 +38,9 @@ SCHEDULES: tuple[ScheduleSpec, ...] = (
                  "Retry or fail tasks whose agent stopped renewing its lease; offer waiting tasks."),
     ScheduleSpec("effectiveness-decay", "functions.effectiveness_decay:handler", 7 * 86400,
                  "Boost or decay lessons applied 5+ times by their success rate."),
+    ScheduleSpec("memory-eviction", "functions.memory_eviction:handler", 7 * 86400,
+                 "Move the least valuable memories of projects over budget one phase on (bounded).",
+                 timeout_s=900),
     ScheduleSpec("reflection", "functions.reflection:handler", 7 * 86400,
                  "Write a strategy document per project from its recent lessons (LLM, budgeted)."),
 )

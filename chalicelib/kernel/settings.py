@@ -67,6 +67,12 @@ class Settings(BaseSettings):
     search_recency_half_life_days: float = Field(
         90.0, gt=0, validation_alias=_env("ITACHI_SEARCH_RECENCY_HALF_LIFE_DAYS"))
     search_recency_weight: float = Field(0.1, ge=0, validation_alias=_env("ITACHI_SEARCH_RECENCY_WEIGHT"))
+    # Memory lifecycle (docs/memory.md): live memories per project before eviction starts, and
+    # the size and time bound of one eviction run (a Lambda finishes well inside 15 minutes).
+    memory_budget: int = Field(5000, ge=1, validation_alias=_env("ITACHI_MEMORY_BUDGET"))
+    memory_eviction_batch: int = Field(500, ge=1, le=10_000,
+                                       validation_alias=_env("ITACHI_MEMORY_EVICTION_BATCH"))
+    memory_eviction_time_s: float = Field(600.0, gt=0, validation_alias=_env("ITACHI_MEMORY_EVICTION_TIME_S"))
     # Task orchestration: leases, heartbeats, claim and overdue windows (docs/tasks.md).
     task_lease_s: float = Field(90.0, gt=0, validation_alias=_env("ITACHI_TASK_LEASE_S"))
     task_offline_after_s: float = Field(90.0, gt=0, validation_alias=_env("ITACHI_TASK_OFFLINE_AFTER_S"))

@@ -65,10 +65,10 @@ def search() -> Response:
     per_scope = q.per_scope_limits()
     if per_scope is not None:  # one request, one query embedding, both scopes (the prompt hook)
         result = memory.search_each(q.query, q.project, project_limit=per_scope[0], global_limit=per_scope[1],
-                                    category=q.category, mode=q.mode)
+                                    category=q.category, mode=q.mode, tag=q.tag)
     else:
         result = memory.search(q.query, q.project, limit=q.limit, category=q.category, mode=q.mode,
-                               include_global=q.include_global)
+                               include_global=q.include_global, tag=q.tag)
     return ok(search_json(result))
 
 
@@ -88,17 +88,17 @@ def stats() -> Response:
 
 @bp.route("/api/memory/{memory_id}", methods=["GET"])
 def get_memory(memory_id: str) -> Response:
-    return ok(memory_json(get_container().memory.get(_parse_id(memory_id))))
+    return ok(memory_json(get_container().memory.get(parse_memory_id(memory_id))))
 
 
 @bp.route("/api/memory/{memory_id}", methods=["DELETE"])
 def forget(memory_id: str) -> Response:
-    ident = _parse_id(memory_id)
+    ident = parse_memory_id(memory_id)
     get_container().memory.delete(ident)
     return ok({"id": ident, "deleted": True})
 
 
-def _parse_id(raw: str) -> str:
+def parse_memory_id(raw: str) -> str:
     try:
         return str(MemoryIdPath.model_validate({"id": raw}).id)
     except ValidationError:

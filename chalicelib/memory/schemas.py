@@ -92,6 +92,7 @@ class SearchQuery(_Wire):
     include_global: bool = True
     project_limit: int | None = Field(default=None, ge=0, le=100)
     global_limit: int | None = Field(default=None, ge=0, le=100)
+    tag: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")
 
     def per_scope_limits(self) -> tuple[int, int] | None:
         """(project_limit, global_limit) when the request asks per scope (a missing one is 0)."""

@@ -83,6 +83,7 @@ class MemoryTable:
             last_reinforced_at=draft.created_at or now, access_count=0, last_accessed_at=None, phase=0,
             superseded_by=None, session_id=draft.session_id, source_ids=draft.source_ids,
             created_at=draft.created_at or now, updated_at=now, embedding_model=draft.embedding_model,
+            tags=draft.tags,
         ), draft.content_hash, None if draft.embedding is None else list(draft.embedding), next(self._seq))
         return memory_id
 
@@ -216,7 +217,8 @@ class InMemorySearchIndex:
         for r in self._t.live():
             m = r.memory
             if m.project not in scope.projects or scope.category not in (None, m.category) \
-                    or not _contains(m.metadata, scope.metadata):
+                    or not _contains(m.metadata, scope.metadata) \
+                    or (scope.tag is not None and scope.tag not in m.tags):
                 continue
             held = terms & set(_TERM.findall(f"{m.summary} {m.content}".lower()))
             vector = cosine(r.embedding, embedding) if embedding is not None and r.embedding else None

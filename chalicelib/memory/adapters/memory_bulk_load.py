@@ -31,13 +31,13 @@ def bulk_load(db: Database, rows: Iterable[MemoryDraft], *, rebuild_index: bool 
             conn.execute(f"DROP INDEX IF EXISTS {HNSW_INDEX}")
         with conn.cursor().copy(
             "COPY memories (project, category, content, metadata, embedding, embedding_model,"
-            " content_hash, created_at, last_reinforced_at) FROM STDIN"
+            " content_hash, created_at, last_reinforced_at, tags, session_id) FROM STDIN"
         ) as copy:
             for row in rows:
                 created = row.created_at or now
                 copy.write_row((row.project, row.category, row.content, Jsonb(row.metadata),
                                 vector(row.embedding), row.embedding_model, row.content_hash,
-                                created, created))
+                                created, created, list(row.tags), row.session_id))
                 count += 1
     if rebuild_index:
         with db.connection() as conn:

@@ -23,7 +23,8 @@ COLUMNS = (
     "m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, m.significance,"
     " m.confidence, m.times_reinforced, m.last_reinforced_at, coalesce(a.access_count, 0) AS access_count,"
     " a.last_accessed_at,"
-    " m.phase, m.superseded_by, m.session_id, m.source_ids, m.created_at, m.updated_at, m.embedding_model"
+    " m.phase, m.superseded_by, m.session_id, m.source_ids, m.created_at, m.updated_at, m.embedding_model,"
+    " m.tags"
 )
 # Memories with their access statistics (kept in a narrow table of their own, see 0011).
 MEMORIES = "memories m LEFT JOIN memory_access a ON a.memory_id = m.id"
@@ -40,7 +41,7 @@ def to_memory(r: dict[str, Any]) -> Memory:
         access_count=int(r["access_count"]), last_accessed_at=r["last_accessed_at"], phase=int(r["phase"]),
         superseded_by=str(r["superseded_by"]) if r["superseded_by"] else None, session_id=r["session_id"],
         source_ids=tuple(r["source_ids"] or ()), created_at=r["created_at"], updated_at=r["updated_at"],
-        embedding_model=r.get("embedding_model"),
+        embedding_model=r.get("embedding_model"), tags=tuple(r.get("tags") or ()),
     )
 
 
@@ -73,10 +74,10 @@ class PostgresMemoryRepository:
         found = self._conn.execute(
             "INSERT INTO memories AS m (project, category, content, summary, files, metadata, embedding,"
             " embedding_model, significance, confidence, content_hash, session_id, source_ids,"
-            " created_at, last_reinforced_at)"
+            " created_at, last_reinforced_at, tags)"
             " VALUES (%(project)s, %(category)s, %(content)s, %(summary)s, %(files)s, %(metadata)s,"
             " %(embedding)s, %(model)s, %(significance)s, %(confidence)s, %(hash)s, %(session)s,"
-            " %(sources)s, coalesce(%(created)s, now()), coalesce(%(created)s, now()))"
+            " %(sources)s, coalesce(%(created)s, now()), coalesce(%(created)s, now()), %(tags)s)"
             " ON CONFLICT (project, content_hash) DO UPDATE SET"
             " times_reinforced = m.times_reinforced + 1,"
             " last_reinforced_at = greatest(m.last_reinforced_at, excluded.last_reinforced_at)"
@@ -86,7 +87,8 @@ class PostgresMemoryRepository:
              "embedding": vector(draft.embedding), "model": draft.embedding_model,
              "significance": _score(draft.significance), "confidence": _score(draft.confidence),
              "hash": draft.content_hash,
-             "session": draft.session_id, "sources": list(draft.source_ids), "created": draft.created_at},
+             "session": draft.session_id, "sources": list(draft.source_ids), "created": draft.created_at,
+             "tags": list(draft.tags)},
         ).fetchone()
         assert found is not None
         return str(found["id"]), bool(found["inserted"])

@@ -108,6 +108,8 @@ def build_statement(mode: SearchMode, scope: SearchScope) -> str:
         filters.append("m.category = %(category)s")
     if scope.metadata:
         filters.append("m.metadata @> %(metadata)s")
+    if scope.tag is not None:
+        filters.append("m.tags @> ARRAY[%(tag)s]::text[]")
     where = " AND ".join(filters)
     parts = ["WITH", _TERMS]
     if mode in ("hybrid", "text"):
@@ -149,6 +151,7 @@ class PostgresMemorySearch:
         params = {
             "query": query, "vector": vector(embedding), "projects": list(scope.projects),
             "category": scope.category, "metadata": Jsonb(scope.metadata) if scope.metadata else None,
+            "tag": scope.tag,
             "pool": pool, "limit": limit, "candidate_terms": CANDIDATE_TERMS,
             "text_budget": TEXT_BUDGET, "max_share": MAX_SHARE, "wide": 4 * pool,
             "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,

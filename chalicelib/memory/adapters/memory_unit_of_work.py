@@ -13,6 +13,8 @@ from typing import Any
 import psycopg
 
 from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.memory.adapters.integrity_repository import PostgresIntegrityRepository
+from chalicelib.memory.adapters.lifecycle_repository import PostgresLifecycleRepository
 from chalicelib.memory.adapters.memory_repository import PostgresMemoryRepository
 from chalicelib.memory.adapters.memory_search import PostgresMemorySearch, VectorFeatures
 from chalicelib.memory.services.ports import TransientConflict
@@ -23,6 +25,8 @@ TRANSIENT = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailur
 class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
     memories: PostgresMemoryRepository
     search: PostgresMemorySearch
+    lifecycle: PostgresLifecycleRepository
+    integrity: PostgresIntegrityRepository
 
     def __init__(self, db: Any, features: VectorFeatures) -> None:
         super().__init__(db)
@@ -31,6 +35,8 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
     def _bind(self, conn: Any) -> None:
         self.memories = PostgresMemoryRepository(conn)
         self.search = PostgresMemorySearch(conn, self._features)
+        self.lifecycle = PostgresLifecycleRepository(conn)
+        self.integrity = PostgresIntegrityRepository(conn)
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

@@ -47,6 +47,7 @@ class MemoryDraft:
     source_ids: tuple[str, ...] = ()
     embedding: list[float] | None = None
     embedding_model: str | None = None
+    tags: tuple[str, ...] = ()  # free tags; the write path adds the automatic ones
 
     @property
     def content_hash(self) -> str:
@@ -79,6 +80,7 @@ class Memory:
     created_at: datetime
     updated_at: datetime
     embedding_model: str | None = None
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,7 @@ class SearchScope:
     projects: tuple[str, ...]
     category: str | None = None
     metadata: dict[str, Any] | None = None
+    tag: str | None = None
 
 
 @dataclass(frozen=True)

@@ -79,27 +79,29 @@ class MemoryService:
 
     def search(self, query: str, project: str, *, limit: int = 10, category: str | None = None,
                mode: SearchMode = "hybrid", include_global: bool = True,
-               metadata: dict[str, Any] | None = None, weights: SearchWeights | None = None) -> SearchResult:
+               metadata: dict[str, Any] | None = None, weights: SearchWeights | None = None,
+               tag: str | None = None) -> SearchResult:
         """The best `limit` memories of `project` (plus `_global`), scores in [0, 1]."""
         alone = project == GLOBAL_PROJECT or not include_global
         projects = (project,) if alone else (project, GLOBAL_PROJECT)
         return self.search_scopes(query, [(projects, limit)], category=category, mode=mode,
-                                  metadata=metadata, weights=weights)
+                                  metadata=metadata, weights=weights, tag=tag)
 
     def search_each(self, query: str, project: str, *, project_limit: int, global_limit: int,
-                    category: str | None = None, mode: SearchMode = "hybrid") -> SearchResult:
+                    category: str | None = None, mode: SearchMode = "hybrid",
+                    tag: str | None = None) -> SearchResult:
         """The best `project_limit` memories of `project`, then the best `global_limit` of `_global`:
         one query embedding for both. For `_global` itself, its best max(limits)."""
         if project == GLOBAL_PROJECT:
             scopes = [((project,), max(project_limit, global_limit))]
         else:
             scopes = [((project,), project_limit), ((GLOBAL_PROJECT,), global_limit)]
-        return self.search_scopes(query, scopes, category=category, mode=mode)
+        return self.search_scopes(query, scopes, category=category, mode=mode, tag=tag)
 
     def search_scopes(self, query: str, scopes: Sequence[tuple[tuple[str, ...], int]], *,
                       category: str | None = None, mode: SearchMode = "hybrid",
                       metadata: dict[str, Any] | None = None,
-                      weights: SearchWeights | None = None) -> SearchResult:
+                      weights: SearchWeights | None = None, tag: str | None = None) -> SearchResult:
         """For each (projects, limit), its best memories: hits in scope order, each scope by score."""
         if mode not in SEARCH_MODES:
             raise InvalidInput(f"mode must be one of {', '.join(SEARCH_MODES)}", field="mode")
@@ -118,7 +120,7 @@ class MemoryService:
         with self._units() as uow:
             for projects, limit in scopes:
                 if limit > 0:
-                    hits += uow.search.search(text, vector, SearchScope(projects, category, metadata),
+                    hits += uow.search.search(text, vector, SearchScope(projects, category, metadata, tag),
                                               mode=used, limit=limit, weights=chosen)
             uow.memories.record_access([h.id for h in hits], throttled=True)
             uow.commit()

@@ -25,6 +25,7 @@ from chalicelib.kernel.logging import get_logger
 from chalicelib.memory.domain.dedup_guard import same_facts
 from chalicelib.memory.domain.memory_hygiene import clean
 from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult, content_hash, embedding_text
+from chalicelib.memory.domain.memory_tags import auto_tags, free_tags, merge_tags
 from chalicelib.memory.services.deadline_embedding import DeadlineEmbedder
 from chalicelib.memory.services.ports import MemoryRepository, MemoryUnits, MemoryWriteUnit, TransientConflict
 
@@ -81,12 +82,15 @@ class MemoryStore:
 
     def _clean(self, draft: MemoryDraft, index: int, prefix: str | None) -> MemoryDraft:
         try:
-            return clean(draft)
+            cleaned = clean(draft)
         except InvalidInput as exc:
             if prefix is None:
                 raise
             field = f"{prefix}.{index}.{exc.field}"
             raise InvalidInput(f"{prefix}.{index}: {exc.message}", field=field) from None
+        tags = merge_tags(free_tags(cleaned.metadata, cleaned.tags),
+                          auto_tags(cleaned.category, cleaned.files, cleaned.content))
+        return dataclasses.replace(cleaned, tags=tags)
 
     def _write_one(self, memories: MemoryRepository, draft: MemoryDraft, near_dedup: bool) -> StoreResult:
         if near_dedup and draft.embedding is not None:

@@ -6,9 +6,11 @@ so nothing is lost even when insight extraction is unavailable.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib.kernel.logging import log_failure
 from chalicelib.sessions.domain.session_metrics import clip, difficulty
 from chalicelib.sessions.services.ports import Redact, SessionUnits
 
@@ -28,9 +30,11 @@ class SessionEvent:
 
 
 class SessionService:
-    def __init__(self, units: SessionUnits, redact: Redact) -> None:
+    def __init__(self, units: SessionUnits, redact: Redact,
+                 on_complete: Callable[[str, str], object] | None = None) -> None:
         self._units = units
         self._redact = redact
+        self._on_complete = on_complete  # e.g. the memory lifecycle's over-budget check
 
     def _clean(self, text: str | None, limit: int) -> str | None:
         return clip(self._redact(text), limit) if text else text
@@ -72,6 +76,11 @@ class SessionService:
             row = uow.sessions.complete({**session, "transcript": transcript,
                                          "summary": self._clean(session.get("summary"), MAX_PROGRESS_CHARS)})
             uow.commit()
+        if self._on_complete is not None:
+            try:
+                self._on_complete(str(session.get("project") or ""), str(row["session_id"]))
+            except Exception as exc:  # the session is closed; the weekly run catches up on eviction
+                log_failure("session-end eviction check failed", exc)
         return {"session_id": row["session_id"],
                 "difficulty": difficulty(row["tool_failures"], row["tool_successes"], row["compactions"])}
 

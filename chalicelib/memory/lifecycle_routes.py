@@ -1,0 +1,67 @@
+"""The memory lifecycle API: list by phase and tag, tag, restore an archived original, evict, check."""
+
+from __future__ import annotations
+
+from chalice import Response
+
+from chalicelib.bootstrap import get_container
+from chalicelib.kernel.http import ApiBlueprint, ok, parse_body, parse_query
+from chalicelib.memory.lifecycle_schemas import EvictIn, FixIn, ListQuery, PhaseQuery, TagsIn, page_json
+from chalicelib.memory.routes import parse_memory_id
+from chalicelib.memory.schemas import memory_json
+
+bp = ApiBlueprint(__name__)
+
+
+@bp.route("/api/memory", methods=["GET"])
+def list_memories() -> Response:
+    """Memories of any phase, newest first, filtered by project, phase, tag and category."""
+    q = parse_query(bp.current_request, ListQuery)
+    page = get_container().memory_lifecycle.listing(project=q.project, phase=q.phase_number(), tag=q.tag,
+                                                    category=q.category, after=q.after(), limit=q.limit)
+    return ok(page_json(page.memories, page.next_after))
+
+
+@bp.route("/api/memory/phases", methods=["GET"])
+def phases() -> Response:
+    """How many memories are in each phase (of one project or all)."""
+    q = parse_query(bp.current_request, PhaseQuery)
+    return ok({"project": q.project, "phases": get_container().memory_lifecycle.phase_counts(q.project)})
+
+
+@bp.route("/api/memory/{memory_id}/restore", methods=["POST"])
+def restore(memory_id: str) -> Response:
+    """Bring an evicted memory's archived original back whole."""
+    memory, restored = get_container().memory_lifecycle.restore(parse_memory_id(memory_id))
+    return ok({"restored": restored, "memory": memory_json(memory)})
+
+
+@bp.route("/api/memory/{memory_id}/tags", methods=["POST"])
+def tag(memory_id: str) -> Response:
+    """Add and remove free tags (`keep` protects a memory from eviction)."""
+    body = parse_body(bp.current_request, TagsIn)
+    memory = get_container().memory_lifecycle.tag(parse_memory_id(memory_id), body.add, body.remove)
+    return ok(memory_json(memory))
+
+
+@bp.route("/api/memory/evict", methods=["POST"])
+def evict() -> Response:
+    """Run one bounded eviction pass now (the weekly schedule runs the same)."""
+    body = parse_body(bp.current_request, EvictIn)
+    report = get_container().memory_eviction.run(body.run_key, project=body.project,
+                                                 time_budget_s=body.time_budget_s, max_steps=body.max_steps)
+    return ok(report.as_json())
+
+
+@bp.route("/api/memory/check", methods=["GET"])
+def check() -> Response:
+    """Count what is wrong in the memory store (of one project or all)."""
+    q = parse_query(bp.current_request, PhaseQuery)
+    return ok(get_container().memory_integrity.check(q.project).as_json())
+
+
+@bp.route("/api/memory/check/fix", methods=["POST"])
+def fix() -> Response:
+    """Repair what is safe (vectors, duplicates, superseded loops); report what is left."""
+    body = parse_body(bp.current_request, FixIn)
+    return ok(get_container().memory_integrity.fix(body.project, time_budget_s=body.time_budget_s).as_json())

@@ -1,0 +1,80 @@
+"""What the memory lifecycle needs: its repository, bound to the memory core's unit of work."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Any, Protocol
+
+from chalicelib.memory.domain.memory_lifecycle import Step, UsageFacts
+from chalicelib.memory.domain.memory_model import Memory
+from chalicelib.memory.services.ports import MemoryUnitOfWork
+
+
+class LifecycleRepository(Protocol):
+    def live_counts(self, project: str | None, over: int) -> list[tuple[str, int]]:
+        """(project, live memories) of the projects (or the one) holding more than `over`."""
+        ...
+
+    def run_progress(self, run_key: str, project: str) -> tuple[int, int]:
+        """(steps the run took in the project, of which into the archived phase)."""
+        ...
+
+    def usage_facts(self, project: str, run_key: str) -> list[UsageFacts]:
+        """Facts of the live, unprotected memories of the project the run has not advanced."""
+        ...
+
+    def texts(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, int]]: ...
+
+    def apply_steps(self, run_key: str, project: str, steps: Sequence[Step]) -> set[str]:
+        """Claim and apply steps (archive before the first reduction); return the ids applied."""
+        ...
+
+    def forget_old_steps(self, older_than_days: int) -> int: ...
+
+    def archive_of(self, memory_id: str) -> tuple[str, str] | None: ...
+
+    def restore(self, memory_id: str) -> bool:
+        """The archived original back in place (phase full); False if there is no archive."""
+        ...
+
+    def set_tags(self, memory_id: str, add: Sequence[str], remove: Sequence[str]) -> bool: ...
+
+    def listing(self, *, project: str | None, phase: int | None, tag: str | None, category: str | None,
+                after: tuple[datetime, str] | None, limit: int) -> list[Memory]: ...
+
+    def phase_counts(self, project: str | None) -> dict[int, int]: ...
+
+
+class IntegrityRepository(Protocol):
+    def counts(self, project: str | None, model: str) -> dict[str, int | None]:
+        """Rows in each kind of trouble (`memory_integrity.CHECKS`); None: check not applicable."""
+        ...
+
+    def stale_vectors(self, project: str | None, model: str, limit: int) -> list[tuple[str, str, str]]: ...
+
+    def set_vectors(self, items: list[tuple[str, list[float]]], model: str) -> None: ...
+
+    def supersede_duplicates(self, project: str | None) -> int: ...
+
+    def open_loops(self, project: str | None) -> int: ...
+
+
+class LifecycleUnitOfWork(MemoryUnitOfWork, Protocol):
+    @property
+    def lifecycle(self) -> LifecycleRepository: ...
+
+    @property
+    def integrity(self) -> IntegrityRepository: ...
+
+
+LifecycleUnits = Callable[[], LifecycleUnitOfWork]
+
+
+class Reducer(Protocol):
+    """Shortens texts for a phase: HINT keeps the gist and key facts, ABSTRACT one line."""
+
+    def reduce(self, texts: Sequence[str], to_phase: int) -> list[str]: ...
+
+
+Enqueue = Callable[[dict[str, Any]], object]

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.ports import LearningUnits
     from chalicelib.learning.services.project_rules import ProjectRules
     from chalicelib.learning.services.task_feedback import TaskFeedback
+    from chalicelib.learning.services.task_lessons import TaskLessons
     from chalicelib.llm.services.ports import LanguageModel, LlmUnits
     from chalicelib.memory.services.lifecycle_ports import LifecycleUnits
     from chalicelib.memory.services.memory_eviction import MemoryEviction
@@ -164,7 +165,7 @@ class Container:
     def outcome_listener(self) -> OutcomeListener:
         from chalicelib.learning.services.lesson_outcome_recorder import LessonOutcomeRecorder
 
-        return LessonOutcomeRecorder(self.lessons)  # credits the lessons
+        return LessonOutcomeRecorder(self.lessons, self.task_lessons)  # credits lessons, learns new ones
 
     @cached_property
     def task_deps(self) -> TaskDeps:
@@ -296,7 +297,14 @@ class Container:
         """/feedback: a user's verdict on a task moves the lessons its prompt carried."""
         from chalicelib.learning.services.task_feedback import TaskFeedback
 
-        return TaskFeedback(self.learning_units, self.lessons)
+        return TaskFeedback(self.learning_units, self.lessons, self.task_lessons)
+
+    @cached_property
+    def task_lessons(self) -> TaskLessons:
+        """A finished task read for insights, rules and lessons as a session is."""
+        from chalicelib.learning.services.task_lessons import TaskLessons
+
+        return TaskLessons(self.insight_extraction)
 
     @cached_property
     def insight_extraction(self) -> InsightExtraction:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chalicelib.tasks.domain.task_model import TaskOutcome
+from chalicelib.tasks.domain.task_model import Task, TaskOutcome
 
 
 class RecordingTaskQueues:
@@ -62,5 +62,5 @@ class RecordingOutcomeListener:
     def __init__(self) -> None:
         self.outcomes: list[TaskOutcome] = []
 
-    def recorded(self, outcome: TaskOutcome) -> None:
+    def recorded(self, outcome: TaskOutcome, task: Task | None = None) -> None:
         self.outcomes.append(outcome)

@@ -85,6 +85,19 @@ def test_feedback_moves_the_lessons_the_task_carried_once(bot: BotHarness) -> No
     assert bot.container.memory.get(lesson).confidence == pytest.approx(before + 0.10)
 
 
+def test_a_note_left_with_the_verdict_is_learned_from_as_the_users_words(bot: BotHarness) -> None:
+    task = bot.container.tasks.create(NewTask("myproject", "fix the flaky signup test"))
+
+    bot.send(message_update(f"/feedback {task.id[:8]} bad it skipped the migrations. "
+                            "Always run the migrations before the tests.", chat_id=ALICE))
+
+    assert bot.last_text(chat_id=ALICE) == (f"Thanks: task {task.id[:8]} rated bad; no lessons were applied "
+                                            "to it. From your note: 1 rule(s), 0 lesson(s).")
+    (rule,) = bot.container.project_rules.learnings("myproject")
+    assert (rule["rule"], rule["source"], rule["confidence"]) == (
+        "Always run the migrations before the tests", "task", pytest.approx(0.8))
+
+
 def test_free_text_is_answered_by_the_llm_with_memory_tasks_and_lessons_in_context(bot: BotHarness) -> None:
     chat = _with_llm(bot)
     chat.reply("You deploy with Chalice; the login task is queued.")

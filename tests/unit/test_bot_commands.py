@@ -42,6 +42,9 @@ def test_session_takes_a_machine_then_a_prompt() -> None:
 
 def test_feedback_needs_a_task_and_good_or_bad() -> None:
     assert parse_feedback(["7f3c9a12", "GOOD"]).good is True
+    assert parse_feedback(["7f3c9a12", "GOOD"]).note == ""
+    noted = parse_feedback(["7f3c9a12", "bad", "always", "run", "the", "migrations", "first"])
+    assert (noted.good, noted.note) == (False, "always run the migrations first")
     with pytest.raises(InvalidInput):
         parse_feedback(["7f3c9a12", "meh"])
     with pytest.raises(InvalidInput):

@@ -48,6 +48,7 @@ class SessionTranscript:
     files_changed: tuple[str, ...] = ()
     summary: str | None = None
     duration_ms: int | None = None
+    source: str = "session"  # or "task": a finished task read as a conversation (task_lessons)
 
     def to_message(self) -> dict[str, Any]:
         session = {**asdict(self), "files_changed": list(self.files_changed)}
@@ -58,7 +59,7 @@ class SessionTranscript:
         s = body["session"]
         files = tuple(str(f) for f in s.get("files_changed") or ())
         return cls(str(s["session_id"]), str(s["project"]), str(s["conversation_text"]), files,
-                   s.get("summary"), s.get("duration_ms"))
+                   s.get("summary"), s.get("duration_ms"), str(s.get("source") or "session"))
 
 
 class InsightExtraction:
@@ -98,7 +99,7 @@ class InsightExtraction:
             return {**stored, "replayed": True}
         clean = SessionTranscript(t.session_id, t.project, self._redact(t.conversation_text),
                                   t.files_changed, self._redact(t.summary) if t.summary else None,
-                                  t.duration_ms)
+                                  t.duration_ms, t.source)
         return self.store(clean, self.extract(clean))
 
     def extract(self, t: SessionTranscript) -> Extraction:
@@ -128,7 +129,7 @@ class InsightExtraction:
         drafts = self._memory.prepare([MemoryDraft(
             project=t.project, category=i.category, content=i.content, embedding=by_text[i.content],
             embedding_model=model, significance=extraction.significance,
-            metadata={"source": "session_insight", "extractor": extraction.extractor,
+            metadata={"source": f"{t.source}_insight", "extractor": extraction.extractor,
                       "significance": extraction.significance, "transcript_lines": list(i.lines)},
             session_id=t.session_id, source_ids=tuple(f"line:{n}" for n in i.lines)) for i in insights])
         with self._units() as uow:
@@ -136,10 +137,11 @@ class InsightExtraction:
             if stored is not None or not uow.claims.claim(CONSUMER, t.session_id):
                 return {**(stored or uow.extractions.get(t.session_id) or {}), "replayed": True}
             written = self._memory.write(uow, drafts, near_dedup=False)
-            outcomes = [self._rules.absorb(uow, t.project, r, by_text[r.rule], source="session",
+            outcomes = [self._rules.absorb(uow, t.project, r, by_text[r.rule], source=t.source,
                                            session_id=t.session_id).outcome for r in rules]
             promoted = [self._lessons.promote(uow, t.project, i, kind, by_text[i.content], model,
-                                              session_id=t.session_id, significance=extraction.significance)
+                                              session_id=t.session_id, significance=extraction.significance,
+                                              source=t.source)
                         for i, kind in lessons_to_promote(Extraction(extraction.significance, tuple(insights),
                                                                      (), extraction.extractor))]
             result = {"success": True, "session_id": t.session_id, "significance": extraction.significance,

@@ -30,13 +30,14 @@ class Lessons:
         self._memory = memory
 
     def promote(self, uow: LearningUnitOfWork, project: str, insight: Insight, kind: str,
-                embedding: list[float], embedding_model: str, *, session_id: str, significance: float) -> str:
+                embedding: list[float], embedding_model: str, *, session_id: str, significance: float,
+                source: str = "session") -> str:
         """Store the insight as a lesson inside the caller's unit of work (the same lesson again is
         reinforced by the memory core's write path)."""
         draft = MemoryDraft(
             project=project, category=CATEGORY, content=insight.content, embedding=embedding,
             embedding_model=embedding_model, significance=significance, confidence=lesson_confidence.INITIAL,
-            metadata={"lesson_kind": kind, "insight_category": insight.category, "source": "session",
+            metadata={"lesson_kind": kind, "insight_category": insight.category, "source": source,
                       "transcript_lines": list(insight.lines)},
             session_id=session_id, source_ids=tuple(f"line:{n}" for n in insight.lines))
         (stored,) = self._memory.write(uow, self._memory.prepare([draft]), near_dedup=False)

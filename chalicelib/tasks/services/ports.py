@@ -133,8 +133,9 @@ class PromptEnricher(Protocol):
 
 
 class OutcomeListener(Protocol):
-    def recorded(self, outcome: TaskOutcome) -> None:
-        """Told once about each newly recorded attempt outcome, after commit (the learning loop)."""
+    def recorded(self, outcome: TaskOutcome, task: Task | None = None) -> None:
+        """Told once about each newly recorded attempt outcome, after commit, with the task as it
+        stood then (its description, result and error: the learning loop reads them)."""
         ...
 
 

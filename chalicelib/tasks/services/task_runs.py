@@ -132,10 +132,10 @@ class TaskRunService(TaskUseCase):
     def record_outcome(self, outcome: TaskOutcome) -> bool:
         """Keep one attempt's outcome (once); the learning loop hears of each new one."""
         with self._uow() as uow:
-            self._require(uow, outcome.task_id)
+            task = self._require(uow, outcome.task_id)
             recorded = uow.outcomes.record(outcome)
             if recorded:
-                uow.after_commit(lambda: self._outcomes.recorded(outcome))
+                uow.after_commit(lambda: self._outcomes.recorded(outcome, task))
             uow.commit()
         return recorded
 

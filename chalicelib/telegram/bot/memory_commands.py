@@ -41,4 +41,10 @@ async def feedback(update: Update, context: Context) -> None:
     changed = await blocking(bot.feedback.rate, task.id, request.good)
     verdict = "good" if request.good else "bad"
     detail = f"{changed} lesson(s) adjusted" if changed else "no lessons were applied to it"
-    await reply(update, context, f"Thanks: task {short_id(task.id)} rated {verdict}; {detail}.")
+    learned = ""
+    if request.note:
+        found = await blocking(bot.feedback.learn_from_note, task, request.note) or {}
+        learned = (" Your note is queued for learning." if found.get("queued") else
+                   f" From your note: {found.get('rules_stored', 0) + found.get('rules_reinforced', 0)} "
+                   f"rule(s), {found.get('rlm_promoted', 0)} lesson(s).")
+    await reply(update, context, f"Thanks: task {short_id(task.id)} rated {verdict}; {detail}.{learned}")

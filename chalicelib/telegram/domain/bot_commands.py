@@ -35,7 +35,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("engines", "/engines [machine] [order]", "Show or set a machine's engine order"),
     CommandSpec("recall", "/recall <query>", "Search memory"),
     CommandSpec("learn", "/learn [project:] <rule>", "Store a project rule (confidence 0.95)"),
-    CommandSpec("feedback", "/feedback <task> good|bad", "Rate a task's outcome to reinforce lessons"),
+    CommandSpec("feedback", "/feedback <task> good|bad [note]",
+                "Rate a task's outcome to reinforce lessons; a note is learned from"),
     CommandSpec("remind", "/remind <when> <message>", "Set a reminder (30m, 2h, 17:30, tomorrow 9am)"),
     CommandSpec("start", "/start", "Introduce the bot"),
     CommandSpec("help", "/help", "List the commands"),
@@ -114,14 +115,16 @@ def parse_task_ref(args: Sequence[str], command: str, *, optional: bool = False)
 class Feedback:
     task_ref: str
     good: bool
+    note: str = ""  # what the user says about it: read for rules and lessons
 
 
 def parse_feedback(args: Sequence[str]) -> Feedback:
-    if len(args) != 2 or args[1].lower() not in {"good", "bad"}:
+    """`/feedback <task> good|bad [note...]`."""
+    if len(args) < 2 or args[1].lower() not in {"good", "bad"}:
         raise _usage("feedback")
     ref = parse_task_ref(args[:1], "feedback")
     assert ref is not None
-    return Feedback(ref, args[1].lower() == "good")
+    return Feedback(ref, args[1].lower() == "good", " ".join(args[2:]).strip()[:2000])
 
 
 @dataclass(frozen=True)

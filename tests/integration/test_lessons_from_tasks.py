@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from chalicelib.bootstrap import Container
 from chalicelib.contracts.api_transport import ApiClient
+from chalicelib.contracts.local_home import ClientConfig
 from infra.local.sqs_dispatcher import deliver_batch
 from tests.conftest import RunningApi
 from tests.fakes.fake_openai import CHAT_PATH, FakeOpenAI
 from tests.integration.test_ingest_consumer import INGEST, fake, llm_api  # noqa: F401  # fixtures
-from tests.support.orchestration import client_for, drain_dispatch, heartbeat, new_task
+from tests.support.orchestration import drain_dispatch, heartbeat, new_task
 
 PROJECT = "proj"
 ASKED = "Fix the flaky login test. From now on, always run the migrations before the tests."
@@ -26,9 +28,16 @@ ANSWERED = ("Fixed the flaky login test: the root cause was a stale schema left 
             "I prefer fixtures that fail loudly over silent retries.")
 
 
+def patient_client(api: RunningApi) -> ApiClient:
+    """The agent's client, with room for a loaded box: an outcome's extraction embeds inline."""
+    api.container.embedder.embed(["warm the model as itachi up does"])
+    return ApiClient(ClientConfig(home=Path("/nonexistent"), api_url=api.url, api_key=api.key),
+                     timeout_s=300)
+
+
 @pytest.fixture
 def client(api: RunningApi) -> Iterator[ApiClient]:
-    yield client_for(api.url, api.key)
+    yield patient_client(api)
 
 
 def run_task(client: ApiClient, container: Container, description: str, *, status: str = "completed",
@@ -115,7 +124,7 @@ def test_a_failed_tasks_error_is_read_too(client: ApiClient, container: Containe
 
 def test_with_an_llm_a_task_is_queued_on_ingest_and_the_models_lessons_are_stored(
         llm_api: RunningApi, fake: FakeOpenAI) -> None:  # noqa: F811  # fixtures
-    container, client = llm_api.container, client_for(llm_api.url, llm_api.key)
+    container, client = llm_api.container, patient_client(llm_api)
     fake.script_chat(json.dumps({"significance": 0.85, "insights": [
         {"category": "learning", "content": "The ORM upgrade needs Postgres 15 for MERGE", "lines": [3]}],
         "rules": [{"rule": "Check the Postgres version before upgrading the ORM", "confidence": 0.7,

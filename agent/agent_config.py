@@ -23,7 +23,9 @@ WORKTREE_POLICIES = ("keep", "remove", "remove-on-success")
 def default_machine_id(hostname: str | None = None) -> str:
     """The hostname, reduced to what a queue name allows (letters, digits, '-', '_'; 40 chars)."""
     name = (hostname or socket.gethostname()).split(".")[0]
-    return (re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-") or "machine")[:40]
+    name = (re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-") or "machine")[:40]
+    # A machine id never ends in "-dlq": its queue would be another machine's dead-letter queue.
+    return name[:-4] + "_dlq" if name.lower().endswith("-dlq") else name
 
 
 def _repo_map(raw: str) -> dict[str, str]:

@@ -3,7 +3,9 @@
 Needs AWS credentials (any boto3 source: environment, profile, SSO). Commands:
   deploy [--stage S] [--param Key=Value ...]   build dist/, upload, create or update the stack
   migrate [--stage S]                          run the migrations function now and print its answer
-  add-machine ID [--stage S]                   an agent's queue, IAM user (its own queue only) and keys
+  add-machine ID [--stage S]                   an agent's queue, IAM user (its own queue only) and key
+  rotate-machine ID [--stage S]                a new key and expiry for that machine; old keys deleted
+  remove-machine ID [--stage S]                delete that machine's IAM user and keys
   outputs [--stage S]                          print the stack's outputs
 Values of user secrets are taken from TELEGRAM_BOT_TOKEN / OPENAI_API_KEY in the environment of
 `make deploy`, if set, and put into Secrets Manager; they never enter a file.
@@ -12,7 +14,6 @@ Values of user secrets are taken from TELEGRAM_BOT_TOKEN / OPENAI_API_KEY in the
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
@@ -20,12 +21,22 @@ import time
 from pathlib import Path
 from typing import Any
 
-from chalicelib.kernel.queue_table import MACHINE_QUEUE
-from infra.aws.agents import MACHINE_TAG, valid_machine_id
 from infra.aws.secrets import USER_SECRETS
 from infra.aws.stage import REPO_ROOT, StageConfig, load_stage
+from infra.machine_credentials import MachineCredentials
 
 DIST = REPO_ROOT / "dist"
+SUPERSEDED_TAG = "itachi-superseded"
+# A superseded artifact stays this long after the deploy that replaced it (a manual rollback to it
+# redeploys it); the artifact a stack runs carries no tag and never expires, so a rollback always
+# finds it. Templates are read only while a change set is created.
+ROLLBACK_WINDOW_DAYS = 30
+LIFECYCLE = {"Rules": [
+    {"ID": "expire-superseded-code", "Status": "Enabled",
+     "Filter": {"Tag": {"Key": SUPERSEDED_TAG, "Value": "true"}},
+     "Expiration": {"Days": ROLLBACK_WINDOW_DAYS}},
+    {"ID": "expire-templates", "Status": "Enabled", "Filter": {"Prefix": "templates/"},
+     "Expiration": {"Days": ROLLBACK_WINDOW_DAYS}}]}
 CAPABILITIES = ["CAPABILITY_IAM", "CAPABILITY_AUTO_EXPAND"]
 WEBHOOK_PATH = "/telegram/webhook"
 
@@ -75,10 +86,33 @@ class Deployer:
             s3.put_public_access_block(Bucket=bucket, PublicAccessBlockConfiguration={
                 "BlockPublicAcls": True, "IgnorePublicAcls": True, "BlockPublicPolicy": True,
                 "RestrictPublicBuckets": True})
-            s3.put_bucket_lifecycle_configuration(Bucket=bucket, LifecycleConfiguration={"Rules": [{
-                "ID": "expire-old-artifacts", "Status": "Enabled", "Filter": {"Prefix": ""},
-                "Expiration": {"Days": 90}}]})
+        # Every deploy (re)writes the rules, so a bucket made by an older version gets them too.
+        s3.put_bucket_lifecycle_configuration(Bucket=bucket, LifecycleConfiguration=LIFECYCLE)
         return bucket
+
+    def deployed_code_key(self) -> str | None:
+        """The artifact the stack runs now: what a rollback of the next update returns to."""
+        if not self.stack_exists():
+            return None
+        body = self.cfn.get_template(StackName=self.stage.stack_name,
+                                     TemplateStage="Original")["TemplateBody"]
+        template = json.loads(body) if isinstance(body, str) else body
+        for resource in template.get("Resources", {}).values():
+            code = resource.get("Properties", {}).get("CodeUri")
+            if resource.get("Type") == "AWS::Serverless::Function" and isinstance(code, dict):
+                return str(code.get("Key"))
+        return None
+
+    def supersede(self, bucket: str, key: str) -> None:
+        """Start the rollback window of an artifact no stack runs any more: tag it and restart its
+        age (an in-place copy), so the lifecycle rule expires it ROLLBACK_WINDOW_DAYS from now."""
+        s3 = self.client("s3")
+        try:
+            s3.copy_object(Bucket=bucket, Key=key, CopySource={"Bucket": bucket, "Key": key},
+                           MetadataDirective="REPLACE", TaggingDirective="REPLACE",
+                           Tagging=f"{SUPERSEDED_TAG}=true")
+        except s3.exceptions.ClientError as exc:
+            print(f"could not mark {key} superseded ({exc}); it stays until deleted by hand", file=sys.stderr)
 
     def upload(self, bucket: str, key: str, path: Path) -> None:
         s3 = self.client("s3")
@@ -100,6 +134,7 @@ class Deployer:
         bucket = self.artifact_bucket()
         code = manifest["code"]
         code_key = f"lambda/{code['sha256']}.zip"
+        previous_key = self.deployed_code_key()
         self.upload(bucket, code_key, DIST / code["file"])
         template = with_code_location(json.loads((DIST / manifest["template"]).read_text()), bucket, code_key)
         body = json.dumps(template).encode()
@@ -112,6 +147,9 @@ class Deployer:
         parameters = self.parameter_list(params, set(template.get("Parameters", {})), exists)
         if exists:
             self.put_user_secrets()
+            group = self.outputs().get("AgentsGroup")
+            if group:
+                MachineCredentials(self.stage, self.session, self.region).release_from_group(group)
         name = f"deploy-{params['DeployId'].replace('T', '-').rstrip('Z')}"
         self.cfn.create_change_set(
             StackName=self.stage.stack_name, ChangeSetName=name, TemplateURL=url,
@@ -130,10 +168,20 @@ class Deployer:
                                              WaiterConfig={"Delay": 15, "MaxAttempts": 240})
         except Exception:
             self.print_failures()
+            if code_key != previous_key:
+                self.supersede(bucket, code_key)  # rolled back: this artifact never ran
             raise
+        if previous_key and previous_key != code_key:
+            self.supersede(bucket, previous_key)
+        self.protect()
         if not exists:
             self.put_user_secrets()
         return self.outputs()
+
+    def protect(self) -> None:
+        """Termination protection as the stage says (on for prod): delete-stack is refused while on."""
+        self.cfn.update_termination_protection(StackName=self.stage.stack_name,
+                                               EnableTerminationProtection=self.stage.termination_protection)
 
     def parameter_list(self, given: dict[str, str], declared: set[str], exists: bool) -> list[dict[str, Any]]:
         """Given values; on an update, every other parameter keeps its previous value (not the default)."""
@@ -176,22 +224,8 @@ class Deployer:
             raise SystemExit(f"migrations failed: {payload.get('errorMessage', payload)}")
         return payload  # type: ignore[no-any-return]
 
-    def add_machine(self, machine_id: str) -> dict[str, str]:
-        """Create the machine's queue (+ DLQ) and an IAM user that can reach that queue only."""
-        if not valid_machine_id(machine_id):
-            raise SystemExit("a machine id is 1-40 characters: letters, digits, '-' and '_'")
-        from chalicelib.kernel.queues import SqsQueues
-
-        queues = SqsQueues(prefix=self.stage.queue_prefix, region=self.region, session=self.session)
-        queue_url = queues.ensure(MACHINE_QUEUE, key=f"machine-{machine_id}")
-        iam = self.client("iam")
-        user = f"{self.stage.stack_name}-agent-{machine_id}"
-        with contextlib.suppress(iam.exceptions.EntityAlreadyExistsException):
-            iam.create_user(UserName=user, Path="/itachi/", Tags=[{"Key": MACHINE_TAG, "Value": machine_id}])
-        iam.add_user_to_group(GroupName=self.outputs()["AgentsGroup"], UserName=user)
-        key = iam.create_access_key(UserName=user)["AccessKey"]
-        return {"queue_url": queue_url, "user": user, "AWS_ACCESS_KEY_ID": key["AccessKeyId"],
-                "AWS_SECRET_ACCESS_KEY": key["SecretAccessKey"], "AWS_DEFAULT_REGION": self.region}
+    def machines(self) -> MachineCredentials:
+        return MachineCredentials(self.stage, self.session, self.region)
 
 
 def print_next_steps(region: str, outputs: dict[str, str]) -> None:
@@ -215,13 +249,13 @@ def print_next_steps(region: str, outputs: dict[str, str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m infra.deploy", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("deploy", "migrate", "add-machine", "outputs"):
+    for name in ("deploy", "migrate", "add-machine", "rotate-machine", "remove-machine", "outputs"):
         p = sub.add_parser(name)
         p.add_argument("--stage", default=os.environ.get("STAGE", "prod"))
         if name == "deploy":
             p.add_argument("--param", action="append", default=[], help="Key=Value template parameter")
             p.add_argument("--skip-package", action="store_true", help="deploy dist/ as it is")
-        if name == "add-machine":
+        if name.endswith("-machine"):
             p.add_argument("machine_id")
     args = parser.parse_args(argv)
     stage = load_stage(args.stage)
@@ -238,11 +272,16 @@ def main(argv: list[str] | None = None) -> int:
         print_next_steps(deployer.region, deployer.deploy(manifest, parse_params(args.param)))
     elif args.command == "migrate":
         print(json.dumps(deployer.migrate(), indent=1))
-    elif args.command == "add-machine":
-        created = deployer.add_machine(args.machine_id)
-        print(f"queue {created.pop('queue_url')}, IAM user {created.pop('user')}. On that machine:")
-        for key, value in created.items():
+    elif args.command in ("add-machine", "rotate-machine"):
+        machines = deployer.machines()
+        made = (machines.add if args.command == "add-machine" else machines.rotate)(args.machine_id)
+        where = f"queue {made.pop('queue_url')}, " if "queue_url" in made else ""
+        print(f"{where}IAM user {made.pop('user')}; the key works until {made.pop('expires')} "
+              f"(rotate-machine before then). On that machine:")
+        for key, value in made.items():
             print(f"  export {key}={value}")
+    elif args.command == "remove-machine":
+        print(f"deleted IAM user {deployer.machines().remove(args.machine_id)} and its keys")
     else:
         print(json.dumps(deployer.outputs(), indent=1))
     return 0

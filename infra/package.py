@@ -34,6 +34,7 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from infra.aws.ca_bundle import BUNDLE_FILE, ZIP_PATH
 from infra.aws.functions import table_functions
 from infra.aws.stage import REPO_ROOT, load_stage
 from infra.template import dump, function_ids, render
@@ -138,6 +139,9 @@ def stage_project(stage: str, work: Path) -> Path:
     (project / "requirements.txt").write_text("# dependencies are vendored by infra/package.py\n")
     vendor = project / "vendor"
     shutil.copytree(REPO_ROOT / "functions", vendor / "functions", ignore=IGNORED)
+    # The CA bundle clients verify the database's certificate against (sslmode=verify-full).
+    (vendor / ZIP_PATH).parent.mkdir(parents=True)
+    shutil.copy2(BUNDLE_FILE, vendor / ZIP_PATH)
     vendor_dependencies(REPO_ROOT / "requirements.txt", vendor)
     return project
 
@@ -189,6 +193,22 @@ def precompile_zip(source: Path, dest: Path, *, with_pyc: bool = True) -> Artifa
     return Artifact(dest, digest, dest.stat().st_size, unzipped, len(files))
 
 
+def render_template(stage: str, work: Path) -> dict[str, object]:
+    """The stage's template alone (no zip): `chalice package` over the app without dependencies."""
+    config = load_stage(stage)
+    project = work / "project"
+    shutil.rmtree(work, ignore_errors=True)
+    project.mkdir(parents=True)
+    shutil.copy2(REPO_ROOT / "app.py", project / "app.py")
+    shutil.copytree(REPO_ROOT / "chalicelib", project / "chalicelib", ignore=IGNORED)
+    shutil.copytree(REPO_ROOT / ".chalice", project / ".chalice",
+                    ignore=shutil.ignore_patterns("deployments", "venv"))
+    (project / "requirements.txt").write_text("")
+    run_chalice(project, stage, work / "chalice-out")
+    sam = json.loads((work / "chalice-out" / "sam.json").read_text())
+    return render(sam, config, code_uri=f"./{ZIP_NAME}")
+
+
 def build(stage: str, dist: Path, *, work: Path | None = None) -> dict[str, object]:
     """Build dist/lambda.zip, dist/template.json and dist/manifest.json for `stage`."""
     started = time.monotonic()
@@ -219,7 +239,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stage", default="prod")
     parser.add_argument("--dist", default=str(REPO_ROOT / "dist"))
     parser.add_argument("--work", help="scratch directory (default build/lambda/<stage>)")
+    parser.add_argument("--template-only", action="store_true",
+                        help="render dist/template.json alone, without building the zip")
     args = parser.parse_args(argv)
+    if args.template_only:
+        work = Path(args.work) if args.work else REPO_ROOT / "build" / "template" / args.stage
+        Path(args.dist).mkdir(parents=True, exist_ok=True)
+        dump(render_template(args.stage, work), Path(args.dist) / TEMPLATE_NAME)
+        return 0
     try:
         manifest = build(args.stage, Path(args.dist), work=Path(args.work) if args.work else None)
     except PackageError as exc:

@@ -14,8 +14,10 @@ import hashlib
 import json
 from pathlib import Path
 
-from infra.aws import agents, alarms, database, functions, network, queues, schedules, secrets
+from infra.aws import alarms, api_gateway, capacity, database, functions, network, queues, schedules, secrets
+from infra.aws.access import access_for
 from infra.aws.cfn import PRIVATE, Json, get_att, ref, sub
+from infra.aws.iam import TRACING, queue_statements, role
 from infra.aws.network import lambda_vpc_config
 from infra.aws.stage import REPO_ROOT, StageConfig
 
@@ -23,7 +25,6 @@ API_ID = "APIHandler"
 MIGRATIONS_DIR = REPO_ROOT / "chalicelib" / "migrations"
 LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192,
                       2557, 2922, 3288, 3653]
-NOT_FOUND_BODY = '{"error": "not_found", "message": "no route for $context.path"}'
 
 
 def parameters() -> Json:
@@ -40,8 +41,7 @@ def parameters() -> Json:
         "DbBackupDays": {"Type": "Number", "Default": 7, "MinValue": 1, "MaxValue": 35},
         "DbMultiAz": {"Type": "String", "Default": "false", "AllowedValues": ["true", "false"]},
         "DbDeletionProtection": {"Type": "String", "Default": "true", "AllowedValues": ["true", "false"]},
-        "DbAllowedCidr": {"Type": "String", "Default": "0.0.0.0/0",
-                          "Description": "public-db mode only: who may open a TLS connection to Postgres"},
+        **database.parameters(),
         "FunctionMemoryMb": {"Type": "Number", "Default": 1024, "MinValue": 256, "MaxValue": 10240,
                              "Description": "Lambda memory; CPU grows with it (1769 MB = one vCPU)"},
         "ApiMemoryMb": {"Type": "Number", "Default": 1769, "MinValue": 256, "MaxValue": 10240,
@@ -55,6 +55,8 @@ def parameters() -> Json:
                            "Description": "The forum supergroup for task topics (optional)"},
         "DeployId": {"Type": "String", "Default": "initial",
                      "Description": "Changes on every deploy so that migrations run each time"},
+        "XRayTracing": {"Type": "String", "Default": "false", "AllowedValues": ["true", "false"],
+                        "Description": "X-Ray active tracing for the API and every function"},
     }
 
 
@@ -69,6 +71,7 @@ def _adapt_api(resources: Json, stage: StageConfig, code_uri: str) -> None:
     """Run the Chalice API Lambda like the others: own role, log group, VPC, secrets, after migrations."""
     fn = functions.FunctionSpec(f"{API_ID}Function", "api", None, functions.API_TIMEOUT_S,
                                 "Itachi REST API and Telegram webhook")
+    access = access_for(fn.access_key)
     api = resources[API_ID]
     props = api["Properties"]
     props.update({
@@ -76,21 +79,16 @@ def _adapt_api(resources: Json, stage: StageConfig, code_uri: str) -> None:
         "CodeUri": code_uri, "MemorySize": ref("ApiMemoryMb"), "Timeout": fn.timeout_s,
         "Role": get_att(f"{API_ID}Role", "Arn"), "VpcConfig": lambda_vpc_config(),
         "LoggingConfig": {"LogGroup": ref(f"{API_ID}Logs"), "LogFormat": "Text"},
-        "Environment": {"Variables": functions.app_environment(stage.env)},
+        "Environment": {"Variables": functions.app_environment(stage.env, access)},
+        "Tracing": functions.tracing_mode(),
+        # Sized to the database's connections (infra/aws/capacity.py).
+        "ReservedConcurrentExecutions": capacity.find("ApiReservedConcurrency"),
     })
     api["DependsOn"] = ["SchemaMigrations"]
     resources[f"{API_ID}Logs"] = functions.log_group("api")
-    resources[f"{API_ID}Role"] = functions.role(API_ID, functions.app_queue_statements(stage.queue_prefix),
-                                                secrets.SECRETS)
-    rest = resources["RestAPI"]["Properties"]
-    rest["Name"] = sub("${AWS::StackName}-api")
-    rest["MethodSettings"] = [{"ResourcePath": "/*", "HttpMethod": "*",
-                               "ThrottlingBurstLimit": 100, "ThrottlingRateLimit": 50}]
-    # API Gateway answers an unknown path with 403 "Missing Authentication Token"; Itachi says 404,
-    # as the local server does.
-    rest["DefinitionBody"]["x-amazon-apigateway-gateway-responses"] = {
-        "MISSING_AUTHENTICATION_TOKEN": {"statusCode": "404",
-                                         "responseTemplates": {"application/json": NOT_FOUND_BODY}}}
+    resources[f"{API_ID}Role"] = role(API_ID, queue_statements(stage.queue_prefix, access),
+                                      secrets.secrets_named(access.secrets))
+    api_gateway.adapt(resources, stage.stage)
 
 
 def _outputs(stage: StageConfig) -> Json:
@@ -100,7 +98,6 @@ def _outputs(stage: StageConfig) -> Json:
                                 f"{stage.stage}")},
         "RestAPIId": {"Value": ref("RestAPI")},
         "QueuePrefix": {"Value": stage.queue_prefix},
-        "AgentsGroup": {"Value": ref("AgentsGroup")},
         "AlarmTopicArn": {"Value": ref("AlarmTopic")},
         "DatabaseEndpoint": {"Value": database.instance_host()},
         "DatabaseConnectHost": {"Value": database.app_database_host()},
@@ -124,7 +121,11 @@ def render(sam: Json, stage: StageConfig, *, code_uri: str) -> Json:
     template["Conditions"] = {
         PRIVATE: {"Fn::Equals": [ref("NetworkMode"), "private"]},
         "HasAlarmEmail": {"Fn::Not": [{"Fn::Equals": [ref("AlarmEmail"), ""]}]},
+        TRACING: {"Fn::Equals": [ref("XRayTracing"), "true"]},
+        **database.conditions(),
     }
+    template["Rules"] = database.rules()
+    template["Mappings"] = capacity.mapping(int(stage.env.get("ITACHI_DB_POOL_MAX", "2")))
     _adapt_api(resources, stage, code_uri)
     prefix = stage.queue_prefix
     resources.update(network.resources(stage.stage))
@@ -133,13 +134,10 @@ def render(sam: Json, stage: StageConfig, *, code_uri: str) -> Json:
     resources.update(functions.resources(prefix, stage.env, code_uri))
     resources.update(queues.resources(prefix, stage.stage))
     resources.update(schedules.resources())
-    resources.update(agents.resources(prefix))
     resources["SchemaMigrations"] = {"Type": "Custom::SchemaMigrations", "Properties": {
         "ServiceToken": get_att(functions.MIGRATIONS.logical_id, "Arn"), "ServiceTimeout": 900,
         "DeployId": ref("DeployId"), "MigrationsDigest": migrations_digest()}}
-    function_ids = [API_ID, functions.MIGRATIONS.logical_id,
-                    *(fn.logical_id for fn in functions.table_functions())]
-    resources.update(alarms.resources(function_ids))
+    resources.update(alarms.resources(stage.stage))
     template["Outputs"] = _outputs(stage)
     return template
 

@@ -7,6 +7,7 @@ Lambda event sources), and a message that fails `max_receive_count` times moves 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -24,7 +25,7 @@ class QueueSpec:
 
     @property
     def dlq_key(self) -> str:
-        return f"{self.key}-dlq"
+        return f"{self.key}{DLQ_SUFFIX}"
 
 
 QUEUES: tuple[QueueSpec, ...] = (
@@ -41,6 +42,16 @@ QUEUES: tuple[QueueSpec, ...] = (
 # Per-machine agent queues are created at registration (name: "<prefix>-machine-<id>"),
 # with the same DLQ policy as this template spec.
 MACHINE_QUEUE = QueueSpec("machine", consumer=None, consumer_timeout_s=300, max_receive_count=3)
+
+
+_MACHINE_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+DLQ_SUFFIX = "-dlq"
+
+
+def valid_machine_id(machine_id: str) -> bool:
+    """1-40 letters, digits, '-' or '_', and never ending in `-dlq`: machine `x-dlq`'s queue would
+    be machine `x`'s dead-letter queue."""
+    return bool(_MACHINE_ID.match(machine_id)) and not machine_id.lower().endswith(DLQ_SUFFIX)
 
 
 def queue_name(prefix: str, key: str) -> str:

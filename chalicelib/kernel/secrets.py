@@ -8,7 +8,9 @@ container's first request, never at import). A secret still holding the placehol
 
 `DATABASE_URL_SECRET_ID` points at the database credentials (JSON with username, password,
 host, port, dbname, as RDS stores them); `DATABASE_HOST` overrides the host, so Lambdas reach
-the database through RDS Proxy while the secret keeps the instance's address.
+the database through RDS Proxy while the secret keeps the instance's address. `DATABASE_SSLMODE`
+(default `require`; the stack sets `verify-full`) and `DATABASE_SSLROOTCERT` (the CA bundle
+shipped in the Lambda zip) say how the server's certificate is checked.
 """
 
 from __future__ import annotations
@@ -66,7 +68,9 @@ def _decode(target: str, raw: str, env: Mapping[str, str]) -> str:
     port = creds.get("port") or 5432
     dbname = creds.get("dbname") or "itachi"
     sslmode = env.get("DATABASE_SSLMODE", "require")
-    return f"postgresql://{user}:{password}@{host}:{port}/{dbname}?sslmode={sslmode}"
+    url = f"postgresql://{user}:{password}@{host}:{port}/{dbname}?sslmode={quote(sslmode, safe='')}"
+    rootcert = env.get("DATABASE_SSLROOTCERT")
+    return f"{url}&sslrootcert={quote(rootcert, safe='/')}" if rootcert else url
 
 
 def fetch_secrets(secret_ids: list[str]) -> dict[str, str]:

@@ -1,50 +1,39 @@
-"""Credentials for the agents on user machines: one IAM group whose policy reaches only the caller's
-own queue.
+"""Credentials for the agents on user machines: per machine, reaching only that machine's queue,
+and expiring.
 
-The queue is named `<prefix>-machine-<id>` (chalicelib/kernel/queue_table.py); each agent user carries the tag
-`itachi-machine=<id>`, and the policy's resource uses that tag, so one policy serves every machine
-and no agent can read another's queue. Agents may send only to the queues agents report to
-(`AGENT_SEND_QUEUE_KEYS`, when the queue table has them); everything else goes through the API
-with an API key. `infra/deploy.py add-machine` creates a user, its queue and its keys.
+`infra/deploy.py add-machine <id>` makes an IAM user `<stack>-agent-<id>` (tagged
+`itachi-machine=<id>`) with one inline policy naming its own queue `<prefix>-machine-<id>` by
+ARN, and an access key. The policy holds only until `KEY_LIFETIME_DAYS` after it was written
+(`aws:CurrentTime` condition), so a key nobody rotated stops working on a known date;
+`rotate-machine` issues a new key, writes the policy with a new expiry and deletes the old key.
+Nothing of this belongs to the stack: deleting a stage never trips over an agent's user, and
+`remove-machine` deletes a machine's user.
+
+Why not roles without keys: the agent runs on a user's machine, outside AWS, and IAM Roles
+Anywhere needs a certificate authority to run; a key that expires by policy and rotates with one
+command is the smaller thing to operate. A machine id never ends in `-dlq`
+(chalicelib/kernel/queue_table.py), so no machine's queue is another machine's dead-letter queue.
 """
 
 from __future__ import annotations
 
-import re
+from datetime import datetime, timedelta
 
-from chalicelib.kernel.queue_table import QUEUES, queue_name
-from infra.aws.cfn import Json, join, ref, sqs_arn
+from chalicelib.kernel.queue_table import valid_machine_id
 
 MACHINE_TAG = "itachi-machine"
-AGENT_SEND_QUEUE_KEYS = ("progress", "results")
-# The agent's machine id as agent/agent_config.py makes it: letters, digits, '-', '_', 40 at most.
-_MACHINE_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+POLICY_NAME = "itachi-machine-queue"
+KEY_LIFETIME_DAYS = 90
+AGENT_ACTIONS = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility",
+                 "sqs:GetQueueUrl", "sqs:GetQueueAttributes"]
+
+__all__ = ["KEY_LIFETIME_DAYS", "MACHINE_TAG", "POLICY_NAME", "machine_policy", "valid_machine_id"]
 
 
-def valid_machine_id(machine_id: str) -> bool:
-    return bool(_MACHINE_ID.match(machine_id))
-
-
-def own_queue_arn(prefix: str) -> Json:
-    # Fn::Join, not Fn::Sub: ${aws:PrincipalTag/...} is an IAM policy variable, left for IAM to fill.
-    return join("arn:", ref("AWS::Partition"), ":sqs:", ref("AWS::Region"), ":", ref("AWS::AccountId"),
-                f":{prefix}-machine-${{aws:PrincipalTag/{MACHINE_TAG}}}")
-
-
-def resources(prefix: str) -> Json:
-    statements: list[Json] = [{
-        "Sid": "OwnQueueOnly", "Effect": "Allow",
-        "Action": ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility",
-                   "sqs:GetQueueUrl", "sqs:GetQueueAttributes"],
-        "Resource": own_queue_arn(prefix)}]
-    send_to = [sqs_arn(queue_name(prefix, q.key)) for q in QUEUES if q.key in AGENT_SEND_QUEUE_KEYS]
-    if send_to:
-        statements.append({"Sid": "ReportProgress", "Effect": "Allow", "Action": "sqs:SendMessage",
-                           "Resource": send_to})
-    return {
-        "AgentsGroup": {"Type": "AWS::IAM::Group", "Properties": {
-            "Path": "/itachi/", "ManagedPolicyArns": [ref("AgentQueuePolicy")]}},
-        "AgentQueuePolicy": {"Type": "AWS::IAM::ManagedPolicy", "Properties": {
-            "Description": "Itachi agent: receive, delete and extend on its own machine queue only",
-            "PolicyDocument": {"Version": "2012-10-17", "Statement": statements}}},
-    }
+def machine_policy(queue_arn: str, now: datetime) -> tuple[dict[str, object], datetime]:
+    """The inline policy for one machine's user, and when it stops allowing anything."""
+    expires = now + timedelta(days=KEY_LIFETIME_DAYS)
+    document: dict[str, object] = {"Version": "2012-10-17", "Statement": [{
+        "Sid": "OwnQueueUntilExpiry", "Effect": "Allow", "Action": AGENT_ACTIONS, "Resource": queue_arn,
+        "Condition": {"DateLessThan": {"aws:CurrentTime": expires.strftime("%Y-%m-%dT%H:%M:%SZ")}}}]}
+    return document, expires

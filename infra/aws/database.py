@@ -1,20 +1,85 @@
 """RDS Postgres 16 (pgvector 0.8 ships with 16.5 and later; migration 0001 creates the extension),
-encrypted, with backups, and RDS Proxy in front of it for the Lambdas in private mode."""
+encrypted, with backups, TLS only, and RDS Proxy in front of it for the Lambdas in private mode.
+
+Who reaches Postgres: in private mode (both stages) the proxy, or without a proxy (`DbProxyEnabled=false`,
+the cheap dev stage) the Lambdas' security group, and the migrations function's own group;
+nothing from the internet. `public-db` mode gives the instance a public address and admits only
+`DbAllowedCidr`, which has no default: that mode cannot be chosen without naming who may connect.
+The parameter group pins TLS (`rds.force_ssl`, TLS 1.2 at least) and `max_connections`, which
+the API's reserved concurrency is sized to (infra/aws/capacity.py). Clients verify the
+certificate (`verify-full`) against the CA bundle shipped in the Lambda zip (infra/aws/ca_bundle.py).
+"""
 
 from __future__ import annotations
 
-from infra.aws.cfn import PRIVATE, Json, assume_role, get_att, if_private, ref, sub, tags
-from infra.aws.network import PRIVATE_SUBNETS, PUBLIC_SUBNETS
+from infra.aws.ca_bundle import LAMBDA_BUNDLE_PATH
+from infra.aws.capacity import MAX_CONNECTIONS_CHOICES
+from infra.aws.cfn import NO_VALUE, PRIVATE, Json, assume_role, get_att, if_private, ref, sub, tags
+from infra.aws.network import PRIVATE_SUBNETS, PUBLIC_SUBNETS, VPC_CIDR
 from infra.aws.secrets import DATABASE_SECRET
 from infra.local.postgres_watch import PRIVATE_LOG_SETTINGS
 
 SECRET = DATABASE_SECRET.logical_id
 PORT = 5432
+USE_PROXY = "UseDbProxy"  # condition: private mode with RDS Proxy
+HAS_CIDR = "HasDbAllowedCidr"
+CIDR_PATTERN = r"^$|^([0-9]{1,3}\.){3}[0-9]{1,3}/([0-9]|[12][0-9]|3[0-2])$"
+TLS_SETTINGS = {"rds.force_ssl": "1", "ssl_min_protocol_version": "TLSv1.2"}
+
+
+def parameters() -> Json:
+    return {
+        "DbProxyEnabled": {"Type": "String", "Default": "true", "AllowedValues": ["true", "false"],
+                    "Description": "private mode: RDS Proxy in front of the database (false: the "
+                                   "Lambdas connect to the instance, within DbMaxConnections)"},
+        "DbAllowedCidr": {"Type": "String", "Default": "", "AllowedPattern": CIDR_PATTERN,
+                          "Description": "public-db mode only, and required there: who may open a TLS "
+                                         "connection to Postgres"},
+        "DbMaxConnections": {"Type": "String", "Default": "200", "AllowedValues": MAX_CONNECTIONS_CHOICES,
+                             "Description": "Postgres max_connections (the API's reserved concurrency "
+                                            "follows it): 100 for db.t4g.micro, 200 for small"},
+    }
+
+
+def conditions() -> Json:
+    return {
+        USE_PROXY: {"Fn::And": [{"Condition": PRIVATE}, {"Fn::Equals": [ref("DbProxyEnabled"), "true"]}]},
+        HAS_CIDR: {"Fn::Not": [{"Fn::Equals": [ref("DbAllowedCidr"), ""]}]},
+    }
+
+
+def rules() -> Json:
+    return {"PublicDatabaseNamesItsClients": {
+        "RuleCondition": {"Fn::Equals": [ref("NetworkMode"), "public-db"]},
+        "Assertions": [{"Assert": {"Fn::Not": [{"Fn::Equals": [ref("DbAllowedCidr"), ""]}]},
+                        "AssertDescription": "public-db mode needs DbAllowedCidr: who may connect"}]}}
+
+
+def tls_environment() -> Json:
+    """How clients connect: verify the server's certificate against the shipped CA bundle."""
+    return {"DATABASE_SSLMODE": "verify-full", "DATABASE_SSLROOTCERT": LAMBDA_BUNDLE_PATH}
 
 
 def app_database_host() -> Json:
-    """Where the app's Lambdas connect: the proxy in private mode, the instance otherwise."""
-    return if_private(get_att("DbProxy", "Endpoint"), get_att("Database", "Endpoint.Address"))
+    """Where the app's Lambdas connect: the proxy when there is one, the instance otherwise."""
+    return {"Fn::If": [USE_PROXY, get_att("DbProxy", "Endpoint"), get_att("Database", "Endpoint.Address")]}
+
+
+def _postgres_from(group: str, condition: str | None = None) -> Json:
+    rule = {"IpProtocol": "tcp", "FromPort": PORT, "ToPort": PORT, "SourceSecurityGroupId": ref(group),
+            "Description": f"Postgres from {group}"}
+    return {"Fn::If": [condition, rule, NO_VALUE]} if condition else rule
+
+
+def _ingress() -> Json:
+    private = [_postgres_from("ProxySecurityGroup", USE_PROXY),
+               {"Fn::If": [USE_PROXY, NO_VALUE, _postgres_from("LambdaSecurityGroup")]},
+               _postgres_from("MigrationsSecurityGroup")]
+    # Public-db mode: Lambdas outside a VPC have no fixed address; only the named CIDR, with TLS.
+    public = [{"Fn::If": [HAS_CIDR, {"IpProtocol": "tcp", "FromPort": PORT, "ToPort": PORT,
+                                     "CidrIp": ref("DbAllowedCidr"), "Description": "DbAllowedCidr"},
+                          NO_VALUE]}]
+    return if_private(private, public)
 
 
 def instance_host() -> Json:
@@ -27,27 +92,26 @@ def resources(stage: str) -> Json:
         "DbSubnetGroup": {"Type": "AWS::RDS::DBSubnetGroup", "Properties": {
             "DBSubnetGroupDescription": "Itachi database subnets",
             "SubnetIds": if_private(PRIVATE_SUBNETS, PUBLIC_SUBNETS), "Tags": tags(stage)}},
-        "ProxySecurityGroup": {"Type": "AWS::EC2::SecurityGroup", "Condition": PRIVATE, "Properties": {
+        "ProxySecurityGroup": {"Type": "AWS::EC2::SecurityGroup", "Condition": USE_PROXY, "Properties": {
             "GroupDescription": "Itachi RDS Proxy: Postgres from the Lambdas", "VpcId": ref("Vpc"),
-            "SecurityGroupIngress": [{"IpProtocol": "tcp", "FromPort": PORT, "ToPort": PORT,
-                                      "SourceSecurityGroupId": ref("LambdaSecurityGroup")}],
+            "SecurityGroupIngress": [_postgres_from("LambdaSecurityGroup")],
+            "SecurityGroupEgress": [{"IpProtocol": "tcp", "FromPort": PORT, "ToPort": PORT,
+                                     "CidrIp": VPC_CIDR, "Description": "Postgres to the instance"}],
             "Tags": tags(stage)}},
         "DbSecurityGroup": {"Type": "AWS::EC2::SecurityGroup", "Properties": {
             "GroupDescription": "Itachi database: Postgres from the proxy and the migrations function",
-            "VpcId": ref("Vpc"),
-            "SecurityGroupIngress": if_private(
-                [{"IpProtocol": "tcp", "FromPort": PORT, "ToPort": PORT,
-                  "SourceSecurityGroupId": ref("ProxySecurityGroup")},
-                 {"IpProtocol": "tcp", "FromPort": PORT, "ToPort": PORT,
-                  "SourceSecurityGroupId": ref("LambdaSecurityGroup")}],
-                # Public-db mode: Lambdas outside a VPC have no fixed address; TLS and the password guard it.
-                [{"IpProtocol": "tcp", "FromPort": PORT, "ToPort": PORT, "CidrIp": ref("DbAllowedCidr")}]),
+            "VpcId": ref("Vpc"), "SecurityGroupIngress": _ingress(),
+            "SecurityGroupEgress": [{"IpProtocol": "-1", "CidrIp": "127.0.0.1/32",
+                                     "Description": "no egress"}],
             "Tags": tags(stage)}},
-        # Errors logged tersely, never a statement or its parameters (requests carry secrets).
+        # Errors logged tersely, never a statement or its parameters (requests carry secrets); TLS
+        # only; a known connection limit.
         "DbParameters": {"Type": "AWS::RDS::DBParameterGroup", "Properties": {
             "Family": sub("postgres${DbEngineVersion}"),
-            "Description": "Itachi: keep statement values out of the Postgres log",
-            "Parameters": dict(PRIVATE_LOG_SETTINGS), "Tags": tags(stage)}},
+            "Description": "Itachi: TLS only, a fixed max_connections, no statement values in the log",
+            "Parameters": {**PRIVATE_LOG_SETTINGS, **TLS_SETTINGS,
+                           "max_connections": ref("DbMaxConnections")},
+            "Tags": tags(stage)}},
         "Database": {
             "Type": "AWS::RDS::DBInstance",
             "DeletionPolicy": "Snapshot", "UpdateReplacePolicy": "Snapshot",
@@ -69,21 +133,21 @@ def resources(stage: str) -> Json:
                 "Tags": tags(stage)}},
         "DatabaseSecretAttachment": {"Type": "AWS::SecretsManager::SecretTargetAttachment", "Properties": {
             "SecretId": ref(SECRET), "TargetId": ref("Database"), "TargetType": "AWS::RDS::DBInstance"}},
-        "DbProxyRole": {"Type": "AWS::IAM::Role", "Condition": PRIVATE, "Properties": {
+        "DbProxyRole": {"Type": "AWS::IAM::Role", "Condition": USE_PROXY, "Properties": {
             "AssumeRolePolicyDocument": assume_role("rds.amazonaws.com"),
             "Policies": [{"PolicyName": "read-database-secret", "PolicyDocument": {
                 "Version": "2012-10-17", "Statement": [{
                     "Effect": "Allow", "Action": "secretsmanager:GetSecretValue",
                     "Resource": ref(SECRET)}]}}],
             "Tags": tags(stage)}},
-        "DbProxy": {"Type": "AWS::RDS::DBProxy", "Condition": PRIVATE, "Properties": {
+        "DbProxy": {"Type": "AWS::RDS::DBProxy", "Condition": USE_PROXY, "Properties": {
             "DBProxyName": sub("${AWS::StackName}-proxy"), "EngineFamily": "POSTGRESQL",
             "Auth": [{"AuthScheme": "SECRETS", "SecretArn": ref(SECRET), "IAMAuth": "DISABLED",
                       "ClientPasswordAuthType": "POSTGRES_SCRAM_SHA_256"}],
             "RoleArn": get_att("DbProxyRole", "Arn"), "RequireTLS": True, "IdleClientTimeout": 1800,
             "VpcSubnetIds": PRIVATE_SUBNETS, "VpcSecurityGroupIds": [ref("ProxySecurityGroup")],
             "Tags": [{"Key": "itachi:stage", "Value": stage}]}},
-        "DbProxyTargets": {"Type": "AWS::RDS::DBProxyTargetGroup", "Condition": PRIVATE, "Properties": {
+        "DbProxyTargets": {"Type": "AWS::RDS::DBProxyTargetGroup", "Condition": USE_PROXY, "Properties": {
             "DBProxyName": ref("DbProxy"), "TargetGroupName": "default",
             "DBInstanceIdentifiers": [ref("Database")],
             "ConnectionPoolConfigurationInfo": {"MaxConnectionsPercent": 90}}},

@@ -1,6 +1,6 @@
 """One Lambda per queue consumer and per schedule (from the tables), plus the migrations function.
 
-Each gets its own role (least privilege), its own log group with retention, and the shared code
+Each gets its own role (its row of infra/aws/access.py), its own log group with retention, and the shared code
 zip (chalicelib, functions, the vendored dependencies). Table handlers run behind
 `functions.lambda_entry.handler`, which imports `ITACHI_HANDLER` at init and adds Powertools
 context and a correlation id to every log line.
@@ -13,21 +13,12 @@ from dataclasses import dataclass
 from chalicelib.kernel.queue_table import QUEUES, QueueSpec
 from chalicelib.kernel.schedule_table import SCHEDULES, ScheduleSpec
 from infra.aws import database
-from infra.aws.cfn import (
-    NO_VALUE,
-    PRIVATE,
-    Json,
-    assume_role,
-    get_att,
-    if_private,
-    join,
-    pascal,
-    ref,
-    sqs_arn,
-    sub,
-)
+from infra.aws.access import BOT, Access, access_for
+from infra.aws.capacity import MAX_CONSUMER_CONCURRENCY
+from infra.aws.cfn import Json, get_att, if_private, join, pascal, ref, sub
+from infra.aws.iam import TRACING, queue_statements, role
 from infra.aws.network import lambda_vpc_config
-from infra.aws.secrets import DATABASE_SECRET, SECRETS, SecretSpec, secret_arns, secret_environment
+from infra.aws.secrets import SECRET_SUFFIX, secret_environment, secrets_named
 
 ENTRY = "functions.lambda_entry.handler"
 MIGRATIONS_ENTRY = "functions.migrate_on_deploy.handler"
@@ -50,6 +41,11 @@ class FunctionSpec:
     @property
     def base(self) -> str:
         return self.logical_id.removesuffix("Function")
+
+    @property
+    def access_key(self) -> str:
+        """Its row in the access table: the handler, or the function's name (`api`, `migrations`)."""
+        return self.target or self.name
 
 
 def consumer_function(spec: QueueSpec) -> FunctionSpec:
@@ -78,55 +74,24 @@ def log_group(fn_name: str) -> Json:
                            "RetentionInDays": ref("LogRetentionDays")}}
 
 
-def role(base: str, extra_statements: list[Json], secrets: tuple[SecretSpec, ...]) -> Json:
-    statements: list[Json] = [
-        {"Effect": "Allow", "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
-         "Resource": get_att(f"{base}Logs", "Arn")},
-        {"Fn::If": [PRIVATE, {
-            "Effect": "Allow",
-            # Lambda's VPC attachment: these EC2 actions support no narrower resource.
-            "Action": ["ec2:CreateNetworkInterface", "ec2:DescribeNetworkInterfaces",
-                       "ec2:DescribeSubnets", "ec2:DeleteNetworkInterface",
-                       "ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses"],
-            "Resource": "*"}, NO_VALUE]},
-        {"Effect": "Allow", "Action": "secretsmanager:GetSecretValue", "Resource": secret_arns(secrets)},
-        # BatchGetSecretValue is authorised per secret by GetSecretValue above; it has no resource type.
-        {"Effect": "Allow", "Action": "secretsmanager:BatchGetSecretValue", "Resource": "*"},
-        *extra_statements,
-    ]
-    return {"Type": "AWS::IAM::Role", "Properties": {
-        "AssumeRolePolicyDocument": assume_role("lambda.amazonaws.com"),
-        "Policies": [{"PolicyName": "itachi-function", "PolicyDocument": {
-            "Version": "2012-10-17", "Statement": statements}}]}}
-
-
-def app_queue_statements(prefix: str) -> list[Json]:
-    """What every app function may do with queues: send to ours, create and size machine queues."""
-    return [
-        {"Effect": "Allow", "Action": ["sqs:SendMessage", "sqs:GetQueueUrl", "sqs:GetQueueAttributes"],
-         "Resource": sqs_arn(f"{prefix}-*")},
-        {"Effect": "Allow", "Action": ["sqs:CreateQueue", "sqs:SetQueueAttributes", "sqs:TagQueue"],
-         "Resource": sqs_arn(f"{prefix}-machine-*")},
-    ]
-
-
-def consumer_statements(prefix: str, spec: QueueSpec) -> list[Json]:
-    return [{"Effect": "Allow",
-             "Action": ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"],
-             "Resource": sqs_arn(f"{prefix}-{spec.key}")}]
-
-
-def app_environment(stage_env: dict[str, str]) -> Json:
-    """The environment every app function shares: the stage's, secret ARNs, the database host."""
-    env: Json = dict(stage_env)
-    env.update(secret_environment(SECRETS))
+def app_environment(stage_env: dict[str, str], access: Access) -> Json:
+    """A function's environment: the stage's names (no secret ids), its own secrets' ARNs, the
+    database host, and how to verify the database's certificate."""
+    env: Json = {k: v for k, v in stage_env.items() if not k.endswith(SECRET_SUFFIX)}
+    env.update(secret_environment(secrets_named(access.secrets)))
     env["DATABASE_HOST"] = database.app_database_host()
+    env.update(database.tls_environment())
     # Every deploy gives every function fresh containers, which read the secrets again.
     env["ITACHI_DEPLOY_ID"] = ref("DeployId")
-    # Who may command the bot and where task topics go: deploy parameters, not repository files.
-    env["TELEGRAM_ALLOWED_USERS"] = ref("TelegramAllowedUsers")
-    env["TELEGRAM_CHAT_ID"] = ref("TelegramChatId")
+    if BOT in access.secrets:
+        # Who may command the bot and where task topics go: deploy parameters, not repository files.
+        env["TELEGRAM_ALLOWED_USERS"] = ref("TelegramAllowedUsers")
+        env["TELEGRAM_CHAT_ID"] = ref("TelegramChatId")
     return env
+
+
+def tracing_mode() -> Json:
+    return {"Fn::If": [TRACING, "Active", "PassThrough"]}
 
 
 def function_resource(fn: FunctionSpec, *, code_uri: str, handler: str, env: Json) -> Json:
@@ -138,39 +103,52 @@ def function_resource(fn: FunctionSpec, *, code_uri: str, handler: str, env: Jso
         "Environment": {"Variables": {**env, **({"ITACHI_HANDLER": fn.target} if fn.target else {})}},
         "VpcConfig": lambda_vpc_config(),
         "LoggingConfig": {"LogGroup": ref(f"{fn.base}Logs"), "LogFormat": "Text"},
+        "Tracing": tracing_mode(),
     }
+    if fn.schedule is not None or fn is MIGRATIONS:
+        # One run at a time: a tick that arrives while the last run is still going waits (Lambda
+        # retries a throttled asynchronous event) and is dropped once older than one period.
+        props["ReservedConcurrentExecutions"] = 1
+    elif fn.queue is not None:
+        # As many as the event source mapping's MaximumConcurrency: never more (the database
+        # budget counts on it), never fewer (the mapping would be throttled).
+        props["ReservedConcurrentExecutions"] = MAX_CONSUMER_CONCURRENCY
     return {"Type": "AWS::Serverless::Function", "Properties": props}
 
 
 def resources(prefix: str, stage_env: dict[str, str], code_uri: str) -> Json:
     res: Json = {}
-    env = app_environment(stage_env)
     for fn in table_functions():
-        extra = app_queue_statements(prefix)
-        if fn.queue is not None:
-            extra += consumer_statements(prefix, fn.queue)
+        access = access_for(fn.access_key)
         res[f"{fn.base}Logs"] = log_group(fn.name)
-        res[f"{fn.base}Role"] = role(fn.base, extra, SECRETS)
+        res[f"{fn.base}Role"] = role(fn.base, queue_statements(prefix, access, fn.queue),
+                                     secrets_named(access.secrets))
+        env = app_environment(stage_env, access)
         res[fn.logical_id] = {**function_resource(fn, code_uri=code_uri, handler=ENTRY, env=env),
                               "DependsOn": ["SchemaMigrations"]}
         if fn.schedule is not None:
             # A missed run is retried by the next period, not by overlapping retries.
             res[f"{fn.base}InvokeConfig"] = {"Type": "AWS::Lambda::EventInvokeConfig", "Properties": {
-                "FunctionName": ref(fn.logical_id), "Qualifier": "$LATEST", "MaximumRetryAttempts": 0}}
+                "FunctionName": ref(fn.logical_id), "Qualifier": "$LATEST", "MaximumRetryAttempts": 0,
+                "MaximumEventAgeInSeconds": max(60, min(fn.schedule.every_s, 21600))}}
     res.update(migrations_resources(stage_env, code_uri))
     return res
 
 
 def migrations_resources(stage_env: dict[str, str], code_uri: str) -> Json:
     fn = MIGRATIONS
-    env: Json = {k: v for k, v in stage_env.items() if not k.endswith("_SECRET_ID")}
-    env.update(secret_environment((DATABASE_SECRET,)))
+    access = access_for(fn.access_key)
+    env: Json = {k: v for k, v in stage_env.items() if not k.endswith(SECRET_SUFFIX)}
+    env.update(secret_environment(secrets_named(access.secrets)))
     env["DATABASE_HOST"] = database.instance_host()  # DDL and advisory locks go to the instance itself
+    env.update(database.tls_environment())
     # Wait for the way out (Secrets Manager, CloudFormation's reply) before the first deploy's run;
     # a reference, not DependsOn, because these resources exist in private mode only.
     env["ITACHI_EGRESS"] = if_private(join(ref("PrivateDefaultRoute"), ref("S3Endpoint"), sep=","), "direct")
+    props = function_resource(fn, code_uri=code_uri, handler=MIGRATIONS_ENTRY, env=env)
+    props["Properties"]["VpcConfig"] = lambda_vpc_config("MigrationsSecurityGroup")
     return {
         f"{fn.base}Logs": log_group(fn.name),
-        f"{fn.base}Role": role(fn.base, [], (DATABASE_SECRET,)),
-        fn.logical_id: function_resource(fn, code_uri=code_uri, handler=MIGRATIONS_ENTRY, env=env),
+        f"{fn.base}Role": role(fn.base, [], secrets_named(access.secrets)),
+        fn.logical_id: props,
     }

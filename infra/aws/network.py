@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from infra.aws.cfn import PRIVATE, Json, get_att, if_private, ref, sub, tags
 
+VPC_CIDR = "10.42.0.0/16"
 SUBNETS = {
     "PublicSubnetA": ("10.42.0.0/24", 0, True),
     "PublicSubnetB": ("10.42.1.0/24", 1, True),
@@ -20,16 +21,28 @@ PRIVATE_SUBNETS = [ref("PrivateSubnetA"), ref("PrivateSubnetB")]
 PUBLIC_SUBNETS = [ref("PublicSubnetA"), ref("PublicSubnetB")]
 
 
-def lambda_vpc_config() -> Json:
+def lambda_vpc_config(security_group: str = "LambdaSecurityGroup") -> Json:
     """VpcConfig for a function: the private subnets in private mode, no VPC otherwise."""
-    return if_private({"SubnetIds": PRIVATE_SUBNETS, "SecurityGroupIds": [ref("LambdaSecurityGroup")]},
+    return if_private({"SubnetIds": PRIVATE_SUBNETS, "SecurityGroupIds": [ref(security_group)]},
                       {"Ref": "AWS::NoValue"})
+
+
+def egress_only_group(stage: str, description: str) -> Json:
+    """HTTPS anywhere (AWS APIs, Telegram, OpenAI) and Postgres inside the VPC; no ingress."""
+    return {"Type": "AWS::EC2::SecurityGroup", "Properties": {
+        "GroupDescription": description, "VpcId": ref("Vpc"),
+        "SecurityGroupEgress": [
+            {"IpProtocol": "tcp", "FromPort": 443, "ToPort": 443, "CidrIp": "0.0.0.0/0",
+             "Description": "HTTPS to AWS APIs, Telegram and OpenAI"},
+            {"IpProtocol": "tcp", "FromPort": 5432, "ToPort": 5432, "CidrIp": VPC_CIDR,
+             "Description": "Postgres (the instance or RDS Proxy)"}],
+        "Tags": tags(stage)}}
 
 
 def resources(stage: str) -> Json:
     res: Json = {
         "Vpc": {"Type": "AWS::EC2::VPC", "Properties": {
-            "CidrBlock": "10.42.0.0/16", "EnableDnsSupport": True, "EnableDnsHostnames": True,
+            "CidrBlock": VPC_CIDR, "EnableDnsSupport": True, "EnableDnsHostnames": True,
             "Tags": tags(stage, {"Name": f"itachi-{stage}"})}},
         "InternetGateway": {"Type": "AWS::EC2::InternetGateway", "Properties": {"Tags": tags(stage)}},
         "InternetGatewayAttachment": {"Type": "AWS::EC2::VPCGatewayAttachment", "Properties": {
@@ -56,11 +69,9 @@ def resources(stage: str) -> Json:
             "VpcId": ref("Vpc"), "VpcEndpointType": "Gateway",
             "ServiceName": sub("com.amazonaws.${AWS::Region}.s3"),
             "RouteTableIds": [ref("PrivateRouteTable")]}},
-        "LambdaSecurityGroup": {"Type": "AWS::EC2::SecurityGroup", "Properties": {
-            "GroupDescription": "Itachi Lambdas (egress only)", "VpcId": ref("Vpc"),
-            "SecurityGroupEgress": [{"IpProtocol": "-1", "CidrIp": "0.0.0.0/0",
-                                     "Description": "HTTPS to AWS APIs, Telegram, OpenAI; Postgres"}],
-            "Tags": tags(stage)}},
+        "LambdaSecurityGroup": egress_only_group(stage, "Itachi Lambdas (egress only)"),
+        # Its own group: only the migrations function reaches the database instance directly.
+        "MigrationsSecurityGroup": egress_only_group(stage, "Itachi migrations function (egress only)"),
     }
     for name, (cidr, az, public) in SUBNETS.items():
         res[name] = {"Type": "AWS::EC2::Subnet", "Properties": {

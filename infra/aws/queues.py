@@ -8,11 +8,12 @@ exhaust the database's connections.
 from __future__ import annotations
 
 from chalicelib.kernel.queue_table import QUEUES, QueueSpec, queue_name
+from infra.aws.capacity import MAX_CONSUMER_CONCURRENCY
 from infra.aws.cfn import Json, get_att, pascal, ref, tags
 from infra.aws.functions import consumer_function
 
 DLQ_RETENTION_S = 14 * 24 * 3600
-MAX_CONSUMER_CONCURRENCY = 5
+
 
 
 def queue_id(spec: QueueSpec) -> str:

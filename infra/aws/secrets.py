@@ -36,6 +36,15 @@ SECRETS: tuple[SecretSpec, ...] = (
 )
 DATABASE_SECRET = SECRETS[0]
 USER_SECRETS = tuple(s for s in SECRETS if s.kind == "user")
+SECRET_SUFFIX = "_SECRET_ID"
+
+
+def secrets_named(variables: tuple[str, ...]) -> tuple[SecretSpec, ...]:
+    """The secrets that fill these settings, in the table's order."""
+    unknown = set(variables) - {s.var for s in SECRETS}
+    if unknown:
+        raise KeyError(f"no secret fills {', '.join(sorted(unknown))}")
+    return tuple(s for s in SECRETS if s.var in variables)
 
 
 def _value(spec: SecretSpec) -> Json:
@@ -64,7 +73,7 @@ def resources(stage: StageConfig) -> Json:
 
 def secret_environment(specs: tuple[SecretSpec, ...] = SECRETS) -> Json:
     """`<VAR>_SECRET_ID` -> the secret's ARN, for a function's environment."""
-    return {f"{s.var}_SECRET_ID": ref(s.logical_id) for s in specs}
+    return {f"{s.var}{SECRET_SUFFIX}": ref(s.logical_id) for s in specs}
 
 
 def secret_arns(specs: tuple[SecretSpec, ...] = SECRETS) -> list[Json]:

@@ -20,6 +20,7 @@ class StageConfig:
     app_name: str
     env: dict[str, str]
     parameters: dict[str, str] = field(default_factory=dict)  # CloudFormation parameter defaults
+    termination_protection: bool = False  # delete-stack refused while on (the stage's choice)
 
     @property
     def queue_prefix(self) -> str:
@@ -47,4 +48,5 @@ def load_stage(stage: str, path: Path = CONFIG_PATH) -> StageConfig:
         if not env.get(required):
             raise StageError(f"stage {stage!r} sets no {required} in {path}")
     params = {str(k): str(v) for k, v in section.get("itachi_parameters", {}).items()}
-    return StageConfig(stage=stage, app_name=config["app_name"], env=env, parameters=params)
+    return StageConfig(stage=stage, app_name=config["app_name"], env=env, parameters=params,
+                       termination_protection=bool(section.get("itachi_termination_protection", False)))

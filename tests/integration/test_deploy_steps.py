@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -13,8 +14,9 @@ import boto3
 import pytest
 
 from functions import migrate_on_deploy
+from infra.aws.agents import KEY_LIFETIME_DAYS, POLICY_NAME
 from infra.aws.stage import load_stage
-from infra.deploy import Deployer, with_code_location
+from infra.deploy import ROLLBACK_WINDOW_DAYS, SUPERSEDED_TAG, Deployer, with_code_location
 
 
 class ResponseUrl:
@@ -94,37 +96,78 @@ def test_uploaded_code_location_replaces_every_local_code_path() -> None:
         "lambda/abc.zip", None}
 
 
-def test_add_machine_creates_its_queue_and_a_user_tagged_for_that_queue_only(
-        moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in (("AWS_ENDPOINT_URL", moto_endpoint), ("AWS_ACCESS_KEY_ID", "local"),
+def _moto_env(monkeypatch: pytest.MonkeyPatch, endpoint: str) -> None:
+    for name, value in (("AWS_ENDPOINT_URL", endpoint), ("AWS_ACCESS_KEY_ID", "local"),
                         ("AWS_SECRET_ACCESS_KEY", "local"), ("AWS_DEFAULT_REGION", "us-east-1")):
         monkeypatch.setenv(name, value)
-    stage = load_stage("dev")
+
+
+def _inline_policy(iam: Any, user: str) -> dict[str, Any]:
+    document = iam.get_user_policy(UserName=user, PolicyName=POLICY_NAME)["PolicyDocument"]
+    return json.loads(document) if isinstance(document, str) else document  # type: ignore[no-any-return]
+
+
+def test_add_machine_gives_a_user_of_its_own_that_reaches_its_queue_only_until_a_date(
+        moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _moto_env(monkeypatch, moto_endpoint)
     session = boto3.session.Session()  # not boto3's process-wide default, which earlier tests shaped
-    # A stand-in for the deployed stack: the agents group and the output that names it.
-    session.client("iam").create_group(GroupName="itachi-dev-agents", Path="/itachi/")
-    cfn = session.client("cloudformation")
-    cfn.create_stack(StackName=stage.stack_name, TemplateBody=json.dumps({
-        "Resources": {"Marker": {"Type": "AWS::SQS::Queue", "Properties": {}}},
-        "Outputs": {"AgentsGroup": {"Value": "itachi-dev-agents"}}}))
-    cfn.get_waiter("stack_create_complete").wait(StackName=stage.stack_name,
-                                                 WaiterConfig={"Delay": 1, "MaxAttempts": 30})
-    created = Deployer(stage, session).add_machine("laptop-1")
+    machines = Deployer(load_stage("dev"), session).machines()
+    created = machines.add("laptop-1")
     sqs = session.client("sqs")
     url = sqs.get_queue_url(QueueName="itachi-dev-machine-laptop-1")["QueueUrl"]
-    redrive = json.loads(sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])
-                         ["Attributes"]["RedrivePolicy"])
+    attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+    redrive = json.loads(attrs["RedrivePolicy"])
     assert redrive["deadLetterTargetArn"].endswith(":itachi-dev-machine-laptop-1-dlq")
     iam = session.client("iam")
     tags = iam.list_user_tags(UserName=created["user"])["Tags"]
     assert {"Key": "itachi-machine", "Value": "laptop-1"} in tags
     assert created["AWS_ACCESS_KEY_ID"] and created["AWS_SECRET_ACCESS_KEY"]
-    assert [g["GroupName"] for g in iam.list_groups_for_user(UserName=created["user"])["Groups"]]
+    assert iam.list_groups_for_user(UserName=created["user"])["Groups"] == []  # nothing the stack owns
+    [statement] = _inline_policy(iam, created["user"])["Statement"]
+    assert statement["Resource"] == attrs["QueueArn"]
+    assert "sqs:SendMessage" not in statement["Action"]
+    expiry = statement["Condition"]["DateLessThan"]["aws:CurrentTime"]
+    assert expiry.startswith(created["expires"])
+    days = (datetime.fromisoformat(expiry.replace("Z", "+00:00")) - datetime.now(UTC)).days
+    assert KEY_LIFETIME_DAYS - 1 <= days <= KEY_LIFETIME_DAYS
 
 
-def test_add_machine_refuses_an_id_that_could_reach_other_queues(moto_endpoint: str) -> None:
+def test_rotating_a_machine_key_leaves_only_the_new_key(moto_endpoint: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    _moto_env(monkeypatch, moto_endpoint)
+    session = boto3.session.Session()
+    machines = Deployer(load_stage("dev"), session).machines()
+    first = machines.add("desk-2")
+    rotated = machines.rotate("desk-2")
+    iam = session.client("iam")
+    keys = [k["AccessKeyId"] for k in iam.list_access_keys(UserName=rotated["user"])["AccessKeyMetadata"]]
+    assert keys == [rotated["AWS_ACCESS_KEY_ID"]] and first["AWS_ACCESS_KEY_ID"] not in keys
+    machines.remove("desk-2")
+    with pytest.raises(iam.exceptions.NoSuchEntityException):
+        iam.get_user(UserName=rotated["user"])
+
+
+def test_agents_left_in_an_older_stacks_group_get_their_own_policy_and_leave_it(
+        moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _moto_env(monkeypatch, moto_endpoint)
+    session = boto3.session.Session()
+    machines = Deployer(load_stage("dev"), session).machines()
+    created = machines.add("old-box")
+    iam = session.client("iam")
+    iam.delete_user_policy(UserName=created["user"], PolicyName=POLICY_NAME)
+    iam.create_group(GroupName="itachi-dev-old-agents")
+    iam.add_user_to_group(GroupName="itachi-dev-old-agents", UserName=created["user"])
+    assert machines.release_from_group("itachi-dev-old-agents") == [created["user"]]
+    assert iam.get_group(GroupName="itachi-dev-old-agents")["Users"] == []
+    iam.delete_group(GroupName="itachi-dev-old-agents")  # what a stack delete now can do
+    [statement] = _inline_policy(iam, created["user"])["Statement"]
+    assert statement["Resource"].endswith(":itachi-dev-machine-old-box")
+
+
+@pytest.mark.parametrize("machine_id", ["*", "laptop-dlq", "laptop-DLQ", "x" * 41, ""])
+def test_add_machine_refuses_an_id_that_could_reach_other_queues(moto_endpoint: str, machine_id: str) -> None:
     with pytest.raises(SystemExit):
-        Deployer(load_stage("dev"), boto3.session.Session(region_name="us-east-1")).add_machine("*")
+        Deployer(load_stage("dev"), boto3.session.Session(region_name="us-east-1")).machines().add(machine_id)
 
 
 def test_an_update_keeps_every_parameter_it_is_not_given(moto_endpoint: str,
@@ -148,3 +191,44 @@ def test_an_update_keeps_every_parameter_it_is_not_given(moto_endpoint: str,
                       {"ParameterKey": "AlarmEmail", "UsePreviousValue": True}]
     with pytest.raises(SystemExit, match="NoSuchParameter"):
         deployer.parameter_list({"NoSuchParameter": "x"}, {"AlarmEmail"}, exists=True)
+
+
+def test_the_code_a_stack_runs_never_expires_and_a_superseded_one_lasts_the_rollback_window(
+        moto_endpoint: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    _moto_env(monkeypatch, moto_endpoint)
+    session = boto3.session.Session()
+    deployer = Deployer(load_stage("dev"), session)
+    bucket = deployer.artifact_bucket()
+    s3 = session.client("s3")
+    rules = s3.get_bucket_lifecycle_configuration(Bucket=bucket)["Rules"]
+    expiring = [r for r in rules if "Expiration" in r]
+    assert expiring
+    for rule in expiring:  # only superseded code, or templates, ever expire
+        assert rule["Filter"].get("Tag") == {"Key": SUPERSEDED_TAG, "Value": "true"} or \
+            rule["Filter"].get("Prefix") == "templates/"
+        assert rule["Expiration"]["Days"] >= ROLLBACK_WINDOW_DAYS
+    artifact = tmp_path / "lambda.zip"
+    artifact.write_bytes(b"code")
+    deployer.upload(bucket, "lambda/old.zip", artifact)
+    deployer.upload(bucket, "lambda/live.zip", artifact)
+    deployer.supersede(bucket, "lambda/old.zip")
+    tagged = s3.get_object_tagging(Bucket=bucket, Key="lambda/old.zip")["TagSet"]
+    assert tagged == [{"Key": SUPERSEDED_TAG, "Value": "true"}]
+    assert s3.get_object(Bucket=bucket, Key="lambda/old.zip")["Body"].read() == b"code"  # still there
+    assert s3.get_object_tagging(Bucket=bucket, Key="lambda/live.zip")["TagSet"] == []
+
+
+def test_a_deploy_turns_on_termination_protection_where_the_stage_asks_for_it() -> None:
+    # moto does not implement UpdateTerminationProtection; botocore's Stubber checks the request
+    # against the real API model instead.
+    from botocore.stub import Stubber
+
+    for name in ("prod", "dev"):
+        stage = load_stage(name)
+        deployer = Deployer(stage, boto3.session.Session(aws_access_key_id="x", aws_secret_access_key="x",
+                                                         region_name="us-east-1"))
+        with Stubber(deployer.cfn) as stub:
+            stub.add_response("update_termination_protection", {"StackId": "id"}, {
+                "StackName": stage.stack_name, "EnableTerminationProtection": name == "prod"})
+            deployer.protect()
+            stub.assert_no_pending_responses()

@@ -267,3 +267,11 @@ def test_a_task_outcome_moves_the_confidence_of_the_lessons_its_prompt_carried(
     with container.db.connection() as conn:
         row = conn.execute("SELECT confidence FROM memories WHERE id = %s", (lesson_id,)).fetchone()
     assert row is not None and abs(row["confidence"] - 0.55) < 1e-6
+
+
+@pytest.mark.parametrize("machine_id", ["m1-dlq", "m1-DLQ", "bad id", "x" * 41])
+def test_a_machine_id_that_would_name_another_machines_dlq_or_no_queue_is_refused(
+        client: ApiClient, machine_id: str) -> None:
+    with pytest.raises(ApiError) as refused:
+        heartbeat(client, machine_id)
+    assert refused.value.status == 400 and "machine_id" in str(refused.value)

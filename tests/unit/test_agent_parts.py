@@ -42,6 +42,7 @@ def test_an_engine_command_override_replaces_the_program_and_keeps_the_flags() -
 def test_the_machine_id_defaults_to_the_hostname_made_queue_safe() -> None:
     assert default_machine_id("Dev Box.local") == "Dev-Box"
     assert default_machine_id("...") == "machine"
+    assert default_machine_id("build-dlq.corp") == "build_dlq"  # never another machine's DLQ name
 
 
 def test_agent_settings_come_from_the_environment(tmp_path: Path) -> None:

@@ -74,3 +74,16 @@ def test_settings_from_env_resolve_secrets_through_the_store() -> None:
     assert settings.database_url.startswith("postgresql://itachi:")
     assert (settings.db_pool_min, settings.db_pool_max) == (0, 2)
     assert "prod-key" not in repr(settings)
+
+
+def test_database_url_verifies_the_server_against_the_shipped_ca_bundle_when_told_to() -> None:
+    from psycopg.conninfo import conninfo_to_dict
+
+    env = resolve_secret_env({"DATABASE_URL_SECRET_ID": "db", "DATABASE_HOST": "db.internal",
+                              "DATABASE_SSLMODE": "verify-full",
+                              "DATABASE_SSLROOTCERT": "/var/task/certs/rds-ca-bundle.pem"},
+                             FakeSecretStore({"db": RDS_CREDS}))
+    params = conninfo_to_dict(env["DATABASE_URL"])
+    assert params["sslmode"] == "verify-full"
+    assert params["sslrootcert"] == "/var/task/certs/rds-ca-bundle.pem"
+    assert params["host"] == "db.internal" and params["password"] == "p@ss/word"

@@ -7,12 +7,12 @@ or failed at once instead of waiting for their lease to run out.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.logging import get_logger
+from chalicelib.kernel.queue_table import valid_machine_id
 from chalicelib.tasks.domain.agent_session_states import SessionStatus
 from chalicelib.tasks.domain.machine_records import Heartbeat, MachineRecord
 from chalicelib.tasks.domain.machine_selection import online_status
@@ -20,8 +20,6 @@ from chalicelib.tasks.domain.task_model import Task
 from chalicelib.tasks.services.ports import TasksUnitOfWork
 from chalicelib.tasks.services.task_deps import TaskDeps, TaskUseCase
 from chalicelib.tasks.services.task_recovery import recover_task
-
-MACHINE_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 
 @dataclass(frozen=True)
@@ -41,8 +39,9 @@ class MachineRegistry(TaskUseCase):
         self._endpoint, self._region = sqs_endpoint_url, region
 
     def heartbeat(self, hb: Heartbeat) -> Registration:
-        if not MACHINE_ID.match(hb.machine_id):
-            raise InvalidInput("machine_id: 1-40 letters, digits, '-' or '_'", field="machine_id")
+        if not valid_machine_id(hb.machine_id):
+            raise InvalidInput("machine_id: 1-40 letters, digits, '-' or '_', not ending in -dlq",
+                               field="machine_id")
         recovered: list[Task] = []
         with self._uow() as uow:
             previous_instance, queue_url = uow.machines.record_heartbeat(hb)

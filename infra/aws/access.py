@@ -1,0 +1,68 @@
+"""What each function may reach: the secrets it reads and the queues it sends to (least privilege).
+
+One row per function, keyed by its handler ("module:function" from the queue or schedule table,
+or `api` / `migrations`). Rendering fails for a table handler without a row, so a new consumer
+or schedule gets exactly the access someone wrote down for it. A function's role allows
+`GetSecretValue` on its secrets only, and its environment names only those; it may send to the
+queues listed (`machine-*`: the per-machine agent queues), and only the API creates machine
+queues. Why each row holds what it holds:
+
+- a function that changes tasks publishes their events to Telegram topics when the bot token is
+  set (`Container.task_event_publisher`), so it reads the bot token and wakes `telegram-outbox`;
+- a function that talks to Telegram builds the bot application, whose handlers' composition
+  builds the embedder, so it reads the OpenAI key as well (`Container.bot_services`);
+- memory, lessons and the LLM need the OpenAI key; only the API checks API keys and the webhook
+  secret.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DB = "DATABASE_URL"
+API_KEYS = "ITACHI_API_KEYS"
+WEBHOOK = "TELEGRAM_WEBHOOK_SECRET"
+BOT = "TELEGRAM_BOT_TOKEN"
+OPENAI = "OPENAI_API_KEY"
+MACHINES = "machine-*"
+
+API = "api"
+MIGRATIONS = "migrations"
+
+
+@dataclass(frozen=True)
+class Access:
+    secrets: tuple[str, ...]  # the settings (SecretSpec.var) whose secrets the function reads
+    sends: tuple[str, ...] = ()  # queue keys it sends to; MACHINES for the agents' queues
+    creates_machine_queues: bool = False
+
+
+ACCESS: dict[str, Access] = {
+    API: Access((DB, API_KEYS, WEBHOOK, BOT, OPENAI),
+                ("dispatch", "telegram-updates", "telegram-outbox", "ingest", MACHINES),
+                creates_machine_queues=True),
+    MIGRATIONS: Access((DB,)),
+    "functions.dispatch_consumer:handler": Access((DB, BOT), (MACHINES, "telegram-outbox")),
+    "functions.telegram_consumer:handler": Access((DB, BOT, OPENAI),
+                                                  ("dispatch", "telegram-outbox", MACHINES)),
+    "functions.telegram_outbox:handler": Access((DB, BOT, OPENAI), ("telegram-outbox",)),
+    "functions.ingest_consumer:handler": Access((DB, OPENAI)),
+    "functions.cleanup:handler": Access((DB,)),
+    "functions.reminders:handler": Access((DB, BOT, OPENAI)),
+    "functions.telegram_outbox:sweep": Access((DB, BOT), ("telegram-outbox",)),
+    "functions.task_sweep:handler": Access((DB, BOT), ("dispatch", "telegram-outbox")),
+    "functions.effectiveness_decay:handler": Access((DB, OPENAI)),
+    "functions.reflection:handler": Access((DB, OPENAI)),
+}
+
+
+class AccessError(LookupError):
+    """A function has no row in the access table."""
+
+
+def access_for(handler: str) -> Access:
+    try:
+        return ACCESS[handler]
+    except KeyError:
+        raise AccessError(f"{handler} has no row in infra/aws/access.py: write down which secrets it "
+                          f"reads and which queues it sends to") from None

@@ -53,6 +53,8 @@ ACCESS: dict[str, Access] = {
     "functions.task_sweep:handler": Access((DB, BOT), ("dispatch", "telegram-outbox")),
     "functions.effectiveness_decay:handler": Access((DB, OPENAI)),
     "functions.reflection:handler": Access((DB, OPENAI)),
+    # The LLM reducer when the key is set, the deterministic one otherwise.
+    "functions.memory_eviction:handler": Access((DB, OPENAI)),
 }
 
 

@@ -37,6 +37,7 @@ EXPECTED: dict[str, tuple[set[str], set[str], bool]] = {
     "functions.task_sweep:handler": ({DB, BOT}, {"dispatch", "telegram-outbox"}, False),
     "functions.effectiveness_decay:handler": ({DB, AI}, set(), False),
     "functions.reflection:handler": ({DB, AI}, set(), False),
+    "functions.memory_eviction:handler": ({DB, AI}, set(), False),
 }
 SECRET_VARS = {"DatabaseUrlSecret": DB, "ItachiApiKeysSecret": KEYS, "TelegramWebhookSecretSecret": HOOK,
                "TelegramBotTokenSecret": BOT, "OpenaiApiKeySecret": AI}

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_integrity import MemoryIntegrity
     from chalicelib.memory.services.memory_lifecycle import MemoryLifecycle
     from chalicelib.memory.services.memory_service import MemoryService
+    from chalicelib.memory.services.memory_transfer import MemoryTransfer
     from chalicelib.memory.services.ports import Embedder, MemoryUnits
     from chalicelib.sessions.services.ports import SessionUnits
     from chalicelib.sessions.services.sessions import SessionService
@@ -262,6 +263,12 @@ class Container:
         from chalicelib.memory.services.memory_integrity import MemoryIntegrity
 
         return MemoryIntegrity(self.lifecycle_units, self.embedder)
+
+    @cached_property
+    def memory_transfer(self) -> MemoryTransfer:
+        from chalicelib.memory.services.memory_transfer import MemoryTransfer
+
+        return MemoryTransfer(self.lifecycle_units, self.embedder)
 
     # Learning loop: insight extraction, project rules, lessons, weekly reviews (docs/learning.md).
     # Its units bind the memory core's repository too: rules and lessons are written through

@@ -9,6 +9,7 @@ from chalicelib.kernel.http import ApiBlueprint, ok, parse_body, parse_query
 from chalicelib.memory.lifecycle_schemas import EvictIn, FixIn, ListQuery, PhaseQuery, TagsIn, page_json
 from chalicelib.memory.routes import parse_memory_id
 from chalicelib.memory.schemas import memory_json
+from chalicelib.memory.transfer_schemas import ExportQuery, ImportIn
 
 bp = ApiBlueprint(__name__)
 
@@ -65,3 +66,24 @@ def fix() -> Response:
     """Repair what is safe (vectors, duplicates, superseded loops); report what is left."""
     body = parse_body(bp.current_request, FixIn)
     return ok(get_container().memory_integrity.fix(body.project, time_budget_s=body.time_budget_s).as_json())
+
+
+@bp.route("/api/memory/export", methods=["GET"])
+def export() -> Response:
+    """A page of memories (with archived originals) as the git-friendly files hold them."""
+    from chalicelib.memory.transfer_schemas import record_json
+
+    q = parse_query(bp.current_request, ExportQuery)
+    rows = get_container().memory_transfer.export_page(q.project, str(q.after) if q.after else None, q.limit)
+    last = rows[-1]["id"] if len(rows) == q.limit else None
+    return ok({"records": [record_json(r) for r in rows], "next_after": last})
+
+
+@bp.route("/api/memory/import", methods=["POST"])
+def import_records() -> Response:
+    """Upsert exported records by id (idempotent); links whose ends are missing come back deferred."""
+    body = parse_body(bp.current_request, ImportIn)
+    links = [(str(link.id), str(link.superseded_by) if link.superseded_by else None) for link in body.links]
+    report = get_container().memory_transfer.import_batch([r.stored() for r in body.records], links,
+                                                          embed=body.embed)
+    return ok(report.as_json())

@@ -17,6 +17,7 @@ from chalicelib.memory.adapters.integrity_repository import PostgresIntegrityRep
 from chalicelib.memory.adapters.lifecycle_repository import PostgresLifecycleRepository
 from chalicelib.memory.adapters.memory_repository import PostgresMemoryRepository
 from chalicelib.memory.adapters.memory_search import PostgresMemorySearch, VectorFeatures
+from chalicelib.memory.adapters.transfer_repository import PostgresTransferRepository
 from chalicelib.memory.services.ports import TransientConflict
 
 TRANSIENT = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
@@ -27,6 +28,7 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
     search: PostgresMemorySearch
     lifecycle: PostgresLifecycleRepository
     integrity: PostgresIntegrityRepository
+    transfer: PostgresTransferRepository
 
     def __init__(self, db: Any, features: VectorFeatures) -> None:
         super().__init__(db)
@@ -37,6 +39,7 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
         self.search = PostgresMemorySearch(conn, self._features)
         self.lifecycle = PostgresLifecycleRepository(conn)
         self.integrity = PostgresIntegrityRepository(conn)
+        self.transfer = PostgresTransferRepository(conn)
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

@@ -60,12 +60,29 @@ class IntegrityRepository(Protocol):
     def open_loops(self, project: str | None) -> int: ...
 
 
+class TransferRepository(Protocol):
+    def export_page(self, project: str | None, after: str | None, limit: int) -> list[dict[str, Any]]:
+        """Memories by id after `after`, every exported field, `superseded_by` and `archive`."""
+        ...
+
+    def upsert(self, record: dict[str, Any]) -> str:
+        """"inserted", "updated", "unchanged" or "conflict" (the project's content hash is taken)."""
+        ...
+
+    def link(self, links: Sequence[tuple[str, str | None]]) -> list[tuple[str, str | None]]: ...
+
+    def unembedded(self, memory_ids: Sequence[str]) -> list[tuple[str, str, str]]: ...
+
+
 class LifecycleUnitOfWork(MemoryUnitOfWork, Protocol):
     @property
     def lifecycle(self) -> LifecycleRepository: ...
 
     @property
     def integrity(self) -> IntegrityRepository: ...
+
+    @property
+    def transfer(self) -> TransferRepository: ...
 
 
 LifecycleUnits = Callable[[], LifecycleUnitOfWork]

@@ -1,0 +1,93 @@
+"""The git-friendly memory file: Markdown with a front matter, one file per memory or archive.
+
+Stdlib only (the CLI writes and reads these; the server validates the records it is sent).
+Layout of an export directory:
+
+    <DIR>/<project>/memories/<id>.md     a memory: front matter, then its content
+    <DIR>/<project>/archives/<id>.md     the archived original of an evicted memory
+
+The front matter is YAML in its JSON-compatible subset: one `key: <JSON value>` per line, keys
+sorted, so any YAML parser reads it and the same record always renders to the same bytes. The
+body is the content followed by one newline (a reader removes exactly one). A content holding a
+carriage return is put in the front matter (`content:`) instead, so files only ever hold LF
+line endings. Nothing volatile is written (no export time, no access counts), so exporting an
+unchanged store twice gives no diff.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+FENCE = "---"
+MEMORY_KEYS = frozenset({
+    "category", "confidence", "content_hash", "created_at", "files", "id", "last_reinforced_at", "metadata",
+    "phase", "project", "session_id", "significance", "source_ids", "summary", "superseded_by", "tags",
+    "times_reinforced"})
+ARCHIVE_KEYS = frozenset({"archived_at", "category", "id", "project", "summary"})
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+class BadMemoryFile(ValueError):
+    """A file that is not a memory file this format can read; the message says why."""
+
+
+def project_dir(project: str) -> str:
+    """The project's folder name: every character outside [A-Za-z0-9._-] percent-encoded."""
+    name = _UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group(0).encode()), project)
+    return name if name not in {".", ".."} else name.replace(".", "%2E")
+
+
+def render(record: dict[str, Any], content: str) -> str:
+    """The file text of one record (front matter keys sorted) and its content."""
+    head = dict(record)
+    body = content
+    if "\r" in content:
+        head["content"], body = content, ""
+    lines = [FENCE] + [f"{key}: {json.dumps(head[key], ensure_ascii=False, sort_keys=True)}"
+                       for key in sorted(head)] + [FENCE]
+    return "\n".join(lines) + "\n" + (body + "\n" if body else "")
+
+
+def parse(text: str, allowed: frozenset[str]) -> tuple[dict[str, Any], str]:
+    """(front matter, content) of a file; BadMemoryFile naming what is wrong."""
+    if not text.startswith(FENCE + "\n"):
+        raise BadMemoryFile("does not start with a '---' front matter")
+    end = text.find("\n" + FENCE + "\n", len(FENCE))
+    if end < 0:
+        raise BadMemoryFile("the front matter is not closed by '---'")
+    head: dict[str, Any] = {}
+    for number, line in enumerate(text[len(FENCE) + 1:end].split("\n"), start=2):
+        key, sep, raw = line.partition(": ")
+        if not sep or not key:
+            raise BadMemoryFile(f"line {number}: expected 'key: value'")
+        if key not in allowed and key != "content":
+            raise BadMemoryFile(f"line {number}: unknown key {key!r}")
+        try:
+            head[key] = json.loads(raw)
+        except ValueError:
+            raise BadMemoryFile(f"line {number}: the value of {key!r} is not valid") from None
+    missing = sorted(allowed - head.keys())
+    if missing:
+        raise BadMemoryFile(f"missing {', '.join(missing)}")
+    body = text[end + len(FENCE) + 2:]
+    if "content" in head:
+        content = head.pop("content")
+        if not isinstance(content, str) or body:
+            raise BadMemoryFile("content is given twice")
+        return head, content
+    return head, body[:-1] if body.endswith("\n") else body
+
+
+def write_if_changed(path: Path, text: str) -> bool:
+    """Write `text` (LF, UTF-8) unless the file already holds exactly it; True if written."""
+    data = text.encode()
+    if path.exists() and path.read_bytes() == data:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+    return True

@@ -1,0 +1,110 @@
+"""SQL of export and import: memories with their archived originals, exactly as stored.
+
+Export pages by id. Import upserts by id, every exported field as given: a record equal to the
+row changes nothing (no new row version), a new or changed text drops the vector so it is
+embedded again. Links (`superseded_by`) are set once both ends exist; one whose target is not
+there yet is handed back as deferred.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+from chalicelib.memory.adapters.memory_repository import Conn, savepoint
+
+FIELDS = ("project", "category", "content", "summary", "files", "metadata", "tags", "phase", "significance",
+          "confidence", "times_reinforced", "created_at", "last_reinforced_at", "session_id", "source_ids",
+          "content_hash")
+_COLUMNS = ", ".join(FIELDS)
+_CHANGED = " OR ".join(f"m.{f} IS DISTINCT FROM excluded.{f}" for f in FIELDS)
+_UPSERT = (
+    f"INSERT INTO memories AS m (id, {_COLUMNS}) VALUES (%(id)s, {', '.join(f'%({f})s' for f in FIELDS)})"
+    f" ON CONFLICT (id) DO UPDATE SET {', '.join(f'{f} = excluded.{f}' for f in FIELDS)},"
+    " embedding = CASE WHEN m.content = excluded.content AND m.summary = excluded.summary"
+    "   AND m.content_hash = excluded.content_hash THEN m.embedding END,"
+    " embedding_model = CASE WHEN m.content = excluded.content AND m.summary = excluded.summary"
+    "   AND m.content_hash = excluded.content_hash THEN m.embedding_model END,"
+    f" updated_at = now() WHERE {_CHANGED} RETURNING (xmax = 0) AS inserted")
+_ARCHIVE = (
+    "INSERT INTO memory_archive AS a (memory_id, project, category, content, summary, archived_at)"
+    " VALUES (%(id)s, %(project)s, %(category)s, %(content)s, %(summary)s, %(archived_at)s)"
+    " ON CONFLICT (memory_id) DO UPDATE SET project = excluded.project, category = excluded.category,"
+    " content = excluded.content, summary = excluded.summary, archived_at = excluded.archived_at"
+    " WHERE (a.project, a.category, a.content, a.summary, a.archived_at)"
+    " IS DISTINCT FROM (excluded.project, excluded.category, excluded.content, excluded.summary,"
+    " excluded.archived_at)")
+
+
+class PostgresTransferRepository:
+    def __init__(self, conn: Conn) -> None:
+        self._conn = conn
+
+    def export_page(self, project: str | None, after: str | None, limit: int) -> list[dict[str, Any]]:
+        """Rows (every exported field, `superseded_by`, and `archive` or None) by id after `after`."""
+        rows = self._conn.execute(
+            f"SELECT m.id, m.superseded_by, {', '.join('m.' + f for f in FIELDS)},"
+            " a.content AS a_content, a.summary AS a_summary, a.category AS a_category,"
+            " a.archived_at AS a_archived_at"
+            " FROM memories m LEFT JOIN memory_archive a ON a.memory_id = m.id"
+            " WHERE (%(p)s::text IS NULL OR m.project = %(p)s)"
+            " AND (%(after)s::uuid IS NULL OR m.id > %(after)s)"
+            " ORDER BY m.id LIMIT %(n)s", {"p": project, "after": after, "n": limit},
+            prepare=False).fetchall()
+        out = []
+        for r in rows:
+            record = {f: r[f] for f in FIELDS}
+            record["id"] = str(r["id"])
+            record["superseded_by"] = str(r["superseded_by"]) if r["superseded_by"] else None
+            record["archive"] = None if r["a_content"] is None else {
+                "content": r["a_content"], "summary": r["a_summary"], "category": r["a_category"],
+                "archived_at": r["a_archived_at"]}
+            out.append(record)
+        return out
+
+    def upsert(self, record: dict[str, Any]) -> str:
+        """Store one record: "inserted", "updated", "unchanged", or "conflict" (another memory of
+        the project has its content hash)."""
+        params = {**record, "metadata": Jsonb(record["metadata"])}
+        try:
+            with savepoint(self._conn):
+                row = self._conn.execute(_UPSERT, params).fetchone()
+                archive = record.get("archive")
+                if archive is not None:
+                    values = {**archive, "id": record["id"], "project": record["project"]}
+                    self._conn.execute(_ARCHIVE, values)
+        except psycopg.errors.UniqueViolation:
+            return "conflict"
+        if row is None:
+            return "unchanged"
+        return "inserted" if row["inserted"] else "updated"
+
+    def link(self, links: Sequence[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+        """Set superseded_by where both ends exist; return the links whose ends are missing."""
+        deferred = []
+        for memory_id, target in links:
+            done = self._conn.execute(
+                "UPDATE memories SET superseded_by = %(t)s::uuid WHERE id = %(id)s"
+                " AND (%(t)s::uuid IS NULL OR EXISTS (SELECT 1 FROM memories x WHERE x.id = %(t)s::uuid))"
+                " AND superseded_by IS DISTINCT FROM %(t)s::uuid RETURNING id",
+                {"id": memory_id, "t": target}).fetchone()
+            if done is None:
+                exists = self._conn.execute(
+                    "SELECT (SELECT count(*) FROM memories WHERE id = %(id)s) AS a,"
+                    " (%(t)s::uuid IS NULL OR EXISTS (SELECT 1 FROM memories WHERE id = %(t)s::uuid)) AS b",
+                    {"id": memory_id, "t": target}).fetchone()
+                if not exists or not exists["a"] or not exists["b"]:
+                    deferred.append((memory_id, target))
+        return deferred
+
+    def unembedded(self, memory_ids: Sequence[str]) -> list[tuple[str, str, str]]:
+        """(id, text, summary) of these memories without a vector (the archived original if any)."""
+        rows = self._conn.execute(
+            "SELECT m.id, coalesce(a.content, m.content) AS content,"
+            " coalesce(a.summary, m.summary) AS summary"
+            " FROM memories m LEFT JOIN memory_archive a ON a.memory_id = m.id"
+            " WHERE m.id = ANY(%s::uuid[]) AND m.embedding IS NULL", (list(memory_ids),)).fetchall()
+        return [(str(r["id"]), r["content"], r["summary"]) for r in rows]

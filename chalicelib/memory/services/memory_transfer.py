@@ -1,0 +1,87 @@
+"""Export and import of memories with their archives, exactly as stored (`itachi export/import`).
+
+Export pages by id and hands back every field the git-friendly files hold, nothing volatile.
+Import is idempotent on the ids: each record is upserted in the batch's transaction (a record
+whose project already holds its content under another id is reported as a conflict and skipped,
+the rest of the batch goes on); links between memories are set once both ends exist, or handed
+back as deferred for the caller to send again after the last batch. New or changed texts are
+embedded after the commit within the write deadline (a failure leaves them for
+`itachi memory check --fix`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from chalicelib.kernel.redaction import redact
+from chalicelib.memory.domain.memory_model import embedding_text
+from chalicelib.memory.services.lifecycle_ports import LifecycleUnits
+from chalicelib.memory.services.ports import Embedder
+
+
+@dataclass
+class ImportReport:
+    counts: dict[str, int] = field(default_factory=lambda: {"inserted": 0, "updated": 0, "unchanged": 0})
+    conflicts: list[str] = field(default_factory=list)
+    deferred: list[tuple[str, str | None]] = field(default_factory=list)
+    embedded: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.counts, "conflicts": self.conflicts, "embedded": self.embedded,
+                "deferred": [{"id": i, "superseded_by": t} for i, t in self.deferred]}
+
+
+class MemoryTransfer:
+    def __init__(self, units: LifecycleUnits, embedder: Embedder) -> None:
+        self._units = units
+        self._embedder = embedder
+
+    def export_page(self, project: str | None, after: str | None, limit: int) -> list[dict[str, Any]]:
+        with self._units() as uow:
+            return uow.transfer.export_page(project, after, limit)
+
+    def import_batch(self, records: Sequence[dict[str, Any]], links: Sequence[tuple[str, str | None]] = (),
+                     *, embed: bool = True) -> ImportReport:
+        report = ImportReport()
+        touched = []
+        with self._units() as uow:
+            for record in records:
+                outcome = uow.transfer.upsert(_redacted(record))
+                if outcome == "conflict":
+                    report.conflicts.append(record["id"])
+                    continue
+                report.counts[outcome] += 1
+                touched.append(record["id"])
+            wanted = [(r["id"], r.get("superseded_by")) for r in records if r["id"] in set(touched)]
+            report.deferred = uow.transfer.link([*wanted, *links])
+            uow.commit()
+        if embed and touched:
+            report.embedded = self._embed(touched)
+        return report
+
+    def _embed(self, memory_ids: list[str]) -> int:
+        with self._units() as uow:
+            pending = uow.transfer.unembedded(memory_ids)
+        if not pending:
+            return 0
+        try:
+            vectors = self._embedder.embed([embedding_text(c, s) for _, c, s in pending])
+        except Exception:  # the embedder is down: `itachi memory check --fix` embeds them later
+            return 0
+        with self._units() as uow:
+            uow.integrity.set_vectors([(i, v) for (i, _, _), v in zip(pending, vectors, strict=True)],
+                                      self._embedder.model)
+            uow.commit()
+        return len(pending)
+
+
+def _redacted(record: dict[str, Any]) -> dict[str, Any]:
+    """What an edited file may have let in is redacted like every other write."""
+    out = {**record, "content": redact(record["content"]), "summary": redact(record["summary"])}
+    archive = record.get("archive")
+    if archive is not None:
+        out["archive"] = {**archive, "content": redact(archive["content"]),
+                          "summary": redact(archive["summary"])}
+    return out

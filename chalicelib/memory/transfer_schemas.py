@@ -1,0 +1,104 @@
+"""Wire formats of export and import: a memory record exactly as the git-friendly files hold it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, Literal
+from uuid import UUID
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from chalicelib.kernel.wire import Fraction
+from chalicelib.memory.domain.memory_lifecycle import PHASES
+
+Project = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
+Category = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+PhaseName = Literal["full", "hint", "abstract", "archived"]
+
+
+class _Wire(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+
+def _aware(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        raise ValueError("must carry a time zone")
+    return value
+
+
+class ArchiveRecord(_Wire):
+    content: str = Field(min_length=1, max_length=200_000)
+    summary: str = Field(default="", max_length=20_000)
+    category: str = Category
+    archived_at: datetime
+
+    _tz = field_validator("archived_at")(_aware)
+
+
+class MemoryRecord(_Wire):
+    id: UUID
+    project: str = Project
+    category: str = Category
+    content: str = Field(min_length=1, max_length=200_000)
+    summary: str = Field(default="", max_length=20_000)
+    files: list[str] = Field(default_factory=list, max_length=500)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    tags: list[str] = Field(default_factory=list, max_length=100)
+    phase: PhaseName = "full"
+    superseded_by: UUID | None = None
+    significance: Fraction = 0.5
+    confidence: Fraction = 0.5
+    times_reinforced: int = Field(default=1, ge=1, le=2_000_000_000)
+    created_at: datetime
+    last_reinforced_at: datetime
+    session_id: str | None = Field(default=None, max_length=200)
+    source_ids: list[str] = Field(default_factory=list, max_length=200)
+    content_hash: str = Field(pattern=r"^[0-9a-f]{64}$")
+    archive: ArchiveRecord | None = None
+
+    _tz = field_validator("created_at", "last_reinforced_at")(_aware)
+
+    def stored(self) -> dict[str, Any]:
+        """The record as the repository stores it (phase as its number, ids as text)."""
+        out = self.model_dump()
+        out.update(id=str(self.id), phase=PHASES.index(self.phase),
+                   superseded_by=str(self.superseded_by) if self.superseded_by else None,
+                   archive=self.archive.model_dump() if self.archive else None)
+        return out
+
+
+class Link(_Wire):
+    id: UUID
+    superseded_by: UUID | None
+
+
+class ImportIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+    records: list[MemoryRecord] = Field(default_factory=list, max_length=500)
+    links: list[Link] = Field(default_factory=list, max_length=10_000)
+    embed: bool = True
+
+
+class ExportQuery(BaseModel):
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True, defer_build=True)
+    project: str | None = Field(default=None, min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
+    after: UUID | None = None
+    limit: int = Field(default=500, ge=1, le=2_000)
+
+
+def _iso(value: datetime) -> str:
+    return value.astimezone(UTC).isoformat()
+
+
+def record_json(row: dict[str, Any]) -> dict[str, Any]:
+    """A repository row as the wire and the files hold it (stable text for every value)."""
+    out = {k: v for k, v in row.items() if k != "archive"}
+    out.update(phase=PHASES[int(row["phase"])], created_at=_iso(row["created_at"]),
+               last_reinforced_at=_iso(row["last_reinforced_at"]),
+               significance=round(float(row["significance"]), 4),
+               confidence=round(float(row["confidence"]), 4),
+               files=list(row["files"] or []), tags=list(row["tags"] or []),
+               source_ids=list(row["source_ids"] or []), metadata=dict(row["metadata"] or {}))
+    archive = row.get("archive")
+    out["archive"] = None if archive is None else {**archive, "archived_at": _iso(archive["archived_at"])}
+    return out

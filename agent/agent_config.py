@@ -40,6 +40,7 @@ class AgentConfig:
     max_concurrent: int = 2
     engine_priority: tuple[str, ...] = KNOWN_ENGINES
     repos: Mapping[str, str] = field(default_factory=dict)  # project -> local repo path
+    folder_roots: tuple[str, ...] = ()  # what the session picker may walk, besides the repos
     worktree_policy: str = "keep"
     commit_changes: bool = True
     poll_wait_s: int = 20
@@ -79,6 +80,8 @@ class AgentConfig:
             max_concurrent=int(env.get("ITACHI_AGENT_MAX_CONCURRENT") or file.get("max_concurrent") or 2),
             engine_priority=priority or tuple(file.get("engine_priority") or KNOWN_ENGINES),
             repos=repos,
+            folder_roots=tuple(p for p in env.get("ITACHI_AGENT_ROOTS", "").split(",") if p.strip())
+            or tuple(str(p) for p in file.get("roots") or ()),
             worktree_policy=policy,
             commit_changes=env.get("ITACHI_AGENT_COMMIT", "1") not in {"0", "false", "no"},
             poll_wait_s=int(env.get("ITACHI_AGENT_POLL_S") or 20),

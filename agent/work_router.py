@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from agent.agent_context import AgentContext, log
+from agent.folders import configured_roots, list_folder
 from agent.session_runner import SessionRunner
 from agent.ssh.run_runner import SshRunRunner
 from agent.task_runner import TaskRunner
@@ -67,6 +68,8 @@ class WorkRouter:
             self._on_session_start(str(msg.session_id))
         elif msg.kind == mm.SSH_RUN:
             self._on_ssh_run(str(msg.run_id))
+        elif msg.kind == mm.FOLDER_LIST:
+            self._on_folder_list(msg)
         else:
             with self._lock:
                 session = self.sessions.get(str(msg.session_id))
@@ -105,6 +108,16 @@ class WorkRouter:
 
     def _on_session_start(self, session_id: str) -> None:
         self._start(self.sessions, session_id, lambda: SessionRunner(self.ctx, session_id), "session")
+
+    def _on_folder_list(self, msg: mm.MachineMessage) -> None:
+        """List a folder for the session picker (checked against this machine's roots) and answer."""
+        roots = configured_roots(",".join(self.config.folder_roots), self.config.repos.values())
+        answer = list_folder(roots, msg.path, msg.offset)
+        try:
+            self.ctx.api.post(f"/api/machines/{self.config.machine_id}/folders/{msg.listing_id}",
+                              answer.to_body())
+        except ApiError as exc:  # the user asks again; a listing is never worth retrying later
+            log.warning("folder listing %s not delivered: %s", msg.listing_id, exc)
 
     def _on_ssh_run(self, run_id: str) -> None:
         self._start(self.ssh_runs, run_id, lambda: SshRunRunner(self.ctx, run_id), "ssh-run")

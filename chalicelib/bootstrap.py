@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.tasks import TaskService
     from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
     from chalicelib.telegram.bot.context import BotServices
+    from chalicelib.telegram.services.folder_walks import FolderWalks
     from chalicelib.telegram.services.ports import UnitOfWorkFactory as TelegramUnitOfWorkFactory
     from chalicelib.telegram.services.reminders import Reminders
     from chalicelib.telegram.services.telegram_intake import AccessGuard, TelegramIntake, UpdateRunner
@@ -368,7 +369,19 @@ class Container:
             session_requests=SessionRequests(self.telegram_uow), knowledge=knowledge,
             conversation=Conversation(self.llm, knowledge.providers(), remember=knowledge.remember),
             feedback=self.task_feedback, tasks=self.tasks, sessions=self.agent_sessions,
-            machines=self.machine_registry, ssh_runs=self.ssh_runs)
+            machines=self.machine_registry, ssh_runs=self.ssh_runs, folder_walks=self.folder_walks)
+
+    @cached_property
+    def folder_walks(self) -> FolderWalks:
+        """The session picker's folder walk: listings asked of the machine's agent on its queue."""
+        from chalicelib.telegram.services.folder_walks import FolderWalks
+
+        def machine_folders(machine: str) -> bool:
+            return any(m["id"] == machine and m["status"] == "online" and m["repos"]
+                       for m in self.machine_registry.list_machines())
+
+        return FolderWalks(self.telegram_uow, self.topic_streams, self.task_queues.send_to_machine,
+                           machine_folders)
 
     @cached_property
     def telegram_access(self) -> AccessGuard:

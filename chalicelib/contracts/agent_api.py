@@ -135,6 +135,24 @@ class SessionSwitchRequest(MachineRequest):  # POST /api/sessions/{id}/engine-sw
 
 
 @dataclass(frozen=True)
+class FolderEntry(Body):
+    """One folder in a listing: its name (a root's full path at the top) and whether it is a git repo."""
+
+    name: str
+    repo: bool = False
+
+
+@dataclass(frozen=True)
+class FolderListingRequest(Body):  # POST /api/machines/{id}/folders/{listing_id}: what the agent found
+    path: str  # "" is the top: the machine's configured roots
+    parent: str | None  # "" for a root (up goes to the top); None at the top or on error
+    entries: list[FolderEntry] = field(default_factory=list)
+    total: int = 0
+    offset: int = 0
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class SessionEndedRequest(MachineRequest):  # POST /api/sessions/{id}/ended
     exit_code: int | None = None
     error: str | None = None

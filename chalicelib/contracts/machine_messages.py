@@ -17,8 +17,10 @@ SESSION_START = "session_start"  # {"session_id"}: start an interactive engine
 SESSION_INPUT = "session_input"  # {"session_id", "seq", "text"}: write one user turn
 SESSION_CLOSE = "session_close"  # {"session_id"}: end the interactive engine
 SSH_RUN = "ssh_run"              # {"run_id"}: claim and run a one-off command on an SSH target
-KINDS = frozenset({TASK, CANCEL, SESSION_START, SESSION_INPUT, SESSION_CLOSE, SSH_RUN})
-_NEEDS = {TASK: "task_id", CANCEL: "task_id", SSH_RUN: "run_id"}  # the others need a session_id
+FOLDER_LIST = "folder_list"      # {"listing_id", "path", "offset"}: list a folder for the session picker
+KINDS = frozenset({TASK, CANCEL, SESSION_START, SESSION_INPUT, SESSION_CLOSE, SSH_RUN, FOLDER_LIST})
+_NEEDS = {TASK: "task_id", CANCEL: "task_id", SSH_RUN: "run_id",
+          FOLDER_LIST: "listing_id"}  # the others need a session_id
 
 
 @dataclass(frozen=True)
@@ -30,16 +32,21 @@ class MachineMessage:
     seq: int = 0
     text: str = ""
     run_id: str | None = None
+    listing_id: str | None = None
+    path: str = ""
+    offset: int = 0
 
     def to_body(self) -> dict[str, Any]:
         body: dict[str, Any] = {"kind": self.kind}
-        for key in ("task_id", "session_id", "run_id"):
+        for key in ("task_id", "session_id", "run_id", "listing_id"):
             if getattr(self, key):
                 body[key] = getattr(self, key)
         if self.kind == TASK:
             body["dispatch_seq"] = self.dispatch_seq
         if self.kind == SESSION_INPUT:
             body.update(seq=self.seq, text=self.text)
+        if self.kind == FOLDER_LIST:
+            body.update(path=self.path, offset=self.offset)
         return body
 
 
@@ -61,6 +68,8 @@ def parse_machine_message(raw: str) -> MachineMessage:
     try:
         return MachineMessage(kind=kind, task_id=body.get("task_id"), session_id=body.get("session_id"),
                               dispatch_seq=int(body.get("dispatch_seq", 0)), seq=int(body.get("seq", 0)),
-                              text=str(body.get("text", "")), run_id=body.get("run_id"))
+                              text=str(body.get("text", "")), run_id=body.get("run_id"),
+                              listing_id=body.get("listing_id"), path=str(body.get("path", "")),
+                              offset=int(body.get("offset", 0)))
     except (TypeError, ValueError):
         raise BadMessage("bad field types") from None

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import copy
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from chalicelib.kernel.unit_of_work import InMemoryUnitOfWork
+from chalicelib.telegram.domain.folder_walk import FolderWalk
 from chalicelib.telegram.domain.telegram_records import (
     DueReminder,
     OutboxRow,
@@ -61,6 +62,7 @@ class Tables:
     reminders: dict[int, tuple[DueReminder, bool]] = field(default_factory=dict)  # (reminder, sent)
     session_requests: dict[str, tuple[SessionRequestRow, bool]] = field(default_factory=dict)  # (row, chosen)
     processed: set[tuple[str, str]] = field(default_factory=set)
+    folder_walks: dict[str, FolderWalk] = field(default_factory=dict)
 
 
 class TelegramStore:
@@ -198,6 +200,35 @@ class FakeSessionRequests(_Repository):
         self._write()
 
 
+class FakeFolderWalks(_Repository):
+    def add(self, walk: FolderWalk) -> None:
+        self._write().folder_walks[walk.request_id] = walk
+
+    def by_thread(self, chat_id: int, topic_id: int) -> FolderWalk | None:
+        return next((w for w in self._t.folder_walks.values()
+                     if (w.chat_id, w.topic_id) == (chat_id, topic_id) and w.status == "walking"), None)
+
+    def by_listing(self, listing_id: str) -> FolderWalk | None:
+        return next((w for w in self._t.folder_walks.values() if w.listing_id == listing_id), None)
+
+    def asked(self, request_id: str, listing_id: str) -> None:
+        walks = self._write().folder_walks
+        walks[request_id] = replace(walks[request_id], listing_id=listing_id)
+
+    def listed(self, request_id: str, path: str, parent: str | None, entries: Sequence[Mapping[str, Any]],
+               total: int, offset: int) -> None:
+        walks = self._write().folder_walks
+        walks[request_id] = replace(walks[request_id], path=path, parent=parent, entries=tuple(entries),
+                                    total=total, offset=offset)
+
+    def started(self, request_id: str) -> bool:
+        walk = self._t.folder_walks.get(request_id)
+        if walk is None or walk.status != "walking":
+            return False
+        self._write().folder_walks[request_id] = replace(walk, status="started")
+        return True
+
+
 class FakeClaims(_Repository):
     def claim(self, consumer: str, key: str) -> bool:
         if (consumer, key) in self._t.processed:
@@ -217,6 +248,7 @@ class InMemoryTelegramUnitOfWork(InMemoryUnitOfWork):
         self.outbox = FakeOutbox(self)
         self.reminders = FakeReminders(self)
         self.session_requests = FakeSessionRequests(self)
+        self.folder_walks = FakeFolderWalks(self)
         self.processed = FakeClaims(self)
 
     def __enter__(self) -> Self:

@@ -23,7 +23,8 @@ MODULES = (models, agent_session_routes, task_routes)
 PAIRS: list[tuple[type[wire.Body], type[BaseModel]]] = [
     (getattr(wire, vars(model)["mirrors"]), model) for module in MODULES for model in vars(module).values()
     if isinstance(model, type) and model.__module__ == module.__name__ and "mirrors" in vars(model)]
-NESTED = {wire.ProgressEvent: "event", models.EventBody: "event"}
+NESTED = {wire.ProgressEvent: "event", models.EventBody: "event",
+          wire.FolderEntry: "folder", models.FolderEntryBody: "folder"}
 IDS = [contract.__name__ for contract, _ in PAIRS]
 
 
@@ -68,6 +69,8 @@ def _sample(tp: Any) -> Any:
     """A value of type tp that is valid for the models and differs from every default."""
     if tp is wire.ProgressEvent:
         return wire.ProgressEvent("tool_use", "Edit a.py", {"file_path": "a.py"})
+    if tp is wire.FolderEntry:
+        return wire.FolderEntry("src", True)
     origin, args = get_origin(tp), get_args(tp)
     if origin in (Union, types.UnionType):
         return _sample(next(a for a in args if a is not type(None)))
@@ -125,7 +128,7 @@ def test_every_contract_request_has_one_model_and_answers_read_back_what_they_wr
                 and obj.__name__.endswith("Request")}
     mirrored = [contract for contract, _ in PAIRS]
     assert len(mirrored) == len(set(mirrored))
-    assert set(mirrored) == requests | {wire.ProgressEvent}
+    assert set(mirrored) == requests | {wire.ProgressEvent, wire.FolderEntry}
     for answer in (wire.Registration, wire.TaskClaim, wire.LeaseState, wire.SessionClaim):
         sent = _full(answer)
         assert answer.from_body({**sent.to_body(), "added_later": 1}) == sent

@@ -115,6 +115,22 @@ class SessionSwitchBody(MachineBody):
     reason: Annotated[str, captured(2000)] = ""
 
 
+class FolderEntryBody(WireModel):
+    mirrors: ClassVar[str] = "FolderEntry"
+    name: str = Field(min_length=1, max_length=4096)
+    repo: bool = False
+
+
+class FolderListingBody(WireModel):
+    mirrors: ClassVar[str] = "FolderListingRequest"
+    path: str = Field(max_length=4096)
+    parent: str | None = Field(default=..., max_length=4096)
+    entries: list[FolderEntryBody] = Field(default_factory=list, max_length=100)
+    total: Count = 0
+    offset: Count = 0
+    error: str | None = Field(default=None, max_length=500)
+
+
 class EndedBody(MachineBody):
     mirrors: ClassVar[str] = "SessionEndedRequest"
     exit_code: Int32 | None = None

@@ -1,13 +1,15 @@
-"""Machine registry: agent heartbeats (which register the machine and its queue) and the list."""
+"""Machine registry: agent heartbeats (which register the machine and its queue) and the list;
+the agent's answers to the session picker's folder listings."""
 
 from __future__ import annotations
 
 from chalice import Response
 
 from chalicelib.bootstrap import get_container
+from chalicelib.kernel.errors import NotFound
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
 from chalicelib.tasks.domain.machine_records import Heartbeat
-from chalicelib.tasks.routes.agent_bodies import HeartbeatBody
+from chalicelib.tasks.routes.agent_bodies import FolderListingBody, HeartbeatBody
 
 bp = ApiBlueprint(__name__)
 
@@ -27,3 +29,13 @@ def heartbeat() -> Response:
 @bp.route("/api/machines", methods=["GET"])
 def list_machines() -> Response:
     return ok({"machines": get_container().machine_registry.list_machines()})
+
+
+@bp.route("/api/machines/{machine_id}/folders/{listing_id}", methods=["POST"])
+def folder_listing(machine_id: str, listing_id: str) -> Response:
+    b = parse_body(bp.current_request, FolderListingBody)
+    container = get_container()
+    if not container.telegram_enabled:
+        raise NotFound("folder listings serve the Telegram session picker, which is not configured")
+    shown = container.folder_walks.answered(machine_id, listing_id, b.model_dump(mode="json"))
+    return ok({"shown": shown})

@@ -6,6 +6,7 @@ from typing import Any
 
 from chalicelib.kernel.idempotency import PostgresClaims
 from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.telegram.adapters.folder_walk_repository import FolderWalkRepository
 from chalicelib.telegram.adapters.reminder_repository import ReminderRepository
 from chalicelib.telegram.adapters.session_request_repository import SessionRequestRepository
 from chalicelib.telegram.adapters.telegram_outbox_repository import TelegramOutboxRepository
@@ -17,6 +18,7 @@ class PostgresTelegramUnitOfWork(PostgresUnitOfWork):
     outbox: TelegramOutboxRepository
     reminders: ReminderRepository
     session_requests: SessionRequestRepository
+    folder_walks: FolderWalkRepository
     processed: PostgresClaims  # the consumers' idempotency records (`processed_messages`)
 
     def _bind(self, conn: Any) -> None:
@@ -24,4 +26,5 @@ class PostgresTelegramUnitOfWork(PostgresUnitOfWork):
         self.outbox = TelegramOutboxRepository(conn)
         self.reminders = ReminderRepository(conn)
         self.session_requests = SessionRequestRepository(conn)
+        self.folder_walks = FolderWalkRepository(conn)
         self.processed = PostgresClaims(conn)

@@ -1,14 +1,18 @@
-"""Interactive sessions: /session with its engine x mode picker, the relay of topic text, /close."""
+"""Interactive sessions: /session with its engine x mode picker and folder walk, the relay of
+topic text, /close."""
 
 from __future__ import annotations
+
+from pathlib import PurePath
 
 from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 
 from chalicelib.contracts.agent_api import SessionStartRequest
 from chalicelib.kernel.errors import DomainError, InvalidInput
+from chalicelib.tasks.domain.agent_session_states import AgentSession
 from chalicelib.telegram.bot.context import Context, blocking, command, reply, services, topic_link, topic_of
-from chalicelib.telegram.bot.topics import open_topic, register, send_header
+from chalicelib.telegram.bot.topics import Place, open_topic, register, send_header
 from chalicelib.telegram.domain.bot_commands import (
     MODES,
     WRAPPERS,
@@ -38,7 +42,8 @@ async def session(update: Update, context: Context) -> None:
 
 
 async def picked(update: Update, context: Context) -> None:
-    """A picker button: open the topic, start the session there, and say where it runs."""
+    """A picker button: open the topic, then start the session there, or first walk the machine's
+    folders when no project was named and the machine has folders to offer."""
     query = update.callback_query
     assert query is not None and query.data is not None
     choice = parse_picker_data(query.data)
@@ -51,26 +56,59 @@ async def picked(update: Update, context: Context) -> None:
     scoped = parse_learn(request.prompt.split())  # "project: prompt" names the project
     title = topic_title(request.machine, scoped.rule)
     place = await open_topic(update, context, title)
+    walk = bool(place.topic_id) and scoped.project is None and await blocking(
+        bot.folder_walks.offered, request.machine)
     header = (f"💬 Session on {request.machine} ({choice.label})\n{scoped.rule}\n\n"
-              "Write here to talk to it; /close ends it.")
+              + ("Pick the folder to start in: its list follows." if walk
+                 else "Write here to talk to it; /close ends it."))
     header_sent = await send_header(context, place, header)
+    link = topic_link(place.chat_id, place.topic_id)
+    if walk:
+        await blocking(bot.folder_walks.begin, request, choice.engine, choice.label,
+                       (place.chat_id, place.topic_id), title)
+        if query.message is not None:
+            await bot.telegram.edit(query.message.chat.id, query.message.message_id,
+                                    f"Pick the folder on {request.machine} in the session's topic: {link}")
+        return
+    started = await _start(context, place, title, header, header_sent, SessionStartRequest(
+        scoped.rule, scoped.project or GLOBAL_PROJECT, machine=request.machine, engine=choice.engine,
+        telegram_chat_id=place.chat_id, telegram_topic_id=place.topic_id or None))
+    await blocking(bot.session_requests.attach_session, request.id, started.id)
+    if query.message is not None:
+        await bot.telegram.edit(query.message.chat.id, query.message.message_id,
+                                f"Session {short_id(started.id)} started on {started.machine_id} with "
+                                f"{choice.label}." + (f" Topic: {link}" if link else ""))
+
+
+async def _start(context: Context, place: Place, title: str, header: str, header_sent: bool,
+                 new: SessionStartRequest) -> AgentSession:
+    """Start the session in its topic and register the topic; a refusal is said there and closes it."""
+    bot = services(context)
     try:
-        started = await blocking(bot.sessions.start, SessionStartRequest(
-            scoped.rule, scoped.project or GLOBAL_PROJECT, machine=request.machine, engine=choice.engine,
-            telegram_chat_id=place.chat_id, telegram_topic_id=place.topic_id or None))
+        started = await blocking(bot.sessions.start, new)
     except DomainError as error:
         if place.topic_id:
             await bot.telegram.send(place.chat_id, f"Could not start: {error.message}",
                                     topic_id=place.topic_id)
             await bot.telegram.close_topic(place.chat_id, place.topic_id)
         raise
-    await blocking(bot.session_requests.attach_session, request.id, started.id)
     await register(context, "session", started.id, place, title, header, header_sent)
-    link = topic_link(place.chat_id, place.topic_id)
-    if query.message is not None:
-        await bot.telegram.edit(query.message.chat.id, query.message.message_id,
-                                f"Session {short_id(started.id)} started on {started.machine_id} with "
-                                f"{choice.label}." + (f" Topic: {link}" if link else ""))
+    return started
+
+
+async def _walk_reply(context: Context, chat_id: int, topic_id: int, text: str) -> None:
+    """A reply in a topic whose session is still picking its folder: the next step, or the start."""
+    bot = services(context)
+    walk = await blocking(bot.folder_walks.reply, chat_id, topic_id, text)
+    if walk is None or walk.path is None:
+        return
+    project = PurePath(walk.path).name or GLOBAL_PROJECT
+    started = await _start(context, Place(chat_id, topic_id), walk.title, "", True, SessionStartRequest(
+        walk.prompt, project, machine=walk.machine, repo=walk.path, engine=walk.engine,
+        telegram_chat_id=chat_id, telegram_topic_id=topic_id))
+    await blocking(bot.session_requests.attach_session, walk.request_id, started.id)
+    await bot.telegram.send(chat_id, f"▶️ Session {short_id(started.id)} starting in {walk.path} with "
+                            f"{walk.label}. Write here to talk to it; /close ends it.", topic_id=topic_id)
 
 
 async def relay(update: Update, context: Context) -> None:
@@ -80,6 +118,9 @@ async def relay(update: Update, context: Context) -> None:
         return
     bot = services(context)
     topic = await blocking(bot.topics.by_thread, chat.id, topic_of(update))
+    if topic is None and await blocking(bot.folder_walks.walking, chat.id, topic_of(update)):
+        await _walk_reply(context, chat.id, topic_of(update), message.text)
+        raise ApplicationHandlerStop
     if topic is None or topic.kind != "session" or topic.status != "open":
         return
     await blocking(bot.sessions.send_input, topic.ref_id, message.text)

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from chalicelib.kernel.unit_of_work import UnitOfWork
+from chalicelib.telegram.domain.folder_walk import FolderWalk
 from chalicelib.telegram.domain.telegram_records import (
     DueReminder,
     OutboxRow,
@@ -134,6 +135,25 @@ class SessionRequestRepository(Protocol):
     def attach_session(self, request_id: str, session_id: str) -> None: ...
 
 
+class FolderWalkRepository(Protocol):
+    def add(self, walk: FolderWalk) -> None: ...
+
+    def by_thread(self, chat_id: int, topic_id: int) -> FolderWalk | None:
+        """The walk going on in a topic (locked for this transaction)."""
+        ...
+
+    def by_listing(self, listing_id: str) -> FolderWalk | None: ...
+
+    def asked(self, request_id: str, listing_id: str) -> None: ...
+
+    def listed(self, request_id: str, path: str, parent: str | None, entries: Sequence[Mapping[str, Any]],
+               total: int, offset: int) -> None: ...
+
+    def started(self, request_id: str) -> bool:
+        """Mark the walk done, once: False if it already was."""
+        ...
+
+
 class ProcessedKeys(Protocol):
     def claim(self, consumer: str, key: str) -> bool:
         """Record (consumer, key) in this transaction; False if it was already recorded."""
@@ -152,6 +172,9 @@ class TelegramUnitOfWork(UnitOfWork, Protocol):
 
     @property
     def session_requests(self) -> SessionRequestRepository: ...
+
+    @property
+    def folder_walks(self) -> FolderWalkRepository: ...
 
     @property
     def processed(self) -> ProcessedKeys: ...

@@ -38,22 +38,26 @@ def _within(path: Path, roots: tuple[Path, ...]) -> Path | None:
     return None
 
 
-def list_folder(roots: tuple[Path, ...], path: str, offset: int = 0) -> FolderListingRequest:
+def list_folder(machine_id: str, roots: tuple[Path, ...], path: str, offset: int = 0) -> FolderListingRequest:
     """List `path` ("" is the top: the roots themselves) or refuse it."""
     offset = max(0, offset)
+
+    def refused(shown: str, why: str) -> FolderListingRequest:
+        return FolderListingRequest(machine_id, shown, None, [], 0, offset, why)
+
     if not path:
         entries = [FolderEntry(str(root), _is_repo(root)) for root in roots]
         page = entries[offset:offset + PAGE]
-        return FolderListingRequest("", None, page, len(entries), offset)
+        return FolderListingRequest(machine_id, "", None, page, len(entries), offset)
     raw = Path(path).expanduser()
     if not raw.is_absolute():
-        return FolderListingRequest(path, None, [], 0, offset, "not an absolute path")
+        return refused(path, "not an absolute path")
     resolved = raw.resolve()
     root = _within(resolved, roots)
     if root is None:
-        return FolderListingRequest(path, None, [], 0, offset, "outside this machine's configured folders")
+        return refused(path, "outside this machine's configured folders")
     if not resolved.is_dir():
-        return FolderListingRequest(str(resolved), None, [], 0, offset, "not a folder")
+        return refused(str(resolved), "not a folder")
     names: list[str] = []
     try:
         with os.scandir(resolved) as scan:
@@ -63,11 +67,11 @@ def list_folder(roots: tuple[Path, ...], path: str, offset: int = 0) -> FolderLi
                 if not entry.name.startswith(".") and entry.is_dir(follow_symlinks=False):
                     names.append(entry.name)
     except OSError as exc:
-        return FolderListingRequest(str(resolved), None, [], 0, offset, f"cannot read it: {exc.strerror}")
+        return refused(str(resolved), f"cannot read it: {exc.strerror}")
     names.sort(key=str.lower)
     parent = "" if resolved == root else str(resolved.parent)
     page = [FolderEntry(name, _is_repo(resolved / name)) for name in names[offset:offset + PAGE]]
-    return FolderListingRequest(str(resolved), parent, page, len(names), offset)
+    return FolderListingRequest(machine_id, str(resolved), parent, page, len(names), offset)
 
 
 def _is_repo(path: Path) -> bool:

@@ -112,7 +112,7 @@ class WorkRouter:
     def _on_folder_list(self, msg: mm.MachineMessage) -> None:
         """List a folder for the session picker (checked against this machine's roots) and answer."""
         roots = configured_roots(",".join(self.config.folder_roots), self.config.repos.values())
-        answer = list_folder(roots, msg.path, msg.offset)
+        answer = list_folder(self.config.machine_id, roots, msg.path, msg.offset)
         try:
             self.ctx.api.post(f"/api/machines/{self.config.machine_id}/folders/{msg.listing_id}",
                               answer.to_body())

@@ -143,7 +143,7 @@ class FolderEntry(Body):
 
 
 @dataclass(frozen=True)
-class FolderListingRequest(Body):  # POST /api/machines/{id}/folders/{listing_id}: what the agent found
+class FolderListingRequest(MachineRequest):  # POST /api/machines/{id}/folders/{listing_id}: what it found
     path: str  # "" is the top: the machine's configured roots
     parent: str | None  # "" for a root (up goes to the top); None at the top or on error
     entries: list[FolderEntry] = field(default_factory=list)

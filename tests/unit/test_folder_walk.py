@@ -26,14 +26,14 @@ def root(tmp_path: Path) -> Path:
 def test_the_top_lists_the_configured_roots_and_a_root_lists_its_visible_folders(root: Path) -> None:
     roots = configured_roots(f"{root}, /does/not/exist", [str(root)])
 
-    top = list_folder(roots, "")
-    inside = list_folder(roots, str(root))
+    top = list_folder("m1", roots, "")
+    inside = list_folder("m1", roots, str(root))
 
     assert roots == (root.resolve(),)
     assert ([e.name for e in top.entries], top.parent) == ([str(root.resolve())], None)
     assert [(e.name, e.repo) for e in inside.entries] == [("alpha", True), ("beta", False), ("Gamma", False)]
     assert (inside.parent, inside.total, inside.error) == ("", 3, None)
-    assert list_folder(roots, str(root / "beta")).parent == str(root.resolve())
+    assert list_folder("m1", roots, str(root / "beta")).parent == str(root.resolve())
 
 
 @pytest.mark.parametrize("attempt", ["{root}/../../etc", "/etc", "{root}/..", "{root}/escape", "../../etc",
@@ -41,7 +41,7 @@ def test_the_top_lists_the_configured_roots_and_a_root_lists_its_visible_folders
 def test_a_path_outside_the_roots_or_not_a_folder_is_refused(root: Path, attempt: str) -> None:
     roots = configured_roots(str(root), [])
 
-    refused = list_folder(roots, attempt.format(root=root))
+    refused = list_folder("m1", roots, attempt.format(root=root))
 
     assert refused.error and refused.entries == [] and refused.parent is None
 
@@ -51,8 +51,8 @@ def test_a_big_folder_is_listed_a_page_at_a_time(root: Path) -> None:
         (root / "Gamma" / f"d{i:03}").mkdir()
     roots = configured_roots(str(root), [])
 
-    first = list_folder(roots, str(root / "Gamma"))
-    second = list_folder(roots, str(root / "Gamma"), offset=PAGE)
+    first = list_folder("m1", roots, str(root / "Gamma"))
+    second = list_folder("m1", roots, str(root / "Gamma"), offset=PAGE)
 
     assert (len(first.entries), len(second.entries), first.total) == (PAGE, 5, PAGE + 5)
     assert second.entries[0].name == f"d{PAGE:03}"

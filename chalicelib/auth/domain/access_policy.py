@@ -44,7 +44,8 @@ _AGENT_ROUTES = (
     "POST /api/tasks/{task_id}/engine-switch", "POST /api/tasks/{task_id}/result",
     "POST /api/tasks/{task_id}/outcome", "POST /api/tasks/{task_id}/release", "POST /api/machines/heartbeat",
     "POST /api/sessions/{session_id}/claim", "POST /api/sessions/{session_id}/events",
-    "POST /api/sessions/{session_id}/ended", "POST /api/ssh/runs/{run_id}/claim",
+    "POST /api/sessions/{session_id}/ended", "POST /api/sessions/{session_id}/engine-switch",
+    "POST /api/machines/{machine_id}/folders/{listing_id}", "POST /api/ssh/runs/{run_id}/claim",
     "POST /api/ssh/runs/{run_id}/output", "POST /api/ssh/runs/{run_id}/result", "POST /api/ssh/targets",
     "DELETE /api/ssh/targets/{name}")
 RULES: dict[str, Rule] = {

@@ -121,7 +121,7 @@ class FolderEntryBody(WireModel):
     repo: bool = False
 
 
-class FolderListingBody(WireModel):
+class FolderListingBody(MachineBody):
     mirrors: ClassVar[str] = "FolderListingRequest"
     path: str = Field(max_length=4096)
     parent: str | None = Field(default=..., max_length=4096)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from chalice import Response
 
 from chalicelib.bootstrap import get_container
-from chalicelib.kernel.errors import NotFound
+from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
 from chalicelib.tasks.domain.machine_records import Heartbeat
 from chalicelib.tasks.routes.agent_bodies import FolderListingBody, HeartbeatBody
@@ -34,8 +34,11 @@ def list_machines() -> Response:
 @bp.route("/api/machines/{machine_id}/folders/{listing_id}", methods=["POST"])
 def folder_listing(machine_id: str, listing_id: str) -> Response:
     b = parse_body(bp.current_request, FolderListingBody)
+    if b.machine_id != machine_id:
+        raise InvalidInput("machine_id must be the machine of the path", field="machine_id")
     container = get_container()
     if not container.telegram_enabled:
         raise NotFound("folder listings serve the Telegram session picker, which is not configured")
-    shown = container.folder_walks.answered(machine_id, listing_id, b.model_dump(mode="json"))
+    listing = b.model_dump(mode="json", exclude={"machine_id"})
+    shown = container.folder_walks.answered(machine_id, listing_id, listing)
     return ok({"shown": shown})

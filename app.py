@@ -22,6 +22,7 @@ from chalicelib.llm import routes as usage_routes
 from chalicelib.mcp import routes as mcp_routes
 from chalicelib.memory import lifecycle_routes as memory_lifecycle_routes
 from chalicelib.memory import routes as memory_routes
+from chalicelib.memory import snapshot_routes as memory_snapshot_routes
 from chalicelib.ops.routes import health_routes, openapi_routes, status_routes
 from chalicelib.sessions import routes as session_routes
 from chalicelib.ssh import routes as ssh_routes
@@ -43,6 +44,7 @@ app.register_blueprint(telegram_routes.bp)
 app.register_blueprint(learning_routes.bp)
 app.register_blueprint(memory_routes.bp)
 app.register_blueprint(memory_lifecycle_routes.bp)
+app.register_blueprint(memory_snapshot_routes.bp)
 app.register_blueprint(sync_routes.bp)
 app.register_blueprint(mcp_routes.bp)
 app.register_blueprint(ssh_routes.bp)

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_integrity import MemoryIntegrity
     from chalicelib.memory.services.memory_lifecycle import MemoryLifecycle
     from chalicelib.memory.services.memory_service import MemoryService
+    from chalicelib.memory.services.memory_snapshots import MemorySnapshots
     from chalicelib.memory.services.memory_transfer import MemoryTransfer
     from chalicelib.memory.services.ports import Embedder, MemoryUnits
     from chalicelib.sessions.services.ports import SessionUnits
@@ -270,6 +271,12 @@ class Container:
         from chalicelib.memory.services.memory_transfer import MemoryTransfer
 
         return MemoryTransfer(self.lifecycle_units, self.embedder)
+
+    @cached_property
+    def memory_snapshots(self) -> MemorySnapshots:
+        from chalicelib.memory.services.memory_snapshots import MemorySnapshots
+
+        return MemorySnapshots(self.lifecycle_units)
 
     # Learning loop: insight extraction, project rules, lessons, weekly reviews (docs/learning.md).
     # Its units bind the memory core's repository too: rules and lessons are written through

@@ -19,7 +19,7 @@ Handler = Callable[[argparse.Namespace, Any], int]
 def _client() -> Any:
     from chalicelib.contracts.api_transport import ApiClient
 
-    return ApiClient.configured()
+    return ApiClient.configured(timeout_s=300.0)  # a profile load or a fix may take minutes
 
 
 def guarded(handler: Handler) -> Callable[[argparse.Namespace], int]:

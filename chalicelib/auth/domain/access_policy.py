@@ -57,7 +57,7 @@ RULES: dict[str, Rule] = {
     # memory lifecycle: listing, tags, restore, counts (eviction runs and repairs are admin's)
     "GET /api/memory": _N, "GET /api/memory/phases": _N, "GET /api/memory/check": _N,
     "POST /api/memory/{memory_id}/tags": _W, "POST /api/memory/{memory_id}/restore": _W,
-    "GET /api/memory/export": _N,
+    "GET /api/memory/export": _N, "GET /api/memory/snapshots": _N, "GET /api/memory/profiles": _N,
     # Claude Code sessions and the learning loop
     "POST /api/session/event": _N, "POST /api/session/edit": _N, "POST /api/session/complete": _N,
     "GET /api/session/briefing": _N, "POST /api/session/extract-insights": _N,

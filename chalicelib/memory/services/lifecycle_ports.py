@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
 from chalicelib.memory.domain.memory_lifecycle import Step, UsageFacts
-from chalicelib.memory.domain.memory_model import Memory
+from chalicelib.memory.domain.memory_model import Memory, MemoryDraft
 from chalicelib.memory.services.ports import MemoryUnitOfWork
 
 
@@ -74,6 +74,20 @@ class TransferRepository(Protocol):
     def unembedded(self, memory_ids: Sequence[str]) -> list[tuple[str, str, str]]: ...
 
 
+class SnapshotRepository(Protocol):
+    """A project's memory copied and restored in place (`memory_snapshots`)."""
+
+    def consistent(self) -> None: ...
+    def create(self, project: str, name: str, *, automatic: bool) -> dict[str, int] | None: ...
+    def listing(self, project: str) -> list[dict[str, Any]]: ...
+    def live_count(self, project: str) -> int: ...
+    def clear(self, project: str) -> None: ...
+    def restore(self, project: str, name: str) -> dict[str, int] | None: ...
+    def load_drafts(self, project: str, drafts: Iterable[MemoryDraft]) -> int: ...
+    def active_profile(self, project: str) -> str | None: ...
+    def set_active_profile(self, project: str, profile: str | None) -> None: ...
+
+
 class LifecycleUnitOfWork(MemoryUnitOfWork, Protocol):
     @property
     def lifecycle(self) -> LifecycleRepository: ...
@@ -83,6 +97,9 @@ class LifecycleUnitOfWork(MemoryUnitOfWork, Protocol):
 
     @property
     def transfer(self) -> TransferRepository: ...
+
+    @property
+    def snapshots(self) -> SnapshotRepository: ...
 
 
 LifecycleUnits = Callable[[], LifecycleUnitOfWork]

@@ -363,6 +363,7 @@ class Container:
     def bot_services(self) -> BotServices:
         """What the bot's handlers use (they never see this container)."""
         from chalicelib.telegram.bot.context import BotServices
+        from chalicelib.telegram.services.memory_admin import TelegramMemoryAdmin
         from chalicelib.telegram.services.session_requests import SessionRequests
         from chalicelib.telegram.services.telegram_context import TelegramContext
         from chalicelib.telegram.services.telegram_conversation import Conversation
@@ -376,7 +377,10 @@ class Container:
             session_requests=SessionRequests(self.telegram_uow), knowledge=knowledge,
             conversation=Conversation(self.llm, knowledge.providers(), remember=knowledge.remember),
             feedback=self.task_feedback, tasks=self.tasks, sessions=self.agent_sessions,
-            machines=self.machine_registry, ssh_runs=self.ssh_runs, folder_walks=self.folder_walks)
+            machines=self.machine_registry, ssh_runs=self.ssh_runs, folder_walks=self.folder_walks,
+            memory_admin=TelegramMemoryAdmin(lifecycle=lambda: self.memory_lifecycle,
+                                             integrity=lambda: self.memory_integrity,
+                                             snapshots=lambda: self.memory_snapshots))
 
     @cached_property
     def folder_walks(self) -> FolderWalks:

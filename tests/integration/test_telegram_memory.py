@@ -133,3 +133,24 @@ def test_over_the_daily_budget_the_bot_says_it_cannot_answer(bot: BotHarness) ->
 
     assert bot.last_text(chat_id=ALICE).startswith("I cannot answer right now")
     assert chat.calls == []
+
+
+def test_memory_stats_check_and_snapshot_answer_in_the_chat(bot: BotHarness) -> None:
+    _remember(bot, "shop", "fact", "The shop's checkout retries payments twice")
+    _remember(bot, "shop", "decision", "Orders are archived after 90 days")
+
+    bot.send(message_update("/memory stats shop", chat_id=ALICE))
+    assert bot.last_text(chat_id=ALICE) == "Memory of shop: full 2, hint 0, abstract 0, archived 0"
+
+    bot.send(message_update("/memory check shop", chat_id=ALICE))
+    text = bot.last_text(chat_id=ALICE)
+    assert text.startswith("Integrity of shop: no problems") and "orphan_edges: n/a" in text
+
+    bot.send(message_update("/memory snapshot before-sale shop", chat_id=ALICE))
+    assert bot.last_text(chat_id=ALICE) == "Snapshot before-sale of shop: 2 memories, 0 archived originals."
+    assert [s["name"] for s in bot.container.memory_snapshots.listing("shop")] == ["before-sale"]
+
+    bot.send(message_update("/memory snapshot before-sale", chat_id=ALICE))
+    assert bot.last_text(chat_id=ALICE).startswith("Which project?")
+    bot.send(message_update("/memory vacuum", chat_id=ALICE))
+    assert bot.last_text(chat_id=ALICE).startswith("Usage: /memory stats|check")

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.tasks import TaskService
     from chalicelib.telegram.adapters.telegram_gateway import LoopGateway
     from chalicelib.telegram.services.folder_walks import FolderWalks
+    from chalicelib.telegram.services.memory_admin import TelegramMemoryAdmin
     from chalicelib.telegram.services.reminders import Reminders
     from chalicelib.telegram.services.session_requests import SessionRequests
     from chalicelib.telegram.services.telegram_context import TelegramContext
@@ -75,6 +76,7 @@ class BotServices:
     machines: MachineRegistry
     ssh_runs: SshRuns  # /ssh and /exec
     folder_walks: FolderWalks  # the /session picker's folder walk
+    memory_admin: TelegramMemoryAdmin  # /memory
 
 
 def services(context: Context) -> BotServices:

@@ -1,11 +1,18 @@
-"""/recall, /learn and /feedback: memory search, taught rules, and lesson reinforcement."""
+"""/recall, /learn, /feedback and /memory: memory search, taught rules, lesson reinforcement, and
+the memory lifecycle's counts, integrity and snapshots."""
 
 from __future__ import annotations
 
 from telegram import Update
 
 from chalicelib.telegram.bot.context import Context, blocking, command, project_here, reply, services
-from chalicelib.telegram.domain.bot_commands import parse_feedback, parse_learn, parse_query, short_id
+from chalicelib.telegram.domain.bot_commands import (
+    parse_feedback,
+    parse_learn,
+    parse_memory,
+    parse_query,
+    short_id,
+)
 
 GLOBAL_PROJECT = "_global"
 
@@ -48,3 +55,18 @@ async def feedback(update: Update, context: Context) -> None:
                    f" From your note: {found.get('rules_stored', 0) + found.get('rules_reinforced', 0)} "
                    f"rule(s), {found.get('rlm_promoted', 0)} lesson(s).")
     await reply(update, context, f"Thanks: task {short_id(task.id)} rated {verdict}; {detail}.{learned}")
+
+
+@command("memory")
+async def memory(update: Update, context: Context) -> None:
+    request = parse_memory(context.args or [])
+    project = request.project or await project_here(update, context)
+    admin = services(context).memory_admin
+    if request.action == "stats":
+        await reply(update, context, await blocking(admin.stats, project))
+    elif request.action == "check":
+        await reply(update, context, await blocking(admin.check, project))
+    elif project is None:
+        await reply(update, context, "Which project? /memory snapshot <name> <project> (or ask in its topic)")
+    else:
+        await reply(update, context, await blocking(admin.snapshot, project, str(request.name)))

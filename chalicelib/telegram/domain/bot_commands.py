@@ -35,6 +35,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("engines", "/engines [machine] [order]", "Show or set a machine's engine order"),
     CommandSpec("recall", "/recall <query>", "Search memory"),
     CommandSpec("learn", "/learn [project:] <rule>", "Store a project rule (confidence 0.95)"),
+    CommandSpec("memory", "/memory stats|check [project] | /memory snapshot <name> [project]",
+                "Memory per phase, integrity counts, or a snapshot of a project's memory"),
     CommandSpec("feedback", "/feedback <task> good|bad [note]",
                 "Rate a task's outcome to reinforce lessons; a note is learned from"),
     CommandSpec("remind", "/remind <when> <message>", "Set a reminder (30m, 2h, 17:30, tomorrow 9am)"),
@@ -238,3 +240,26 @@ def parse_remote(text: str, command: str) -> RemoteCommand:
         raise _usage(command)
     timeout = match.group("timeout")
     return RemoteCommand(where, match.group("command").strip(), int(timeout) if timeout else None)
+
+
+@dataclass(frozen=True)
+class MemoryRequest:
+    action: str  # stats | check | snapshot
+    project: str | None
+    name: str | None = None
+
+
+def parse_memory(args: Sequence[str]) -> MemoryRequest:
+    """`/memory stats [project]`, `/memory check [project]`, `/memory snapshot <name> [project]`."""
+    if not args or args[0] not in ("stats", "check", "snapshot"):
+        raise _usage("memory")
+    if args[0] == "snapshot":
+        if len(args) not in (2, 3) or not _SNAPSHOT.match(args[1]):
+            raise InvalidInput("Usage: /memory snapshot <name> [project] (name: letters, digits, . _ -)")
+        return MemoryRequest("snapshot", args[2] if len(args) == 3 else None, args[1])
+    if len(args) > 2:
+        raise _usage("memory")
+    return MemoryRequest(args[0], args[1] if len(args) == 2 else None)
+
+
+_SNAPSHOT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")

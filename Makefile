@@ -4,7 +4,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit package deploy clean
+.PHONY: run test lint typecheck unit package deploy scan clean
+
+# The policy scanner lives in a virtualenv of its own: checkov pins a boto3 the Lambda cannot use.
+SCAN_VENV  := .venv-scan
+SCAN_STAMP := $(SCAN_VENV)/.installed
 
 # torch comes first, pinned, from the CPU wheel (otherwise sentence-transformers pulls a CUDA build).
 # cryptography (for mcp, in the Lambda) is swapped for its manylinux2014 wheel: pip picks the
@@ -30,8 +34,17 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy .
 
-test: $(STAMP) lint
+$(SCAN_STAMP): requirements-scan.txt
+	test -x $(SCAN_VENV)/bin/python || $(PYTHON) -m venv $(SCAN_VENV)
+	$(SCAN_VENV)/bin/python -m pip install -q -r requirements-scan.txt
+	touch $(SCAN_STAMP)
+
+test: $(STAMP) $(SCAN_STAMP) lint
 	$(BIN)/python -m pytest
+
+# checkov over both stages' templates (also run by `make test`, tests/integration/test_policy_scan.py).
+scan: $(STAMP) $(SCAN_STAMP)
+	$(BIN)/python -m pytest -q tests/integration/test_policy_scan.py
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest -m "unit or functional"
@@ -49,4 +62,4 @@ deploy: package
 	$(BIN)/python -m infra.deploy deploy --stage $(STAGE) --skip-package $(foreach p,$(PARAMS),--param $(p))
 
 clean:
-	rm -rf $(VENV) dist build .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(SCAN_VENV) dist build .mypy_cache .ruff_cache .pytest_cache

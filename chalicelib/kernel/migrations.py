@@ -2,18 +2,34 @@
 
 Files are `chalicelib/migrations/NNNN_name.sql`. `{embedding_dim}` in a file is replaced by the
 deployment's embedding dimension (an int, validated), because DDL cannot take parameters.
+
+One migrator at a time (an advisory lock), and none waits forever: the lock is tried until
+`lock_wait_s` has passed, then the run fails saying so; once it holds the lock, a statement
+waiting on a table lock gives up after `lock_timeout_s` (a migration never queues behind a long
+transaction while blocking every request behind itself), and any statement after
+`statement_timeout_s` (under the deploy step's own timeout, so the failure reaches CloudFormation).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from chalicelib.kernel.database import connect_once
 from chalicelib.kernel.errors import ConfigurationError
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
 _LOCK_KEY = 7_146_001  # advisory lock: one migrator at a time across processes
+LOCK_WAIT_S = 120.0
+LOCK_TIMEOUT_S = 30.0
+STATEMENT_TIMEOUT_S = 480.0  # the deploy step has 600 s, and must still answer CloudFormation
+_LOCK_POLL_S = 0.5
+
+
+class MigrationLockBusy(RuntimeError):
+    """Another migrator held the lock for longer than this one would wait."""
 
 
 @dataclass(frozen=True)
@@ -29,11 +45,28 @@ def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
     return [Migration(p.stem, p) for p in sorted(directory.glob("[0-9][0-9][0-9][0-9]_*.sql"))]
 
 
-def apply_migrations(url: str, *, embedding_dim: int, embedding_model: str) -> list[str]:
+def _take_lock(conn: Any, wait_s: float) -> None:
+    deadline = time.monotonic() + wait_s
+    while not conn.execute("SELECT pg_try_advisory_lock(%s) AS got", (_LOCK_KEY,)).fetchone()["got"]:
+        if time.monotonic() >= deadline:
+            raise MigrationLockBusy(f"another migrator has held the migration lock for over {wait_s:g} s; "
+                                    f"try again when it has finished")
+        time.sleep(_LOCK_POLL_S)
+
+
+def set_migration_timeouts(conn: Any, lock_timeout_s: float, statement_timeout_s: float) -> None:
+    for name, seconds in (("lock_timeout", lock_timeout_s), ("statement_timeout", statement_timeout_s)):
+        conn.execute("SELECT set_config(%s, %s, false)", (name, f"{int(seconds * 1000)}ms"))
+
+
+def apply_migrations(url: str, *, embedding_dim: int, embedding_model: str, lock_wait_s: float = LOCK_WAIT_S,
+                     lock_timeout_s: float = LOCK_TIMEOUT_S,
+                     statement_timeout_s: float = STATEMENT_TIMEOUT_S) -> list[str]:
     """Apply pending migrations in order; return the versions applied. Idempotent."""
     applied: list[str] = []
     with connect_once(url) as conn:
-        conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
+        set_migration_timeouts(conn, lock_timeout_s, statement_timeout_s)
+        _take_lock(conn, lock_wait_s)
         try:
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_migrations ("

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
+from collections.abc import Mapping
 from typing import Any
 
 from chalicelib.kernel.logging import get_logger
@@ -46,7 +47,22 @@ def migrate() -> dict[str, Any]:
                                embedding_model=settings.embedding_model)
     with connect_once(settings.database_url) as conn:
         version = check_pgvector(conn, os.environ.get("ITACHI_MIN_PGVECTOR", "0.8.0"))
-    return {"Applied": ",".join(applied) or "none", "PgvectorVersion": version}
+        role = grant_app_role(conn, os.environ)
+    return {"Applied": ",".join(applied) or "none", "PgvectorVersion": version, "AppRole": role}
+
+
+def grant_app_role(conn: Any, env: Mapping[str, str]) -> str:
+    """Create or update the application's login from its secret (`DATABASE_APP_SECRET_ID`);
+    "none" where there is no such secret (the local stack, a stack from before it existed)."""
+    from chalicelib.kernel.app_role import ensure_app_role
+    from chalicelib.kernel.secrets import fetch_secrets
+
+    secret_id = env.get("DATABASE_APP_SECRET_ID")
+    if not secret_id:
+        return "none"
+    creds = json.loads(fetch_secrets([secret_id])[secret_id])
+    ensure_app_role(conn, str(creds["username"]), str(creds["password"]))
+    return str(creds["username"])
 
 
 def check_pgvector(conn: Any, minimum: str) -> str:

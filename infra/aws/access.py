@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-DB = "DATABASE_URL"
+DB = "DATABASE_APP"  # the application's login (not a superuser), as the function's DATABASE_URL
+MASTER = "DATABASE_URL"  # the master login: the migrations function only
 API_KEYS = "ITACHI_API_KEYS"
 WEBHOOK = "TELEGRAM_WEBHOOK_SECRET"
 BOT = "TELEGRAM_BOT_TOKEN"
@@ -41,7 +42,7 @@ ACCESS: dict[str, Access] = {
     API: Access((DB, API_KEYS, WEBHOOK, BOT, OPENAI),
                 ("dispatch", "telegram-updates", "telegram-outbox", "ingest", MACHINES),
                 creates_machine_queues=True),
-    MIGRATIONS: Access((DB,)),
+    MIGRATIONS: Access((MASTER, DB)),
     "functions.dispatch_consumer:handler": Access((DB, BOT), (MACHINES, "telegram-outbox")),
     "functions.telegram_consumer:handler": Access((DB, BOT, OPENAI),
                                                   ("dispatch", "telegram-outbox", MACHINES)),

@@ -16,10 +16,11 @@ from infra.aws.ca_bundle import LAMBDA_BUNDLE_PATH
 from infra.aws.capacity import MAX_CONNECTIONS_CHOICES
 from infra.aws.cfn import NO_VALUE, PRIVATE, Json, assume_role, get_att, if_private, ref, sub, tags
 from infra.aws.network import PRIVATE_SUBNETS, PUBLIC_SUBNETS, VPC_CIDR
-from infra.aws.secrets import DATABASE_SECRET
+from infra.aws.secrets import APP_DATABASE_SECRET, DATABASE_SECRET
 from infra.local.postgres_watch import PRIVATE_LOG_SETTINGS
 
 SECRET = DATABASE_SECRET.logical_id
+APP_SECRET = APP_DATABASE_SECRET.logical_id
 PORT = 5432
 USE_PROXY = "UseDbProxy"  # condition: private mode with RDS Proxy
 HAS_CIDR = "HasDbAllowedCidr"
@@ -138,12 +139,12 @@ def resources(stage: str) -> Json:
             "Policies": [{"PolicyName": "read-database-secret", "PolicyDocument": {
                 "Version": "2012-10-17", "Statement": [{
                     "Effect": "Allow", "Action": "secretsmanager:GetSecretValue",
-                    "Resource": ref(SECRET)}]}}],
+                    "Resource": [ref(SECRET), ref(APP_SECRET)]}]}}],
             "Tags": tags(stage)}},
         "DbProxy": {"Type": "AWS::RDS::DBProxy", "Condition": USE_PROXY, "Properties": {
             "DBProxyName": sub("${AWS::StackName}-proxy"), "EngineFamily": "POSTGRESQL",
-            "Auth": [{"AuthScheme": "SECRETS", "SecretArn": ref(SECRET), "IAMAuth": "DISABLED",
-                      "ClientPasswordAuthType": "POSTGRES_SCRAM_SHA_256"}],
+            "Auth": [{"AuthScheme": "SECRETS", "SecretArn": ref(s), "IAMAuth": "DISABLED",
+                      "ClientPasswordAuthType": "POSTGRES_SCRAM_SHA_256"} for s in (SECRET, APP_SECRET)],
             "RoleArn": get_att("DbProxyRole", "Arn"), "RequireTLS": True, "IdleClientTimeout": 1800,
             "VpcSubnetIds": PRIVATE_SUBNETS, "VpcSecurityGroupIds": [ref("ProxySecurityGroup")],
             "Tags": [{"Key": "itachi:stage", "Value": stage}]}},

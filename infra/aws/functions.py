@@ -18,7 +18,13 @@ from infra.aws.capacity import MAX_CONSUMER_CONCURRENCY
 from infra.aws.cfn import Json, get_att, if_private, join, pascal, ref, sub
 from infra.aws.iam import TRACING, queue_statements, role
 from infra.aws.network import lambda_vpc_config
-from infra.aws.secrets import SECRET_SUFFIX, secret_environment, secrets_named
+from infra.aws.secrets import (
+    APP_DATABASE_SECRET,
+    DATABASE_SECRET,
+    SECRET_SUFFIX,
+    secret_environment,
+    secrets_named,
+)
 
 ENTRY = "functions.lambda_entry.handler"
 MIGRATIONS_ENTRY = "functions.migrate_on_deploy.handler"
@@ -139,7 +145,9 @@ def migrations_resources(stage_env: dict[str, str], code_uri: str) -> Json:
     fn = MIGRATIONS
     access = access_for(fn.access_key)
     env: Json = {k: v for k, v in stage_env.items() if not k.endswith(SECRET_SUFFIX)}
-    env.update(secret_environment(secrets_named(access.secrets)))
+    # It connects with the master login and sets the application login's password and grants.
+    env.update(secret_environment((DATABASE_SECRET,)))
+    env[f"{APP_DATABASE_SECRET.var}{SECRET_SUFFIX}"] = ref(APP_DATABASE_SECRET.logical_id)
     env["DATABASE_HOST"] = database.instance_host()  # DDL and advisory locks go to the instance itself
     env.update(database.tls_environment())
     # Wait for the way out (Secrets Manager, CloudFormation's reply) before the first deploy's run;

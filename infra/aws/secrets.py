@@ -18,23 +18,32 @@ from infra.aws.stage import StageConfig
 
 @dataclass(frozen=True)
 class SecretSpec:
-    var: str  # the setting it fills (chalicelib/settings.py reads <var>, or <var>_SECRET_ID in AWS)
-    kind: str  # database | generated | user
+    var: str  # its name: the stage names it as <var>_SECRET_ID in .chalice/config.json
+    kind: str  # database | app-database | generated | user
     description: str
+    fills: str = ""  # the setting it fills in a function (chalicelib/kernel/secrets.py); default var
 
     @property
     def logical_id(self) -> str:
         return pascal(self.var.lower()) + "Secret"
 
+    @property
+    def setting(self) -> str:
+        return self.fills or self.var
+
 
 SECRETS: tuple[SecretSpec, ...] = (
-    SecretSpec("DATABASE_URL", "database", "Itachi database credentials (RDS master user)"),
+    SecretSpec("DATABASE_URL", "database", "Itachi database master login (migrations and RDS Proxy only)"),
+    SecretSpec("DATABASE_APP", "app-database", "Itachi database application login (not a superuser; the "
+               "migrations create the role and its grants)", fills="DATABASE_URL"),
     SecretSpec("ITACHI_API_KEYS", "generated", "Itachi API keys for hooks and agents, comma-separated"),
     SecretSpec("TELEGRAM_WEBHOOK_SECRET", "generated", "Telegram webhook secret token"),
     SecretSpec("TELEGRAM_BOT_TOKEN", "user", "Telegram bot token from BotFather"),
     SecretSpec("OPENAI_API_KEY", "user", "OpenAI API key (embeddings and the LLM)"),
 )
 DATABASE_SECRET = SECRETS[0]
+APP_DATABASE_SECRET = SECRETS[1]
+APP_ROLE = "itachi_app"
 USER_SECRETS = tuple(s for s in SECRETS if s.kind == "user")
 SECRET_SUFFIX = "_SECRET_ID"
 
@@ -48,9 +57,10 @@ def secrets_named(variables: tuple[str, ...]) -> tuple[SecretSpec, ...]:
 
 
 def _value(spec: SecretSpec) -> Json:
-    if spec.kind == "database":
+    if spec.kind in ("database", "app-database"):
+        user = "itachi" if spec.kind == "database" else APP_ROLE
         return {"GenerateSecretString": {
-            "SecretStringTemplate": json.dumps({"username": "itachi", "dbname": "itachi", "port": 5432}),
+            "SecretStringTemplate": json.dumps({"username": user, "dbname": "itachi", "port": 5432}),
             "GenerateStringKey": "password", "PasswordLength": 40, "ExcludePunctuation": True}}
     if spec.kind == "generated":
         # Telegram's secret token allows only letters, digits, _ and -; API keys need no more.
@@ -72,8 +82,8 @@ def resources(stage: StageConfig) -> Json:
 
 
 def secret_environment(specs: tuple[SecretSpec, ...] = SECRETS) -> Json:
-    """`<VAR>_SECRET_ID` -> the secret's ARN, for a function's environment."""
-    return {f"{s.var}{SECRET_SUFFIX}": ref(s.logical_id) for s in specs}
+    """`<SETTING>_SECRET_ID` -> the secret's ARN, for a function's environment."""
+    return {f"{s.setting}{SECRET_SUFFIX}": ref(s.logical_id) for s in specs}
 
 
 def secret_arns(specs: tuple[SecretSpec, ...] = SECRETS) -> list[Json]:

@@ -19,14 +19,15 @@ from infra.aws.stage import load_stage
 from infra.package import render_template
 from tests.support.cfn_eval import Evaluator, as_list, ref_names
 
-DB, KEYS, HOOK, BOT, AI = ("DATABASE_URL", "ITACHI_API_KEYS", "TELEGRAM_WEBHOOK_SECRET", "TELEGRAM_BOT_TOKEN",
-                           "OPENAI_API_KEY")
+# DB: the application's login (no superuser); MASTER: the master login, for migrations only.
+DB, MASTER = "DATABASE_APP", "DATABASE_URL"
+KEYS, HOOK, BOT, AI = "ITACHI_API_KEYS", "TELEGRAM_WEBHOOK_SECRET", "TELEGRAM_BOT_TOKEN", "OPENAI_API_KEY"
 MACHINES = "machine-*"
 # handler -> (secrets it reads, queues it sends to, whether it creates machine queues)
 EXPECTED: dict[str, tuple[set[str], set[str], bool]] = {
     "api": ({DB, KEYS, HOOK, BOT, AI},
             {"dispatch", "telegram-updates", "telegram-outbox", "ingest", MACHINES}, True),
-    "migrations": ({DB}, set(), False),
+    "migrations": ({MASTER, DB}, set(), False),
     "functions.dispatch_consumer:handler": ({DB, BOT}, {MACHINES, "telegram-outbox"}, False),
     "functions.telegram_consumer:handler": ({DB, BOT, AI}, {"dispatch", "telegram-outbox", MACHINES}, False),
     "functions.telegram_outbox:handler": ({DB, BOT, AI}, {"telegram-outbox"}, False),
@@ -39,8 +40,8 @@ EXPECTED: dict[str, tuple[set[str], set[str], bool]] = {
     "functions.reflection:handler": ({DB, AI}, set(), False),
     "functions.memory_eviction:handler": ({DB, AI}, set(), False),
 }
-SECRET_VARS = {"DatabaseUrlSecret": DB, "ItachiApiKeysSecret": KEYS, "TelegramWebhookSecretSecret": HOOK,
-               "TelegramBotTokenSecret": BOT, "OpenaiApiKeySecret": AI}
+SECRET_VARS = {"DatabaseUrlSecret": MASTER, "DatabaseAppSecret": DB, "ItachiApiKeysSecret": KEYS,
+               "TelegramWebhookSecretSecret": HOOK, "TelegramBotTokenSecret": BOT, "OpenaiApiKeySecret": AI}
 
 
 @pytest.fixture(scope="module", params=["dev", "prod"])
@@ -89,7 +90,11 @@ def test_every_function_reads_only_its_secrets_and_sends_only_to_its_queues(
         assert readable == secrets, logical_id
         env = fn["Properties"]["Environment"]["Variables"]
         named = {k.removesuffix("_SECRET_ID") for k in env if k.endswith("_SECRET_ID")}
-        assert named == secrets, logical_id
+        migrations = logical_id == "MigrationsFunction"
+        # Every other function connects with the application's login, as its DATABASE_URL.
+        assert named == (secrets if migrations else (secrets - {DB}) | {"DATABASE_URL"}), logical_id
+        login = "DatabaseUrlSecret" if migrations else "DatabaseAppSecret"
+        assert env["DATABASE_URL_SECRET_ID"] == {"Ref": login}, logical_id
         sendable = {queue_key(r, prefix) for s in statements if "sqs:SendMessage" in as_list(s["Action"])
                     for r in as_list(s["Resource"])}
         assert sendable == sends, logical_id

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from chalice import Chalice, Response
 from chalice.app import Request
 
+from chalicelib.auth import invite_routes
 from chalicelib.auth import routes as key_routes
 from chalicelib.auth.domain.api_keys import Principal
 from chalicelib.auth.request_guard import UNAUTHORIZED, admit, vet_answer
@@ -50,9 +51,11 @@ app.register_blueprint(mcp_routes.bp)
 app.register_blueprint(ssh_routes.bp)
 app.register_blueprint(openapi_routes.bp)
 app.register_blueprint(key_routes.bp)
+app.register_blueprint(invite_routes.bp)
 
 
 _KEYED_PATHS = ("/mcp", "/openapi.json")
+_TOKEN_PATHS = ("/api/machines/join",)  # the invite token in the body is the credential
 
 
 def _admitted(request: Request, path: str) -> tuple[Principal | None, Response | None]:
@@ -83,7 +86,7 @@ def guard(request: Request, get_response: Callable[[Request], Response]) -> Resp
                               f"request body exceeds {settings.max_body_bytes} bytes")
     path = (request.context or {}).get("resourcePath", request.path)
     principal: Principal | None = None
-    if path.startswith("/api/") or path in _KEYED_PATHS:
+    if (path.startswith("/api/") or path in _KEYED_PATHS) and path not in _TOKEN_PATHS:
         principal, refusal = _admitted(request, path)
         if refusal is not None:
             logger.info("request", extra={"method": request.method, "route": path,

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from agent import install_hooks, wrappers
 from agent.commands import (
     agent_commands,
+    join_commands,
     key_commands,
     local_stack_commands,
     mcp_commands,
@@ -38,6 +39,7 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     task_commands.add_task_parser,
     task_commands.add_tasks_parser,
     task_commands.add_machines_parser,
+    join_commands.add_join_parser,
     session_commands.add_session_parser,
     memory_commands.add_search_parser,
     memory_commands.add_remember_parser,

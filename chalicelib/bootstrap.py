@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from chalicelib.auth.services.authenticator import Authenticator
     from chalicelib.auth.services.key_admin import KeyAdmin
+    from chalicelib.auth.services.machine_onboarding import MachineOnboarding
     from chalicelib.kernel.database import Database
     from chalicelib.kernel.queues import SqsQueues
     from chalicelib.kernel.settings import Settings
@@ -92,6 +93,13 @@ class Container:
         from chalicelib.auth.services.authenticator import Authenticator
 
         return Authenticator(partial(PostgresKeysUnitOfWork, self.db), self.settings.api_keys)
+
+    @cached_property
+    def machine_onboarding(self) -> MachineOnboarding:
+        from chalicelib.auth.adapters.key_repository import PostgresInvitesUnitOfWork
+        from chalicelib.auth.services.machine_onboarding import MachineOnboarding
+
+        return MachineOnboarding(partial(PostgresInvitesUnitOfWork, self.db))
 
     @cached_property
     def queues(self) -> SqsQueues:
@@ -380,7 +388,8 @@ class Container:
             machines=self.machine_registry, ssh_runs=self.ssh_runs, folder_walks=self.folder_walks,
             memory_admin=TelegramMemoryAdmin(lifecycle=lambda: self.memory_lifecycle,
                                              integrity=lambda: self.memory_integrity,
-                                             snapshots=lambda: self.memory_snapshots))
+                                             snapshots=lambda: self.memory_snapshots),
+            onboarding=self.machine_onboarding, public_url=self.settings.public_url)
 
     @cached_property
     def folder_walks(self) -> FolderWalks:

@@ -33,8 +33,11 @@ def add_tasks_parser(sub: Any) -> None:
 
 
 def add_machines_parser(sub: Any) -> None:
-    p = sub.add_parser("machines", help="list agent machines and whether they are online")
+    from agent.commands.join_commands import add_invite_verb
+
+    p = sub.add_parser("machines", help="list agent machines and whether they are online (or invite one)")
     p.set_defaults(func=cmd_machines)
+    add_invite_verb(p)
 
 
 def _client() -> Any:

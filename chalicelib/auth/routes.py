@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from chalice import Response
+from chalice.app import Request
 from pydantic import Field
 
 from chalicelib.bootstrap import get_container
@@ -12,6 +13,13 @@ from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 
 bp = ApiBlueprint(__name__)
+
+
+def refuse_replay(request: Request) -> None:
+    """A stored idempotent reply would keep a secret in the database: these answers are never replayed."""
+    if request.headers.get("idempotency-key") is not None:
+        raise InvalidInput("Idempotency-Key: not accepted here (the answer holds a secret shown once)",
+                           field="Idempotency-Key")
 
 
 class NewKeyBody(WireModel):
@@ -32,10 +40,7 @@ def create_key() -> Response:
     from chalicelib.auth.domain.api_keys import KeyKind, KeySpec
 
     request = bp.current_request
-    if request.headers.get("idempotency-key") is not None:
-        # A stored reply would keep the key in the database: creating a key is never replayed.
-        raise InvalidInput("Idempotency-Key: not accepted here (a key is shown once and never stored)",
-                           field="Idempotency-Key")
+    refuse_replay(request)
     b = parse_body(request, NewKeyBody)
     projects = tuple(p.strip() for p in b.projects) if b.projects is not None else None
     if projects is not None and not all(projects):

@@ -27,6 +27,7 @@ ERROR_SCHEMA = {"type": "object", "required": ["error", "message"], "properties"
     "message": {"type": "string", "description": "what went wrong, for a person"},
     "field": {"type": "string", "description": "the offending field, when there is one"}}}
 OPEN_PATHS = {"/health"}  # no credentials
+TOKEN_PATHS = {"/api/machines/join"}  # no API key: a one-time invite token in the body
 TELEGRAM_PATH = "/telegram/webhook"
 MCP_PATH = "/mcp"
 
@@ -104,7 +105,7 @@ def _responses(path: str, statuses: set[int]) -> dict[str, Any]:
 
 
 def _security(path: str) -> list[dict[str, list[str]]]:
-    if path in OPEN_PATHS:
+    if path in OPEN_PATHS or path in TOKEN_PATHS:
         return []
     return [{"telegramSecret": []}] if path == TELEGRAM_PATH else [{"bearerAuth": []}]
 
@@ -135,7 +136,8 @@ def build_spec(routes: dict[str, dict[str, Any]], *, title: str = "Itachi API",
         "openapi": "3.1.0",
         "info": {"title": title, "version": version,
                  "description": "Every route but /health needs `Authorization: Bearer <key>` (the Telegram "
-                                "webhook: Telegram's secret token). Errors answer {error, message, field?}."},
+                                "webhook: Telegram's secret token; /api/machines/join: a one-time invite "
+                                "token in its body). Errors answer {error, message, field?}."},
         "paths": paths,
         "components": {"schemas": components.schemas, "securitySchemes": {
             "bearerAuth": {"type": "http", "scheme": "bearer"},

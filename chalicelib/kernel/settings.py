@@ -86,6 +86,8 @@ class Settings(BaseSettings):
     telegram_allowed_users: UserIds = Field((), validation_alias=_env("TELEGRAM_ALLOWED_USERS"))
     telegram_chat_id: int | None = Field(None, validation_alias=_env("TELEGRAM_CHAT_ID"))
     telegram_api_url: str = Field("https://api.telegram.org/bot", validation_alias=_env("TELEGRAM_API_URL"))
+    # The URL machines reach the API at, for the join commands invites print (else the request's).
+    public_url: str = Field("", validation_alias=_env("ITACHI_PUBLIC_URL"))
 
     @field_validator("home", mode="before")
     @classmethod

@@ -144,3 +144,19 @@ def test_a_key_is_shown_once_and_listed_by_its_prefix(admin: ApiClient, make_key
     assert "key" not in listed[0]
     assert _status(lambda: admin.post("/api/keys", {"name": "ci", "kind": "client"})) == 409
     assert _status(lambda: admin.post("/api/keys", {"name": "m", "kind": "machine"})) == 400
+
+
+def test_answers_holding_a_secret_are_never_kept_for_replay(api: RunningApi, database_url: str) -> None:
+    from chalicelib.contracts.api_transport import request_json
+
+    replayable = {"Idempotency-Key": "once"}
+    for path, body in (("/api/keys", {"name": "k", "kind": "client"}), ("/api/machines/invites", {}),
+                       ("/api/machines/join", {"token": "iti_x"})):
+        with pytest.raises(ApiError) as refused:
+            request_json(api.url, api.key, "POST", path, body, timeout_s=30, headers=replayable)
+        assert refused.value.status == 400 and "Idempotency-Key" in refused.value.message
+    with psycopg.connect(database_url) as conn:
+        counts = conn.execute("SELECT (SELECT count(*) FROM request_replies),"
+                              " (SELECT count(*) FROM api_keys),"
+                              " (SELECT count(*) FROM machine_invites)").fetchone()
+    assert counts == (0, 0, 0)

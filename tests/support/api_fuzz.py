@@ -20,6 +20,7 @@ from typing import Any
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from chalicelib.auth import invite_routes as invites
 from chalicelib.auth import routes as keys
 from chalicelib.learning import routes as learning
 from chalicelib.llm import routes as usage
@@ -103,6 +104,8 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("POST", "/api/keys"): (keys.NewKeyBody, None),
     ("GET", "/api/keys"): (None, keys.KeysQuery),
     ("DELETE", "/api/keys/{name}"): (None, None),
+    ("POST", "/api/machines/invites"): (invites.InviteBody, None),
+    ("POST", "/api/machines/join"): (invites.JoinBody, None),
 }
 
 def _with_nul(before: str, after: str) -> str:

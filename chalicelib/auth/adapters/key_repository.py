@@ -1,12 +1,14 @@
-"""Postgres: `api_keys` (hashes only), bound to one unit of work's connection."""
+"""Postgres: `api_keys` and `machine_invites` (hashes only), bound to one unit of work's connection."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import psycopg
 
 from chalicelib.auth.domain.api_keys import ApiKey, KeyKind, KeySpec
+from chalicelib.auth.domain.machine_invites import Invite
 from chalicelib.kernel.errors import Conflict
 from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
 
@@ -64,3 +66,36 @@ class PostgresKeysUnitOfWork(PostgresUnitOfWork):
 
     def _bind(self, conn: Any) -> None:
         self.keys = PostgresKeyRepository(conn)
+
+
+class PostgresInviteRepository:
+    def __init__(self, conn: Conn) -> None:
+        self._conn = conn
+
+    def add(self, invite: Invite, token_hash: bytes) -> None:
+        self._conn.execute(
+            "INSERT INTO machine_invites (id, token_hash, machine_id, created_by, expires_at)"
+            " VALUES (%s, %s, %s, %s, %s)",
+            (invite.id, token_hash, invite.machine_id, invite.created_by, invite.expires_at))
+
+    def spend(self, token_hash: bytes, now: datetime) -> Invite | None:
+        row = self._conn.execute(
+            "SELECT id, machine_id, created_by, expires_at FROM machine_invites WHERE token_hash = %s"
+            " AND used_at IS NULL AND expires_at > %s FOR UPDATE", (token_hash, now)).fetchone()
+        if row is None:
+            return None
+        return Invite(str(row["id"]), row["machine_id"], row["created_by"], row["expires_at"])
+
+    def mark_used(self, invite_id: str, machine_id: str, key_id: str) -> None:
+        self._conn.execute(
+            "UPDATE machine_invites SET used_at = now(), used_by = %s, key_id = %s WHERE id = %s",
+            (machine_id, key_id, invite_id))
+
+
+class PostgresInvitesUnitOfWork(PostgresUnitOfWork):
+    keys: PostgresKeyRepository
+    invites: PostgresInviteRepository
+
+    def _bind(self, conn: Any) -> None:
+        self.keys = PostgresKeyRepository(conn)
+        self.invites = PostgresInviteRepository(conn)

@@ -18,7 +18,7 @@ from chalicelib.kernel.errors import InvalidInput
 KEY_MARK = "itk_"
 PREFIX_LENGTH = 12
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@:-]{0,63}$")
-MACHINE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+MACHINE_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$")  # a queue name's letters
 
 
 class KeyKind(StrEnum):
@@ -45,7 +45,7 @@ class KeySpec:
             raise InvalidInput("machine_id: a machine key names exactly one machine, other keys none",
                                field="machine_id")
         if self.machine_id is not None and not MACHINE_PATTERN.match(self.machine_id):
-            raise InvalidInput("machine_id: 1-40 letters, digits or _.- (starting with a letter or digit)",
+            raise InvalidInput("machine_id: 1-40 letters, digits, _ or - (starting with a letter or digit)",
                                field="machine_id")
         if self.kind is KeyKind.ADMIN and (self.projects is not None or self.read_only):
             raise InvalidInput("an admin key is never limited: no projects, not read-only", field="kind")

@@ -1,11 +1,13 @@
-"""What the key services need: a repository of keys in a unit of work."""
+"""What the key services need: repositories of keys and machine invites in a unit of work."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Protocol
 
 from chalicelib.auth.domain.api_keys import ApiKey
+from chalicelib.auth.domain.machine_invites import Invite
 from chalicelib.kernel.unit_of_work import UnitOfWork
 
 
@@ -31,3 +33,21 @@ class KeysUnitOfWork(UnitOfWork, Protocol):
 
 
 KeysUnitOfWorkFactory = Callable[[], KeysUnitOfWork]
+
+
+class InviteRepository(Protocol):
+    def add(self, invite: Invite, token_hash: bytes) -> None: ...
+
+    def spend(self, token_hash: bytes, now: datetime) -> Invite | None:
+        """Lock the unused, unexpired invite with this hash (None if there is none)."""
+        ...
+
+    def mark_used(self, invite_id: str, machine_id: str, key_id: str) -> None: ...
+
+
+class InvitesUnitOfWork(KeysUnitOfWork, Protocol):
+    @property
+    def invites(self) -> InviteRepository: ...
+
+
+InvitesUnitOfWorkFactory = Callable[[], InvitesUnitOfWork]

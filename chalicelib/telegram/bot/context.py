@@ -15,6 +15,7 @@ from chalicelib.telegram.domain.telegram_text import split_message
 from chalicelib.telegram.services.ports import Keyboard
 
 if TYPE_CHECKING:
+    from chalicelib.auth.services.machine_onboarding import MachineOnboarding
     from chalicelib.learning.services.task_feedback import TaskFeedback
     from chalicelib.ssh.services.ssh_runs import SshRuns
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
@@ -77,6 +78,8 @@ class BotServices:
     ssh_runs: SshRuns  # /ssh and /exec
     folder_walks: FolderWalks  # the /session picker's folder walk
     memory_admin: TelegramMemoryAdmin  # /memory
+    onboarding: MachineOnboarding | None = None  # /machines invite
+    public_url: str = ""  # ITACHI_PUBLIC_URL, for the join command an invite shows
 
 
 def services(context: Context) -> BotServices:

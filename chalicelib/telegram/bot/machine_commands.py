@@ -1,4 +1,4 @@
-"""/machines, /repos and /engines."""
+"""/machines (and /machines invite), /repos and /engines."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any
 
 from telegram import Update
 
-from chalicelib.kernel.errors import NotFound, Unavailable
+from chalicelib.kernel.errors import DomainError, NotFound, Unavailable
 from chalicelib.telegram.bot.context import Context, blocking, command, reply, services
 from chalicelib.telegram.domain.bot_commands import parse_engines
 
@@ -19,12 +19,33 @@ def _machine_line(m: dict[str, Any]) -> str:
 
 @command("machines")
 async def machines(update: Update, context: Context) -> None:
+    args = context.args or []
+    if args[:1] == ["invite"]:
+        await _invite(update, context, args[1] if len(args) > 1 else None)
+        return
     listed = await blocking(services(context).machines.list_machines)
     if not listed:
         await reply(update, context,
                     "No machine has registered yet. Run `itachi agent` (or `itachi up`) on one.")
         return
     await reply(update, context, "Machines:\n" + "\n".join(f"- {_machine_line(m)}" for m in listed))
+
+
+async def _invite(update: Update, context: Context, machine_id: str | None) -> None:
+    """/machines invite [id]: a one-time join command, valid for an hour (the chat is the admin's)."""
+    onboarding = services(context).onboarding
+    if onboarding is None:
+        await reply(update, context, "Machine invites are not available here.")
+        return
+    user = update.effective_user
+    try:
+        invite, token = await blocking(onboarding.invite, f"telegram:{user.id if user else '?'}", machine_id)
+    except DomainError as exc:
+        await reply(update, context, f"Cannot invite: {exc.message}")
+        return
+    command = invite.join_command(services(context).public_url, token)
+    await reply(update, context, f"Run this on the new machine before {invite.expires_at:%H:%M} UTC "
+                f"(it works once):\n{command}")
 
 
 @command("repos")

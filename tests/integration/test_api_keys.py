@@ -4,6 +4,7 @@ keys cannot write, a revoked key is refused, and only hashes are stored."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -11,10 +12,16 @@ import pytest
 
 from chalicelib.auth.domain.api_keys import key_hash
 from chalicelib.contracts.api_transport import ApiClient, ApiError
+from chalicelib.contracts.local_home import ClientConfig
 from tests.conftest import RunningApi
-from tests.support.orchestration import client_for, drain_dispatch, heartbeat, new_task
+from tests.support.orchestration import drain_dispatch, heartbeat, new_task
 
 KeyMaker = Callable[..., tuple[dict[str, Any], ApiClient]]
+
+
+def client_for(url: str, key: str) -> ApiClient:
+    """A patient client: the first memory write of a test process loads the local embedding model."""
+    return ApiClient(ClientConfig(Path("/nonexistent"), url, key), timeout_s=180)
 
 
 @pytest.fixture

@@ -114,7 +114,10 @@ def test_a_revoked_key_is_refused_once_the_cache_lifetime_has_passed() -> None:
 
 ADMIN_ONLY = {"GET /api/usage", "POST /api/memory/evict", "POST /api/memory/check/fix",
               "GET /api/ssh/targets", "GET /api/ssh/runs", "POST /api/keys", "GET /api/keys",
-              "DELETE /api/keys/{name}", "POST /api/machines/invites"}
+              "DELETE /api/keys/{name}", "POST /api/machines/invites",
+              # bulk memory writes by id, snapshots and profiles: an operator's
+              "POST /api/memory/import", "POST /api/memory/snapshots", "POST /api/memory/snapshots/load",
+              "POST /api/memory/profiles/load", "POST /api/memory/profiles/unload"}
 NO_KEY = {"GET /health", "POST /telegram/webhook", "POST /api/machines/join"}
 
 

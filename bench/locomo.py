@@ -7,11 +7,12 @@ Starts its own `itachi up` in a throwaway home (local MiniLM embedder), stores e
 conversation in its own project with `POST /api/memory/batch` (turn text "<speaker>: <text>"
 plus the image caption, `dia_id` in metadata, `created_at` from the session date), then asks
 each category 1-4 question with `GET /api/memory/search` (limit 20) in hybrid, text-only and
-vector-only mode with the first weights and recency, and in hybrid mode for every other
-`--weights` vector,text pair and every other `--recency` weight (the server restarts with them;
-the data stays). References computed here on the same memories: equal-weight rank fusion of
-the text and vector rankings, and Okapi BM25 over plain words and over Postgres's english
-lexemes (`bench/bm25.py`).
+vector-only mode with the first weights and recency through the API; every other `--weights`
+vector,text pair and every other `--recency` weight is then run in hybrid mode in process, with
+the server's own search statement on the same memories (`bench/locomo_sweep.py`, which also
+checks that the first setting ranks the same there as through the API). References computed
+here on the same memories: equal-weight rank fusion of the text and vector rankings, and Okapi
+BM25 over plain words and over Postgres's english lexemes (`bench/bm25.py`).
 
 `--convs` picks conversations by their 1-based position (`1-5`, `6-10`, `1,3`): settings are
 chosen on 1-5 and checked on 6-10. With `--dates shifted` (the default) each conversation's
@@ -41,9 +42,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.bm25 import Bm25Index, english_lexemes, words
 from bench.locomo_data import Conversation, load
 from bench.locomo_report import asked, evaluate, summary, table
+from bench.locomo_sweep import agreement, sweep
+from bench.locomo_sweep import label as label_of
 from bench.memory_api import ROOT, ApiClient, ItachiServer, percentile
 
-BATCH = 500
+BATCH = 50  # turns per request: each request's embedding stays well inside the write deadline
 Chosen = list[tuple[int, Conversation]]
 
 
@@ -89,6 +92,8 @@ def run_mode(client: ApiClient, chosen: Chosen, behind: dict[str, set[str]], mod
     latencies, tokens = [], []
     for _, conv, q in asked(chosen):
         answer = client.search(q.text, f"locomo-{conv.sample_id}", 20, mode, include_global=False)
+        if answer["mode"] != mode:  # the query embedding missed its deadline: the figures would lie
+            raise SystemExit(f"{mode} search answered in {answer['mode']} mode ({answer.get('degraded')})")
         latencies.append(client.last_ms)
         tokens.append(sum(len(r["content"]) for r in answer["results"][:10]) / 4)
         ranked[q.qid] = [r["id"] for r in answer["results"]]
@@ -123,8 +128,18 @@ def rank_fusion(*lists: list[str], k: int = 60) -> list[str]:
 
 
 def settings_env(vector: float, text: float, recency: float) -> dict[str, str]:
+    """The weights, and a query-embedding deadline a loaded box cannot miss (ranking, not latency)."""
     return {"ITACHI_SEARCH_VECTOR_WEIGHT": str(vector), "ITACHI_SEARCH_TEXT_WEIGHT": str(text),
-            "ITACHI_SEARCH_RECENCY_WEIGHT": str(recency)}
+            "ITACHI_SEARCH_RECENCY_WEIGHT": str(recency), "ITACHI_EMBEDDING_TIMEOUT_S": "120"}
+
+
+def without_vector(url: str) -> int:
+    """Memories stored without an embedding (their write missed the embedding deadline)."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT count(*) FROM memories WHERE embedding IS NULL").fetchone()
+    return int(row[0]) if row else 0
 
 
 def main() -> int:
@@ -152,27 +167,36 @@ def main() -> int:
         turns = sum(len(c.turns) for _, c in chosen)
         print(f"conversations {args.convs}, dates {args.dates}: ingested {turns} turns into {len(chosen)} "
               f"projects in {seconds:.0f} s ({turns / seconds:.0f} turns/s); {deduplicated} reinforced "
-              "an existing memory")
-        for mode in ("hybrid", "text", "vector"):
-            results[f"{mode} ({suffix})" if mode == "hybrid" else mode] = run_mode(
-                server.client(), chosen, behind, mode)
-        text, vector = results["text"]["ranked"], results["vector"]["ranked"]
-        results["rank fusion of text and vector (equal weights, k=60; computed by this script)"] = evaluate(
-            chosen, behind, {qid: rank_fusion(text[qid], vector[qid]) for qid in text})
+              "an existing memory", flush=True)
         handle, url = postgres_url(server)
         try:
+            if missing := without_vector(url):
+                raise SystemExit(f"{missing} memories were stored without a vector: rerun on a quieter box")
+            for mode in ("hybrid", "text", "vector"):
+                results[f"{mode} ({suffix})" if mode == "hybrid" else mode] = run_mode(
+                    server.client(), chosen, behind, mode)
+                print(summary({mode: results[f"{mode} ({suffix})" if mode == "hybrid" else mode]})[-1],
+                      flush=True)
+            text, vector = results["text"]["ranked"], results["vector"]["ranked"]
+            results["rank fusion of text and vector (equal weights, k=60; computed by this script)"] = \
+                evaluate(chosen, behind, {qid: rank_fusion(text[qid], vector[qid]) for qid in text})
             for label, tokenise in (("words", lambda ts: [words(t) for t in ts]),
                                     ("english lexemes", lambda ts: english_lexemes(url, ts))):
                 results[f"BM25 over {label} (k1 1.2, b 0.75; computed by this script)"] = evaluate(
                     chosen, behind, bm25_ranking(chosen, texts, tokenise))
+            first = (pairs[0][0], pairs[0][1], args.recency[0])
+            others = [(v, t, args.recency[0]) for v, t in pairs[1:]] + \
+                     [(pairs[0][0], pairs[0][1], r) for r in args.recency[1:]]
+            for setting, ranked in sweep(url, chosen, [first, *others]):
+                if setting == first:
+                    same = agreement(results[f"hybrid ({suffix})"]["ranked"], ranked)
+                    print(f"in process, {label_of(first)}: the same top 10 as through the API for "
+                          f"{same:.1%} of the questions", flush=True)
+                    continue
+                results[label_of(setting)] = evaluate(chosen, behind, ranked)
+                print("\n".join(summary({label_of(setting): results[label_of(setting)]})[-1:]), flush=True)
         finally:
             handle.cleanup()  # detach: the server stays up while `itachi up` holds it
-        others = [(v, t, args.recency[0]) for v, t in pairs[1:]] + \
-                 [(pairs[0][0], pairs[0][1], r) for r in args.recency[1:]]
-        for vector_w, text_w, recency in others:
-            server.restart(settings_env(vector_w, text_w, recency))
-            results[f"hybrid (vector {vector_w}, text {text_w}, recency {recency})"] = run_mode(
-                server.client(), chosen, behind, "hybrid")
     finally:
         server.stop()
     print("\nCells: cited evidence / audited evidence. R@k = turn recall, S@k = session recall_all.")

@@ -24,7 +24,10 @@ from chalicelib.auth import invite_routes as invites
 from chalicelib.auth import routes as keys
 from chalicelib.learning import routes as learning
 from chalicelib.llm import routes as usage
+from chalicelib.memory import lifecycle_schemas as lifecycle
 from chalicelib.memory import schemas as memory
+from chalicelib.memory import snapshot_routes as snapshots
+from chalicelib.memory import transfer_schemas as transfer
 from chalicelib.sessions import routes as sessions
 from chalicelib.ssh import routes as ssh
 from chalicelib.sync import routes as sync
@@ -51,6 +54,21 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("GET", "/api/memory/stats"): (None, memory.StatsQuery),
     ("GET", "/api/memory/{memory_id}"): (None, None),
     ("DELETE", "/api/memory/{memory_id}"): (None, None),
+    ("GET", "/api/memory"): (None, lifecycle.ListQuery),
+    ("GET", "/api/memory/phases"): (None, lifecycle.PhaseQuery),
+    ("POST", "/api/memory/{memory_id}/restore"): (None, None),
+    ("POST", "/api/memory/{memory_id}/tags"): (lifecycle.TagsIn, None),
+    ("POST", "/api/memory/evict"): (lifecycle.EvictIn, None),
+    ("GET", "/api/memory/check"): (None, lifecycle.PhaseQuery),
+    ("POST", "/api/memory/check/fix"): (lifecycle.FixIn, None),
+    ("GET", "/api/memory/export"): (None, transfer.ExportQuery),
+    ("POST", "/api/memory/import"): (transfer.ImportIn, None),
+    ("GET", "/api/memory/snapshots"): (None, snapshots.ProjectQuery),
+    ("POST", "/api/memory/snapshots"): (snapshots.SnapshotIn, None),
+    ("POST", "/api/memory/snapshots/load"): (snapshots.LoadIn, None),
+    ("GET", "/api/memory/profiles"): (None, snapshots.ProjectQuery),
+    ("POST", "/api/memory/profiles/load"): (snapshots.LoadIn, None),
+    ("POST", "/api/memory/profiles/unload"): (snapshots.UnloadIn, None),
     ("POST", "/api/session/event"): (sessions.EventIn, None),
     ("POST", "/api/session/edit"): (sessions.EditIn, None),
     ("POST", "/api/session/complete"): (sessions.CompleteIn, None),

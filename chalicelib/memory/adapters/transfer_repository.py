@@ -82,23 +82,43 @@ class PostgresTransferRepository:
             return "unchanged"
         return "inserted" if row["inserted"] else "updated"
 
+    def upsert_many(self, records: Sequence[dict[str, Any]]) -> list[str] | None:
+        """Store records in one pipelined pass: an outcome each, or None (nothing stored) when one
+        of them conflicts, for the caller to go record by record."""
+        rows = [{**r, "metadata": Jsonb(r["metadata"])} for r in records]
+        archives = [{**r["archive"], "id": r["id"], "project": r["project"]}
+                    for r in records if r.get("archive")]
+        try:
+            with savepoint(self._conn), self._conn.cursor() as cur:
+                cur.executemany(_UPSERT, rows, returning=True)
+                outcomes = []
+                while True:
+                    found = cur.fetchone()
+                    outcomes.append("unchanged" if found is None
+                                    else "inserted" if found["inserted"] else "updated")
+                    if not cur.nextset():
+                        break
+                if archives:
+                    cur.executemany(_ARCHIVE, archives)
+        except psycopg.errors.UniqueViolation:
+            return None
+        return outcomes
+
     def link(self, links: Sequence[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
         """Set superseded_by where both ends exist; return the links whose ends are missing."""
-        deferred = []
-        for memory_id, target in links:
-            done = self._conn.execute(
-                "UPDATE memories SET superseded_by = %(t)s::uuid WHERE id = %(id)s"
-                " AND (%(t)s::uuid IS NULL OR EXISTS (SELECT 1 FROM memories x WHERE x.id = %(t)s::uuid))"
-                " AND superseded_by IS DISTINCT FROM %(t)s::uuid RETURNING id",
-                {"id": memory_id, "t": target}).fetchone()
-            if done is None:
-                exists = self._conn.execute(
-                    "SELECT (SELECT count(*) FROM memories WHERE id = %(id)s) AS a,"
-                    " (%(t)s::uuid IS NULL OR EXISTS (SELECT 1 FROM memories WHERE id = %(t)s::uuid)) AS b",
-                    {"id": memory_id, "t": target}).fetchone()
-                if not exists or not exists["a"] or not exists["b"]:
-                    deferred.append((memory_id, target))
-        return deferred
+        if not links:
+            return []
+        ids, targets = [i for i, _ in links], [t for _, t in links]
+        self._conn.execute(
+            "UPDATE memories m SET superseded_by = u.t FROM unnest(%s::uuid[], %s::uuid[]) AS u(id, t)"
+            " WHERE m.id = u.id AND m.superseded_by IS DISTINCT FROM u.t"
+            " AND (u.t IS NULL OR EXISTS (SELECT 1 FROM memories x WHERE x.id = u.t))", (ids, targets))
+        rows = self._conn.execute(
+            "SELECT u.id, u.t FROM unnest(%s::uuid[], %s::uuid[]) AS u(id, t)"
+            " WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = u.id)"
+            " OR (u.t IS NOT NULL AND NOT EXISTS (SELECT 1 FROM memories x WHERE x.id = u.t))",
+            (ids, targets)).fetchall()
+        return [(str(r["id"]), str(r["t"]) if r["t"] else None) for r in rows]
 
     def unembedded(self, memory_ids: Sequence[str]) -> list[tuple[str, str, str]]:
         """(id, text, summary) of these memories without a vector (the archived original if any)."""

@@ -46,9 +46,12 @@ class MemoryTransfer:
                      *, embed: bool = True) -> ImportReport:
         report = ImportReport()
         touched = []
+        cleaned = [_redacted(r) for r in records]
         with self._units() as uow:
-            for record in records:
-                outcome = uow.transfer.upsert(_redacted(record))
+            outcomes = uow.transfer.upsert_many(cleaned) if cleaned else []
+            if outcomes is None:  # one of them conflicts: record by record, so the rest still goes in
+                outcomes = [uow.transfer.upsert(r) for r in cleaned]
+            for record, outcome in zip(records, outcomes, strict=True):
                 if outcome == "conflict":
                     report.conflicts.append(record["id"])
                     continue

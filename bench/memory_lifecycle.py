@@ -30,7 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.memory_api import ROOT, ItachiServer
 
 PROJECT = "bench-lifecycle"
-WORDS = ["cache", "deploy", "queue", "worker", "retry", "index", "schema", "billing", "upload", "token", "session", "limit", "export", "migration", "rollback", "feature", "flag", "timeout", "latency", "replica", "shard", "backup", "alert"]
+WORDS = ("cache", "deploy", "queue", "worker", "retry", "index", "schema", "billing", "upload",
+         "token", "session", "limit", "export", "migration", "rollback", "feature", "flag",
+         "timeout", "latency", "replica", "shard", "backup", "alert")
 
 
 def drafts(rows: int) -> Iterator[object]:

@@ -36,6 +36,8 @@ SCHEDULES: tuple[ScheduleSpec, ...] = (
                  "Wake Telegram topic streams whose output has waited over 30 s."),
     ScheduleSpec("task-sweep", "functions.task_sweep:handler", 60,
                  "Retry or fail tasks whose agent stopped renewing its lease; offer waiting tasks."),
+    ScheduleSpec("embed-pending", "functions.embed_pending:handler", 300,
+                 "Embed memories stored without a vector (the embedder missed the write deadline)."),
     ScheduleSpec("effectiveness-decay", "functions.effectiveness_decay:handler", 7 * 86400,
                  "Boost or decay lessons applied 5+ times by their success rate."),
     ScheduleSpec("memory-eviction", "functions.memory_eviction:handler", 7 * 86400,

@@ -53,6 +53,7 @@ ACCESS: dict[str, Access] = {
     "functions.telegram_outbox:sweep": Access((DB, BOT), ("telegram-outbox",)),
     "functions.task_sweep:handler": Access((DB, BOT), ("dispatch", "telegram-outbox")),
     "functions.effectiveness_decay:handler": Access((DB, OPENAI)),
+    "functions.embed_pending:handler": Access((DB, OPENAI)),
     "functions.reflection:handler": Access((DB, OPENAI)),
     # The LLM reducer when the key is set, the deterministic one otherwise.
     "functions.memory_eviction:handler": Access((DB, OPENAI)),

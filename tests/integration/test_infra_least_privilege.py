@@ -37,6 +37,7 @@ EXPECTED: dict[str, tuple[set[str], set[str], bool]] = {
     "functions.telegram_outbox:sweep": ({DB, BOT}, {"telegram-outbox"}, False),
     "functions.task_sweep:handler": ({DB, BOT}, {"dispatch", "telegram-outbox"}, False),
     "functions.effectiveness_decay:handler": ({DB, AI}, set(), False),
+    "functions.embed_pending:handler": ({DB, AI}, set(), False),
     "functions.reflection:handler": ({DB, AI}, set(), False),
     "functions.memory_eviction:handler": ({DB, AI}, set(), False),
 }

@@ -12,12 +12,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pytest
 
-from chalicelib.bootstrap import Container
+from chalicelib.bootstrap import Container, set_container
 from chalicelib.kernel.database import Database
+from chalicelib.kernel.schedule_table import SCHEDULES
 from chalicelib.memory.adapters.memory_bulk_load import HNSW_INDEX, bulk_load
 from chalicelib.memory.adapters.memory_repository import vector
 from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.memory.services.memory_service import MemoryService
+from infra.local.scheduler import run_schedule_once
 from tests.fakes.memory_embedders import FailingEmbedder, FixedEmbedder, SlowEmbedder, WordHashEmbedder
 from tests.integration.memory.conftest import call, container_with, serving
 
@@ -175,7 +177,7 @@ def test_a_slow_embedder_degrades_search_to_full_text_and_says_so(tmp_path: Path
         container.close()
 
 
-def test_a_failing_embedder_still_stores_and_finds_by_text_and_the_vector_comes_later(
+def test_a_failing_embedder_still_stores_and_finds_by_text_and_the_scheduled_run_embeds_it_later(
         tmp_path: Path, database_url: str) -> None:
     container = container_with(tmp_path, database_url, FailingEmbedder())
     try:
@@ -186,11 +188,15 @@ def test_a_failing_embedder_still_stores_and_finds_by_text_and_the_vector_comes_
     finally:
         container.close()
     healed = container_with(tmp_path, database_url, FixedEmbedder({}))
+    set_container(healed)
     try:
-        assert healed.memory.embed_pending() == 1
+        [embed_pending] = [spec for spec in SCHEDULES if spec.name == "embed-pending"]
+        assert run_schedule_once(embed_pending) == {"embedded": 1, "batches": 1}
+        assert run_schedule_once(embed_pending) == {"embedded": 0, "batches": 1}
         assert healed.memory.stats("f").with_embedding == 1
         assert healed.memory.search("nightly backup", "f", mode="vector").mode == "vector"
     finally:
+        set_container(None)
         healed.close()
 
 

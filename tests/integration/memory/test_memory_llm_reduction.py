@@ -11,6 +11,7 @@ import pytest
 
 from chalicelib.bootstrap import Container
 from chalicelib.memory.domain.memory_lifecycle import HINT
+from chalicelib.memory.domain.memory_model import Memory
 from chalicelib.memory.domain.memory_reduction import hint
 from tests.fakes.fake_embedder import WordEmbedder
 from tests.fakes.fake_openai import CHAT_PATH, FakeOpenAI
@@ -40,19 +41,21 @@ def usage(container: Container, purpose: str) -> list[dict]:
                             (purpose,)).fetchall()
 
 
+def evict_the_long_note(c: Container) -> Memory:
+    """Store a short, often-read note and LONG; one eviction run moves LONG (only) to a hint."""
+    kept = store(c, "p", "Deploys go through the staging stack first.")
+    old = store(c, "p", LONG)
+    use(c, kept, 5)
+    start_sessions(c, "p", 2)
+    assert c.memory_eviction.run("week-1").advanced == 1
+    return c.memory.get(old, record_access=False)
+
+
 def test_a_hint_comes_from_the_model_when_a_key_is_set_and_is_counted_by_purpose(
         tmp_path: Path, database_url: str, fake: FakeOpenAI) -> None:
     c = keyed_container(tmp_path, database_url, fake)
     fake.script_chat(f'{{"text": "{MODEL_HINT}"}}')
-    kept = store(c, "p", "Deploys go through the staging stack first.")
-    old = store(c, "p", LONG)
-    use(c, kept, 5)  # the short note is read often: the long one is evicted first
-    start_sessions(c, "p", 2)
-
-    report = c.memory_eviction.run("week-1")
-
-    assert report.advanced == 1
-    memory = c.memory.get(old, record_access=False)
+    memory = evict_the_long_note(c)
     assert memory.phase == HINT and memory.content.startswith(MODEL_HINT)
     (request,) = fake.requests_to(CHAT_PATH)
     assert "Redis 7.2" in request["messages"][-1]["content"]
@@ -66,15 +69,7 @@ def test_a_refused_model_call_falls_back_to_the_deterministic_hint(
     fake.script_chat_error(400, {"error": {"message": "Invalid prompt: flagged by the usage policy",
                                            "type": "invalid_request_error", "param": "messages",
                                            "code": "invalid_prompt"}})
-    kept = store(c, "p", "Deploys go through the staging stack first.")
-    old = store(c, "p", LONG)
-    use(c, kept, 5)  # the short note is read often: the long one is evicted first
-    start_sessions(c, "p", 2)
-
-    report = c.memory_eviction.run("week-1")
-
-    assert report.advanced == 1
-    memory = c.memory.get(old, record_access=False)
+    memory = evict_the_long_note(c)
     assert memory.phase == HINT and memory.content.startswith(hint(LONG).split(" [")[0])
     assert fake.requests_to(CHAT_PATH), "the model was asked first"
     assert [row["status"] for row in usage(c, "memory_reduction")] == ["rejected"]

@@ -12,7 +12,7 @@ from chalicelib.auth import invite_routes
 from chalicelib.auth import routes as key_routes
 from chalicelib.auth.domain.api_keys import Principal
 from chalicelib.auth.request_guard import UNAUTHORIZED, admit, vet_answer
-from chalicelib.auth.request_principal import reset_principal, set_principal
+from chalicelib.auth.request_principal import current_principal, reset_principal, set_principal
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.errors import DomainError
 from chalicelib.kernel.http import error_response
@@ -32,7 +32,8 @@ from chalicelib.tasks.routes import agent_session_routes, agent_task_routes, mac
 from chalicelib.telegram import routes as telegram_routes
 
 app = Chalice(app_name="itachi", configure_logs=False)
-use_database(lambda: get_container().db)  # where idempotent POSTs keep their replies
+# Where idempotent POSTs keep their replies, recorded per caller (the stored key's id, or the admin).
+use_database(lambda: get_container().db, lambda: current_principal().key_id or "admin")
 app.register_blueprint(health_routes.bp)
 app.register_blueprint(status_routes.bp)
 app.register_blueprint(usage_routes.bp)

@@ -21,12 +21,22 @@ from chalicelib.kernel.idempotency import (
 from chalicelib.kernel.request_transaction import RequestTransaction
 
 _database: Callable[[], Any] | None = None
+_caller: Callable[[], str] = lambda: "-"  # noqa: E731
 
 
-def use_database(provider: Callable[[], Any]) -> None:
-    """Where idempotency records live (set once by the app; no I/O until a keyed POST arrives)."""
-    global _database
+def use_database(provider: Callable[[], Any], caller: Callable[[], str] | None = None) -> None:
+    """Where idempotency records live, and who the current request's caller is (set once by the
+    app; no I/O until a keyed POST arrives). Keys are recorded per caller: one API key's
+    Idempotency-Key never replays, nor collides with, another key's request."""
+    global _database, _caller
     _database = provider
+    if caller is not None:
+        _caller = caller
+
+
+def _scoped(key: str) -> str:
+    caller = _caller()
+    return f"{len(caller)}:{caller}:{key}"
 
 
 def answer(request: Request, view: Callable[[], Response]) -> Response:
@@ -38,6 +48,7 @@ def answer(request: Request, view: Callable[[], Response]) -> Response:
     if not key or len(key) > MAX_KEY_CHARS or not key.isprintable():
         raise InvalidInput(f"Idempotency-Key: 1 to {MAX_KEY_CHARS} printable characters",
                            field="Idempotency-Key")
+    key = _scoped(key)
     path = (request.context or {}).get("path") or request.path
     print_ = fingerprint(request.method, path, request.raw_body)
     db = _database()

@@ -167,3 +167,24 @@ def test_answers_holding_a_secret_are_never_kept_for_replay(api: RunningApi, dat
                               " (SELECT count(*) FROM api_keys),"
                               " (SELECT count(*) FROM machine_invites)").fetchone()
     assert counts == (0, 0, 0)
+
+
+def test_an_idempotency_key_is_recorded_per_caller_and_never_replays_another_keys_answer(
+        api: RunningApi, admin: ApiClient, make_key: KeyMaker) -> None:
+    from chalicelib.contracts.api_transport import request_json
+
+    alice, _ = make_key("alice", "client", projects=["p"])
+    bob, _ = make_key("bob", "client", projects=["p"])
+    same = {"Idempotency-Key": "retry-1"}
+
+    def post(key: str, content: str) -> Any:
+        return request_json(api.url, key, "POST", "/api/memory", {"project": "p", "content": content},
+                            timeout_s=180, headers=same)
+
+    first = post(alice["key"], "alice's note about the deploy window")
+    replay = post(alice["key"], "alice's note about the deploy window")
+    other = post(bob["key"], "bob's note about the release train")
+
+    assert replay == first  # the same caller's retry: the first answer
+    assert other["id"] != first["id"]  # another caller's request with the same header is its own
+    assert admin.get(f"/api/memory/{other['id']}")["content"] == "bob's note about the release train"

@@ -120,7 +120,10 @@ class PostgresMemoryRepository:
     def delete(self, memory_ids: Sequence[str]) -> int:
         if not memory_ids:
             return 0
-        cur = self._conn.execute("DELETE FROM memories WHERE id = ANY(%s::uuid[])", (list(memory_ids),))
+        ids = list(memory_ids)
+        cur = self._conn.execute("DELETE FROM memories WHERE id = ANY(%s::uuid[])", (ids,))
+        # A forgotten memory's archived original goes with it (the archive has no foreign key).
+        self._conn.execute("DELETE FROM memory_archive WHERE memory_id = ANY(%s::uuid[])", (ids,))
         return cur.rowcount
 
     def recent(self, project: str | None, category: str | None, limit: int,

@@ -90,6 +90,29 @@ def test_an_archived_memory_leaves_search_but_is_read_by_id_with_its_phase_and_r
     c.close()
 
 
+def test_forgetting_an_evicted_memory_removes_its_archived_original_too(
+        tmp_path: Path, database_url: str) -> None:
+    import psycopg
+
+    c = lifecycle_container(tmp_path, database_url, memory_budget=1)
+    with serving(c) as api:
+        call(api, "POST", "/api/memory", {"project": "p", "content": "Deploys go through staging first.",
+                                          "metadata": {"tags": ["keep"]}})
+        old = call(api, "POST", "/api/memory", {"project": "p", "content": LONG})[1]["id"]
+        start_sessions(c, "p", 1, prefix="f")
+        assert call(api, "POST", "/api/memory/evict", {"run_key": "f", "project": "p"})[0] == 200
+        with psycopg.connect(database_url) as conn:
+            kept = conn.execute("SELECT content FROM memory_archive WHERE memory_id = %s", (old,)).fetchone()
+        assert kept == (LONG,)  # evicted: the original waits in the archive
+
+        assert call(api, "DELETE", f"/api/memory/{old}")[0] in (200, 204)
+        with psycopg.connect(database_url) as conn:
+            left = conn.execute("SELECT count(*) FROM memory_archive WHERE memory_id = %s", (old,)).fetchone()
+        assert left == (0,)
+        assert call(api, "POST", f"/api/memory/{old}/restore")[0] == 404
+    c.close()
+
+
 @pytest.mark.parametrize(("method", "path", "body", "query", "field"), [
     ("GET", "/api/memory", None, {"phase": "gone"}, "phase"),
     ("GET", "/api/memory", None, {"cursor": "bm9wZQ"}, "cursor"),

@@ -27,6 +27,8 @@ _counter = itertools.count()
 class TestPostgres:
     """An embedded server plus a migrated template database."""
 
+    __test__ = False  # a fixture's helper, not a test class
+
     def __init__(self, root: Path, *, embedding_dim: int = 384) -> None:
         from infra.local.postgres import start_postgres
 

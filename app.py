@@ -14,6 +14,7 @@ from chalicelib.auth.domain.api_keys import Principal
 from chalicelib.auth.request_guard import UNAUTHORIZED, admit, vet_answer
 from chalicelib.auth.request_principal import current_principal, reset_principal, set_principal
 from chalicelib.bootstrap import get_container
+from chalicelib.brain import routes as brain_routes
 from chalicelib.kernel.errors import DomainError
 from chalicelib.kernel.http import error_response
 from chalicelib.kernel.idempotent_requests import use_database
@@ -53,6 +54,7 @@ app.register_blueprint(ssh_routes.bp)
 app.register_blueprint(openapi_routes.bp)
 app.register_blueprint(key_routes.bp)
 app.register_blueprint(invite_routes.bp)
+app.register_blueprint(brain_routes.bp)
 
 
 _KEYED_PATHS = ("/mcp", "/openapi.json")

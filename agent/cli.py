@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from agent import install_hooks, wrappers
 from agent.commands import (
     agent_commands,
+    brain_commands,
     join_commands,
     key_commands,
     local_stack_commands,
@@ -31,6 +32,7 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     local_stack_commands.add_status_parser,
     local_stack_commands.add_doctor_parser,
     usage_commands.add_usage_parser,
+    brain_commands.add_brain_parser,
     key_commands.add_keys_parser,
     telegram_commands.add_telegram_parser,
     install_hooks.add_parser,

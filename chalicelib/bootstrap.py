@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from chalicelib.auth.services.authenticator import Authenticator
     from chalicelib.auth.services.key_admin import KeyAdmin
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
+    from chalicelib.brain.services.brain_loop import BrainLoop
+    from chalicelib.brain.services.ports import BrainUnits, ProposalChannel
+    from chalicelib.brain.services.proposal_decisions import ProposalDecisions
     from chalicelib.kernel.database import Database
     from chalicelib.kernel.queues import SqsQueues
     from chalicelib.kernel.settings import Settings
@@ -389,7 +392,8 @@ class Container:
             memory_admin=TelegramMemoryAdmin(lifecycle=lambda: self.memory_lifecycle,
                                              integrity=lambda: self.memory_integrity,
                                              snapshots=lambda: self.memory_snapshots),
-            onboarding=self.machine_onboarding, public_url=self.settings.public_url)
+            onboarding=self.machine_onboarding, public_url=self.settings.public_url,
+            brain=self.brain_decisions)
 
     @cached_property
     def folder_walks(self) -> FolderWalks:
@@ -478,6 +482,49 @@ class Container:
         return SshRuns(lambda: PostgresSshUnitOfWork(self.db), self.ssh_targets,
                        self.task_queues.send_to_machine, output, redact,
                        machine_online=self.machine_registry.is_online)
+
+    # The brain loop: observations, proposals with Approve / Reject, the kill switch (docs/brain.md).
+    @property
+    def alert_chat_id(self) -> int | None:
+        """Where proposals and health alerts go: the forum group, else the first allowed user."""
+        s = self.settings
+        if not self.telegram_enabled:
+            return None
+        return s.telegram_chat_id or (s.telegram_allowed_users[0] if s.telegram_allowed_users else None)
+
+    @cached_property
+    def brain_units(self) -> BrainUnits:
+        from chalicelib.brain.adapters.brain_unit_of_work import PostgresBrainUnitOfWork
+
+        return partial(PostgresBrainUnitOfWork, self.db)
+
+    @cached_property
+    def brain_channel(self) -> ProposalChannel:
+        from chalicelib.brain.services.ports import NoChannel
+
+        chat = self.alert_chat_id
+        if chat is None:
+            return NoChannel()
+        from chalicelib.brain.adapters.telegram_channel import TelegramProposalChannel
+
+        return TelegramProposalChannel(lambda: self.telegram_gateway, chat)
+
+    @cached_property
+    def brain_decisions(self) -> ProposalDecisions:
+        from chalicelib.brain.adapters.brain_actions import CapabilityActions
+        from chalicelib.brain.services.proposal_decisions import ProposalDecisions
+
+        actions = CapabilityActions(lambda: self.tasks, lambda: self.queues,
+                                    lambda machine: self.machine_registry.pause(machine))
+        return ProposalDecisions(self.brain_units, actions, self.brain_channel)
+
+    @cached_property
+    def brain_loop(self) -> BrainLoop:
+        from chalicelib.brain.adapters.brain_actions import QueueDepths
+        from chalicelib.brain.services.brain_loop import BrainLoop
+
+        return BrainLoop(self.brain_units, self.llm, QueueDepths(lambda: self.queues), self.brain_channel,
+                         expire=self.brain_decisions.expire_due)
 
     def warm_up(self) -> None:
         """Pay one-time costs (pool, models) before the first request; used by long-lived servers."""

@@ -36,6 +36,8 @@ SCHEDULES: tuple[ScheduleSpec, ...] = (
                  "Wake Telegram topic streams whose output has waited over 30 s."),
     ScheduleSpec("task-sweep", "functions.task_sweep:handler", 60,
                  "Retry or fail tasks whose agent stopped renewing its lease; offer waiting tasks."),
+    ScheduleSpec("brain-loop", "functions.brain_loop:handler", 60,
+                 "Expire brain proposals; run an OODA cycle when its interval (10 min by default) is up."),
     ScheduleSpec("embed-pending", "functions.embed_pending:handler", 300,
                  "Embed memories stored without a vector (the embedder missed the write deadline)."),
     ScheduleSpec("effectiveness-decay", "functions.effectiveness_decay:handler", 7 * 86400,

@@ -55,6 +55,8 @@ ACCESS: dict[str, Access] = {
     "functions.effectiveness_decay:handler": Access((DB, OPENAI)),
     "functions.embed_pending:handler": Access((DB, OPENAI)),
     "functions.reflection:handler": Access((DB, OPENAI)),
+    # Proposals go to Telegram; the orient call uses the LLM; DLQ depths are read.
+    "functions.brain_loop:handler": Access((DB, BOT, OPENAI)),
     # The LLM reducer when the key is set, the deterministic one otherwise.
     "functions.memory_eviction:handler": Access((DB, OPENAI)),
 }

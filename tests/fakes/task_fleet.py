@@ -36,6 +36,12 @@ class FakeMachines:
         if machine_id in self._s.tables.machines:
             self._s.tables.machines[machine_id]["queue_url"] = url
 
+    def set_paused(self, machine_id: str, paused: bool) -> bool:
+        row = self._s.tables.machines.get(machine_id)
+        if row is not None:
+            row["paused"] = paused
+        return row is not None
+
     def records(self, machine_id: str | None = None) -> list[MachineRecord]:
         rows = sorted(self._s.tables.machines.values(), key=lambda r: r["id"])
         return [self._record(r) for r in rows if machine_id is None or r["id"] == machine_id]
@@ -44,7 +50,7 @@ class FakeMachines:
         age = (self._s.clock() - row["last_heartbeat_at"]).total_seconds()
         view = MachineView(row["id"], row["status"], age, row["max_concurrent"],
                            self._s.tables.assigned(row["id"]), row["engine_priority"], row["projects"],
-                           row["repos"])
+                           row["repos"], paused=bool(row.get("paused")))
         return MachineRecord(view, row["agent_instance"], row["active_tasks"], row["queue_url"],
                              row["hostname"], row["last_heartbeat_at"], row["registered_at"])
 

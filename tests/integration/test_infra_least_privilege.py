@@ -39,6 +39,7 @@ EXPECTED: dict[str, tuple[set[str], set[str], bool]] = {
     "functions.effectiveness_decay:handler": ({DB, AI}, set(), False),
     "functions.embed_pending:handler": ({DB, AI}, set(), False),
     "functions.reflection:handler": ({DB, AI}, set(), False),
+    "functions.brain_loop:handler": ({DB, BOT, AI}, set(), False),
     "functions.memory_eviction:handler": ({DB, AI}, set(), False),
 }
 SECRET_VARS = {"DatabaseUrlSecret": MASTER, "DatabaseAppSecret": DB, "ItachiApiKeysSecret": KEYS,

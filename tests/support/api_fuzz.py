@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from chalicelib.auth import invite_routes as invites
 from chalicelib.auth import routes as keys
+from chalicelib.brain import routes as brain
 from chalicelib.learning import routes as learning
 from chalicelib.llm import routes as usage
 from chalicelib.memory import lifecycle_schemas as lifecycle
@@ -44,6 +45,12 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("GET", "/health"): (None, None),
     ("GET", "/api/status"): (None, None),
     ("GET", "/api/usage"): (None, usage.UsageQuery),
+    ("GET", "/api/brain"): (None, None),
+    ("POST", "/api/brain"): (brain.BrainChange, None),
+    ("POST", "/api/brain/cycle"): (brain.CycleBody, None),
+    ("GET", "/api/brain/proposals"): (None, brain.ProposalsQuery),
+    ("POST", "/api/brain/proposals/{proposal_id}/approve"): (brain.Decision, None),
+    ("POST", "/api/brain/proposals/{proposal_id}/reject"): (brain.Decision, None),
     ("POST", "/telegram/webhook"): (telegram.UpdateEnvelope, None),
     ("POST", "/api/memory"): (memory.MemoryIn, None),
     ("POST", "/api/memory/batch"): (memory.BatchIn, None),

@@ -117,7 +117,10 @@ ADMIN_ONLY = {"GET /api/usage", "POST /api/memory/evict", "POST /api/memory/chec
               "DELETE /api/keys/{name}", "POST /api/machines/invites",
               # bulk memory writes by id, snapshots and profiles: an operator's
               "POST /api/memory/import", "POST /api/memory/snapshots", "POST /api/memory/snapshots/load",
-              "POST /api/memory/profiles/load", "POST /api/memory/profiles/unload"}
+              "POST /api/memory/profiles/load", "POST /api/memory/profiles/unload",
+              # the brain: its switch, settings and proposals' actions are an operator's
+              "GET /api/brain", "POST /api/brain", "POST /api/brain/cycle", "GET /api/brain/proposals",
+              "POST /api/brain/proposals/{proposal_id}/approve", "POST /api/brain/proposals/{proposal_id}/reject"}
 NO_KEY = {"GET /health", "POST /telegram/webhook", "POST /api/machines/join"}
 
 

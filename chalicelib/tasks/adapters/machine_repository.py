@@ -42,13 +42,23 @@ class MachineRepository:
     def set_queue_url(self, machine_id: str, url: str) -> None:
         self._conn.execute("UPDATE machines SET queue_url = %s WHERE id = %s", (url, machine_id))
 
+    def set_paused(self, machine_id: str, paused: bool) -> bool:
+        """Pause or resume a registered machine; False if no such machine."""
+        row = self._conn.execute(
+            "INSERT INTO machine_controls (machine_id, paused) SELECT id, %s FROM machines WHERE id = %s"
+            " ON CONFLICT (machine_id) DO UPDATE SET paused = EXCLUDED.paused, updated_at = now()"
+            " RETURNING machine_id", (paused, machine_id)).fetchone()
+        return row is not None
+
     def records(self, machine_id: str | None = None) -> list[MachineRecord]:
         """Every machine (or one) with the server's count of tasks assigned to it."""
         rows = self._conn.execute(
-            "SELECT m.*, extract(epoch FROM now() - m.last_heartbeat_at) AS age,"
+            "SELECT m.*, coalesce(c.paused, false) AS paused,"
+            " extract(epoch FROM now() - m.last_heartbeat_at) AS age,"
             " (SELECT count(*) FROM tasks t WHERE t.machine_id = m.id"
             "  AND t.status IN ('dispatched', 'running')) AS assigned"
-            " FROM machines m WHERE (%(id)s::text IS NULL OR m.id = %(id)s) ORDER BY m.id",
+            " FROM machines m LEFT JOIN machine_controls c ON c.machine_id = m.id"
+            " WHERE (%(id)s::text IS NULL OR m.id = %(id)s) ORDER BY m.id",
             {"id": machine_id},
         ).fetchall()
         return [_record(r) for r in rows]
@@ -59,7 +69,7 @@ def _record(row: dict[str, Any]) -> MachineRecord:
         id=row["id"], reported_status=row["status"], seconds_since_heartbeat=float(row["age"]),
         max_concurrent=row["max_concurrent"], assigned_tasks=int(row["assigned"]),
         engines=tuple(row["engine_priority"] or ()), projects=tuple(row["projects"] or ()),
-        repos=tuple(row["repos"] or ()),
+        repos=tuple(row["repos"] or ()), paused=bool(row["paused"]),
     )
     return MachineRecord(view, row["agent_instance"], row["active_tasks"], row["queue_url"],
                          row["hostname"], row["last_heartbeat_at"], row["registered_at"])

@@ -25,6 +25,7 @@ class MachineView:
     engines: tuple[str, ...] = ()
     projects: tuple[str, ...] = ()
     repos: tuple[str, ...] = ()
+    paused: bool = False  # by the server (an approved proposal): online, but takes no new task
 
     def online(self, offline_after_s: float = OFFLINE_AFTER_S) -> bool:
         return (self.reported_status not in {"offline", "draining"}
@@ -56,7 +57,9 @@ def has_code(machine: MachineView, needs: TaskNeeds) -> bool:
 
 def online_status(machine: MachineView, offline_after_s: float = OFFLINE_AFTER_S) -> str:
     """The status to show: the reported one while heartbeats arrive, otherwise offline."""
-    return machine.reported_status if machine.online(offline_after_s) else "offline"
+    if not machine.online(offline_after_s):
+        return "offline"
+    return "paused" if machine.paused else machine.reported_status
 
 
 def choose_machine(machines: Sequence[MachineView], needs: TaskNeeds,
@@ -69,7 +72,7 @@ def choose_machine(machines: Sequence[MachineView], needs: TaskNeeds,
         pool = [m for m in pool if has_code(m, needs)]
     if needs.engine:
         pool = [m for m in pool if not m.engines or needs.engine in m.engines]
-    ready = [m for m in pool if m.online(offline_after_s) and m.free_slots > 0]
+    ready = [m for m in pool if m.online(offline_after_s) and m.free_slots > 0 and not m.paused]
     if not ready:
         return None
     # Least loaded first (by share of capacity in use), then the freshest heartbeat, then id.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.kernel.errors import InvalidInput
+from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.queue_table import valid_machine_id
 from chalicelib.tasks.domain.agent_session_states import SessionStatus
@@ -81,11 +81,23 @@ class MachineRegistry(TaskUseCase):
         return {
             "id": view.id, "status": online_status(view, self._policy.offline_after_s),
             "reported_status": view.reported_status, "active_tasks": record.active_tasks,
-            "assigned_tasks": view.assigned_tasks, "max_concurrent": view.max_concurrent,
+            "assigned_tasks": view.assigned_tasks, "paused": view.paused,
+            "max_concurrent": view.max_concurrent,
             "engine_priority": list(view.engines), "projects": list(view.projects), "repos": list(view.repos),
             "hostname": record.hostname, "seconds_since_heartbeat": round(view.seconds_since_heartbeat, 1),
             "last_heartbeat_at": record.last_heartbeat_at.isoformat(),
         }
+
+    def pause(self, machine_id: str, paused: bool = True) -> str:
+        """Stop (or resume) offering new tasks to a machine; its running tasks go on."""
+        with self._uow() as uow:
+            if not uow.machines.set_paused(machine_id, paused):
+                raise NotFound(f"no machine {machine_id!r}")
+            if not paused:
+                self._offer_waiting_after(uow)
+            uow.commit()
+        get_logger().info("machine paused" if paused else "machine resumed", extra={"machine_id": machine_id})
+        return f"machine {machine_id} {'paused: no new tasks until resumed' if paused else 'resumed'}"
 
     def is_online(self, machine_id: str) -> bool:
         with self._uow() as uow:

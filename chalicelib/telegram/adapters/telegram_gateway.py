@@ -66,13 +66,15 @@ class LoopGateway:
         return message.message_id
 
     async def edit(self, chat_id: int, message_id: int, text: str) -> None:
-        """Replace a message's text; one deleted meanwhile (in another client) is left alone."""
+        """Replace a message's text; one deleted meanwhile (in another client), or showing that
+        text already, is left alone."""
         try:
             await self._call(lambda bot: bot.edit_message_text(text, chat_id=chat_id, message_id=message_id))
         except (FloodControl, Undeliverable):
             raise
-        except SendFailed as error:
-            if "message to edit not found" not in str(error).lower():
+        except SendFailed as error:  # an edit to the text it has already (a second press) is done
+            text_now = str(error).lower()
+            if "message to edit not found" not in text_now and "message is not modified" not in text_now:
                 raise
 
     async def answer_button(self, query_id: str, text: str | None = None, *, alert: bool = False) -> None:
@@ -129,6 +131,9 @@ class TelegramGateway:
 
     def send(self, chat_id: int, text: str, *, topic_id: int = 0, keyboard: Keyboard | None = None) -> int:
         return self._run(lambda bot: bot.send(chat_id, text, topic_id=topic_id, keyboard=keyboard))
+
+    def edit(self, chat_id: int, message_id: int, text: str) -> None:
+        self._run(lambda bot: bot.edit(chat_id, message_id, text))
 
     def create_topic(self, chat_id: int, name: str) -> int:
         return self._run(lambda bot: bot.create_topic(chat_id, name))

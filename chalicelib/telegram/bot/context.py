@@ -16,6 +16,7 @@ from chalicelib.telegram.services.ports import Keyboard
 
 if TYPE_CHECKING:
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
+    from chalicelib.brain.services.proposal_decisions import ProposalDecisions
     from chalicelib.learning.services.task_feedback import TaskFeedback
     from chalicelib.ssh.services.ssh_runs import SshRuns
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
@@ -80,6 +81,7 @@ class BotServices:
     memory_admin: TelegramMemoryAdmin  # /memory
     onboarding: MachineOnboarding | None = None  # /machines invite
     public_url: str = ""  # ITACHI_PUBLIC_URL, for the join command an invite shows
+    brain: ProposalDecisions | None = None  # /brain and the proposals' buttons
 
 
 def services(context: Context) -> BotServices:

@@ -40,6 +40,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("feedback", "/feedback <task> good|bad [note]",
                 "Rate a task's outcome to reinforce lessons; a note is learned from"),
     CommandSpec("remind", "/remind <when> <message>", "Set a reminder (30m, 2h, 17:30, tomorrow 9am)"),
+    CommandSpec("brain", "/brain [on|off|proposals|config interval|budget|max <value>]",
+                "The brain loop: status, kill switch, settings, proposals"),
     CommandSpec("start", "/start", "Introduce the bot"),
     CommandSpec("help", "/help", "List the commands"),
 )

@@ -120,7 +120,8 @@ ADMIN_ONLY = {"GET /api/usage", "POST /api/memory/evict", "POST /api/memory/chec
               "POST /api/memory/profiles/load", "POST /api/memory/profiles/unload",
               # the brain: its switch, settings and proposals' actions are an operator's
               "GET /api/brain", "POST /api/brain", "POST /api/brain/cycle", "GET /api/brain/proposals",
-              "POST /api/brain/proposals/{proposal_id}/approve", "POST /api/brain/proposals/{proposal_id}/reject"}
+              "POST /api/brain/proposals/{proposal_id}/approve",
+              "POST /api/brain/proposals/{proposal_id}/reject"}
 NO_KEY = {"GET /health", "POST /telegram/webhook", "POST /api/machines/join"}
 
 

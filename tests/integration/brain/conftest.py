@@ -38,7 +38,8 @@ class Brain:
     def rank_first(self, title: str = "Retry the login fix") -> None:
         """The LLM's next orient answer: observation 0 first."""
         self.llm.script_chat(json.dumps({"ranked": [
-            {"index": 0, "title": title, "rationale": "It failed three times the same way.", "priority": 1}]}))
+            {"index": 0, "title": title, "rationale": "It failed three times the same way.",
+             "priority": 1}]}))
 
 
 def heartbeat(c: Container, instance: str, project: str = "web") -> None:

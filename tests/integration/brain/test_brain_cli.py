@@ -33,7 +33,8 @@ def test_the_cli_runs_a_cycle_lists_approves_and_switches_the_brain_off(tmp_path
     assert "1 proposal(s), ranking heuristic" in cycle.stdout
     assert proposal.id[:8] in listed.stdout and "pending" in listed.stdout
     assert "approved" in approved.stdout and "retry task" in approved.stdout
-    assert len([t for t in api.container.tasks.list_tasks(project="web") if t.description == task.description]) == 2
+    copies = [t for t in api.container.tasks.list_tasks(project="web") if t.description == task.description]
+    assert len(copies) == 2
     assert "brain: OFF" in off.stdout and "brain: OFF" in status.stdout
     assert "pending proposals: 0" in status.stdout
 

@@ -82,12 +82,13 @@ def test_a_proposal_expires_after_24_hours(brain: Brain) -> None:
     brain.container.brain_loop.tick(force=True)
     (message,) = brain.proposal_messages()
     c = brain.container
-    later = ProposalDecisions(c.brain_units, CapabilityActions(lambda: c.tasks, lambda: c.queues,
-                                                                c.machine_registry.pause),
-                              c.brain_channel, clock=lambda: datetime.now(UTC) + timedelta(hours=24, minutes=1))
-    nearly = ProposalDecisions(c.brain_units, CapabilityActions(lambda: c.tasks, lambda: c.queues,
-                                                                 c.machine_registry.pause),
-                               c.brain_channel, clock=lambda: datetime.now(UTC) + timedelta(hours=23))
+    actions = CapabilityActions(lambda: c.tasks, lambda: c.queues, c.machine_registry.pause)
+
+    def decisions_at(offset: timedelta) -> ProposalDecisions:
+        return ProposalDecisions(c.brain_units, actions, c.brain_channel,
+                                 clock=lambda: datetime.now(UTC) + offset)
+
+    later, nearly = decisions_at(timedelta(hours=24, minutes=1)), decisions_at(timedelta(hours=23))
 
     assert nearly.expire_due() == 0
     assert later.expire_due() == 1

@@ -15,6 +15,7 @@ from chalicelib.auth.request_guard import UNAUTHORIZED, admit, vet_answer
 from chalicelib.auth.request_principal import current_principal, reset_principal, set_principal
 from chalicelib.bootstrap import get_container
 from chalicelib.brain import routes as brain_routes
+from chalicelib.graph import routes as graph_routes
 from chalicelib.kernel.errors import DomainError
 from chalicelib.kernel.http import error_response
 from chalicelib.kernel.idempotent_requests import use_database
@@ -46,6 +47,7 @@ app.register_blueprint(agent_session_routes.bp)
 app.register_blueprint(telegram_routes.bp)
 app.register_blueprint(learning_routes.bp)
 app.register_blueprint(memory_routes.bp)
+app.register_blueprint(graph_routes.bp)
 app.register_blueprint(memory_lifecycle_routes.bp)
 app.register_blueprint(memory_snapshot_routes.bp)
 app.register_blueprint(sync_routes.bp)

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from chalicelib.brain.services.brain_loop import BrainLoop
     from chalicelib.brain.services.ports import BrainUnits, ProposalChannel
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
+    from chalicelib.graph.services.graph_admin import GraphAdmin
+    from chalicelib.graph.services.graph_retrieve import GraphRetrieve
+    from chalicelib.graph.services.graph_store import GraphStore
+    from chalicelib.graph.services.ports import GraphUnits
     from chalicelib.kernel.database import Database
     from chalicelib.kernel.queues import SqsQueues
     from chalicelib.kernel.settings import Settings
@@ -288,6 +292,39 @@ class Container:
         from chalicelib.memory.services.memory_snapshots import MemorySnapshots
 
         return MemorySnapshots(self.lifecycle_units)
+
+    # Graph memory: entities, facts, instructions with scope, plans, edges (docs/graph.md).
+    @cached_property
+    def graph_units(self) -> GraphUnits:
+        from chalicelib.graph.adapters.graph_unit_of_work import graph_units
+
+        return graph_units(self.db)
+
+    @cached_property
+    def graph_store(self) -> GraphStore:
+        from chalicelib.graph.services.graph_store import GraphStore
+
+        return GraphStore(self.graph_units, self.embedder, self.llm, self.llm,  # type: ignore[arg-type]
+                          enqueue=lambda body: self.queues.send("ingest", body),
+                          on_contradiction=self._announce_contradiction)
+
+    def _announce_contradiction(self, contradiction: object) -> None:
+        if self.telegram_enabled and self.settings.telegram_chat_id:
+            from chalicelib.telegram.services.graph_contradictions import announce_contradiction
+
+            announce_contradiction(self.telegram_gateway, self.settings.telegram_chat_id, contradiction)
+
+    @cached_property
+    def graph_retrieve(self) -> GraphRetrieve:
+        from chalicelib.graph.services.graph_retrieve import GraphRetrieve
+
+        return GraphRetrieve(self.graph_units, self.embedder, self.llm, self.llm)  # type: ignore[arg-type]
+
+    @cached_property
+    def graph_admin(self) -> GraphAdmin:
+        from chalicelib.graph.services.graph_admin import GraphAdmin
+
+        return GraphAdmin(self.graph_units, self.embedder)
 
     # Learning loop: insight extraction, project rules, lessons, weekly reviews (docs/learning.md).
     # Its units bind the memory core's repository too: rules and lessons are written through

@@ -1,10 +1,12 @@
 """SQS consumer of the `ingest` queue: slow ingestion work, one message per item.
 
-Two kinds: `extract_insights` (a session's transcript, queued by the extract-insights route
-when an LLM is configured) and `evict_memories` (a project over its memory budget at SessionEnd;
-the run is keyed by the session, so a redelivery resumes it). Each record succeeds or fails
-alone (partial batch response); a failing record is retried by SQS and lands in the DLQ after
-`max_receive_count`. A redelivered record is harmless: extraction is idempotent per session id.
+Three kinds: `graph_store` (a prompt or a session's summary for the graph memory's store
+pipeline, idempotent per project and text), `extract_insights` (a session's transcript, queued
+by the extract-insights route when an LLM is configured) and `evict_memories` (a project over
+its memory budget at SessionEnd; the run is keyed by the session, so a redelivery resumes it).
+Each record succeeds or fails alone (partial batch response); a failing record is retried by
+SQS and lands in the DLQ after `max_receive_count`. A redelivered record is harmless:
+extraction is idempotent per session id, the graph store per project and text.
 """
 
 from __future__ import annotations
@@ -31,6 +33,12 @@ def record_handler(record: SQSRecord) -> None:
         from functions.memory_eviction import run_queued
 
         get_logger().info("ingest: memory eviction", extra=run_queued(body))
+        return
+    if kind == "graph_store":
+        result = get_container().graph_store.run(body)
+        get_logger().info("ingest: graph store", extra={"project": body.get("project"),
+                                                        "replayed": result.get("replayed"),
+                                                        "pipeline": result.get("pipeline")})
         return
     if kind != "extract_insights":
         raise UnknownMessage(f"unknown ingest message kind {kind!r}")

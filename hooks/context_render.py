@@ -8,6 +8,7 @@ Json = dict[str, Any]
 MAX_RULES = 15
 MAX_CONTEXT_CHARS = 6000
 SEARCH_ITEM_CHARS = 300
+GRAPH_CONTEXT_CHARS = 3000
 
 
 def trim(text: Any, limit: int) -> str:
@@ -85,7 +86,19 @@ def search_context(answer: Json | None, project: str) -> str:
         seen.add(ident)
         scope = "global" if item.get("project") == "_global" and project != "_global" else "project"
         lines.append(_memory_line(item, scope))
-    return "\n".join(["=== Itachi Memory Context ===", *lines]) if lines else ""
+    blocks = ["\n".join(["=== Itachi Memory Context ===", *lines])] if lines else []
+    graph = graph_context(answer)
+    return "\n\n".join([*blocks, graph] if graph else blocks)
+
+
+def graph_context(answer: Json | None) -> str:
+    """The graph memory's block (entities, instructions, facts, events, plans), '' when absent."""
+    graph = (answer or {}).get("graph")
+    text = str(graph.get("text") or "").strip() if isinstance(graph, dict) else ""
+    if not text:
+        return ""
+    text = text if len(text) <= GRAPH_CONTEXT_CHARS else text[: GRAPH_CONTEXT_CHARS - 1] + "…"
+    return f"=== Itachi Graph Memory ===\n{text}"
 
 
 def _memory_line(item: Any, scope: str = "") -> str:

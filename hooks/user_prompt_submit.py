@@ -17,7 +17,8 @@ GLOBAL_LIMIT = 2
 
 
 def handle(ctx: HookContext) -> str | None:
-    """Search the project and _global scopes in one request; print the matches as context."""
+    """Search the project and _global scopes in one request (with the graph memory's context, and
+    the prompt queued for it to learn from); print the matches as context."""
     prompt = str(ctx.payload.get("prompt") or "").strip()
     if len(prompt) < MIN_PROMPT_CHARS:
         return None
@@ -27,7 +28,7 @@ def handle(ctx: HookContext) -> str | None:
         [
             ("/api/memory/search", {"query": query, "project": ctx.project,
                                     "project_limit": PROJECT_LIMIT, "global_limit": GLOBAL_LIMIT,
-                                    "mode": "hybrid"}),
+                                    "mode": "hybrid", "graph": "true"}),
         ]
     )
     text = search_context(answer, ctx.project)

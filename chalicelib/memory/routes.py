@@ -69,7 +69,28 @@ def search() -> Response:
     else:
         result = memory.search(q.query, q.project, limit=q.limit, category=q.category, mode=q.mode,
                                include_global=q.include_global, tag=q.tag)
-    return ok(search_json(result))
+    answer = search_json(result)
+    if q.graph:
+        answer["graph"] = _graph_context(q.query, q.project)
+    return ok(answer)
+
+
+def _graph_context(prompt: str, project: str) -> dict[str, object] | None:
+    """The graph memory's fast context for the prompt, and the prompt queued for its store pipeline.
+    The graph is an extra: if it fails, the memory answer still goes out."""
+    from chalicelib.kernel.logging import log_failure
+
+    container = get_container()
+    try:
+        container.graph_store.submit(project, prompt, "user", {"via": "prompt"})
+    except Exception as exc:
+        log_failure("graph: prompt not queued for storage", exc)
+    try:
+        found = container.graph_retrieve.fast(project, prompt)
+    except Exception as exc:
+        log_failure("graph: fast context failed", exc)
+        return None
+    return {"text": found.text}
 
 
 @bp.route("/api/memory/recent", methods=["GET"])

@@ -93,6 +93,8 @@ class SearchQuery(_Wire):
     project_limit: int | None = Field(default=None, ge=0, le=100)
     global_limit: int | None = Field(default=None, ge=0, le=100)
     tag: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")
+    # The prompt hook: also answer the graph memory's context (`graph`), and learn from the prompt.
+    graph: bool = False
 
     def per_scope_limits(self) -> tuple[int, int] | None:
         """(project_limit, global_limit) when the request asks per scope (a missing one is 0)."""

@@ -87,6 +87,13 @@ class FakeOpenAI(LocalHttpServer):
         """Answer a later chat request with ``content`` as the assistant message."""
         self._push(self._chat_script, _Scripted(content=content))
 
+    def script_chat_tool_calls(self, *calls: tuple[str, dict[str, Any]]) -> None:
+        """Answer a later chat request with these function calls (name, arguments), as a model
+        given ``tools`` does: no content, ``finish_reason: "tool_calls"``."""
+        scripted = _Scripted(tool_calls=tuple((name, json.dumps(args)) for name, args in calls),
+                             finish_reason="tool_calls")
+        self._push(self._chat_script, scripted)
+
     def script_chat_refusal(self, message: str = "I'm sorry, I cannot help with that.") -> None:
         """Answer a later chat request with a refusal (no content), as structured outputs do."""
         self._push(self._chat_script, _Scripted(refusal=message))
@@ -169,7 +176,7 @@ class FakeOpenAI(LocalHttpServer):
         content: str | None = self.default_chat_content if scripted.content is None else scripted.content
         finish_reason = scripted.finish_reason
         cap = output_cap(request)
-        if scripted.refusal is not None:
+        if scripted.refusal is not None or scripted.tool_calls:
             content = None
         elif content is not None and cap is not None and _count_tokens(content) > cap:
             content, finish_reason = content[:cap * 4], "length"
@@ -185,7 +192,7 @@ class FakeOpenAI(LocalHttpServer):
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": content, "refusal": scripted.refusal},
+                        "message": _assistant_message(content, scripted),
                         "logprobs": None,
                         "finish_reason": finish_reason,
                     }
@@ -235,6 +242,7 @@ class _Scripted(NamedTuple):
     delay: float = 0.0
     refusal: str | None = None
     finish_reason: str = "stop"
+    tool_calls: tuple[tuple[str, str], ...] = ()  # (function name, JSON arguments)
 
 
 def _error(status: int, body: dict[str, Any] | str | None, retry_after: float | None) -> _Scripted:
@@ -275,6 +283,15 @@ def _encode(vector: list[float], *, as_base64: bool) -> list[float] | str:
     if not as_base64:
         return vector
     return base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode("ascii")
+
+
+def _assistant_message(content: str | None, scripted: _Scripted) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": scripted.refusal}
+    if scripted.tool_calls:
+        message["tool_calls"] = [
+            {"id": f"call_{index}_{name}", "type": "function", "function": {"name": name, "arguments": args}}
+            for index, (name, args) in enumerate(scripted.tool_calls)]
+    return message
 
 
 def _message_text(message: Any) -> str:

@@ -23,6 +23,7 @@ from pydantic import BaseModel
 from chalicelib.auth import invite_routes as invites
 from chalicelib.auth import routes as keys
 from chalicelib.brain import routes as brain
+from chalicelib.graph import schemas as graph
 from chalicelib.learning import routes as learning
 from chalicelib.llm import routes as usage
 from chalicelib.memory import lifecycle_schemas as lifecycle
@@ -57,6 +58,15 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("POST", "/api/memory/code-change"): (memory.CodeChangeIn, None),
     ("POST", "/api/memory/index"): (memory.IndexIn, None),
     ("GET", "/api/memory/search"): (None, memory.SearchQuery),
+    ("GET", "/api/graph/context"): (None, graph.ContextQuery),
+    ("GET", "/api/graph/entities"): (None, graph.EntitiesQuery),
+    ("GET", "/api/graph/entities/{node_id}"): (None, graph.ProjectQuery),
+    ("POST", "/api/graph/supersede"): (graph.SupersedeIn, None),
+    ("POST", "/api/graph/edges"): (graph.EdgeIn, None),
+    ("POST", "/api/graph/ingest"): (graph.IngestIn, None),
+    ("GET", "/api/graph/contradictions"): (None, graph.ContradictionsQuery),
+    ("POST", "/api/graph/contradictions/{contradiction_id}/resolve"): (graph.ResolveIn, None),
+    ("GET", "/api/graph/traces/{trace_id}"): (None, None),
     ("GET", "/api/memory/recent"): (None, memory.RecentQuery),
     ("GET", "/api/memory/stats"): (None, memory.StatsQuery),
     ("GET", "/api/memory/{memory_id}"): (None, None),

@@ -58,6 +58,11 @@ RULES: dict[str, Rule] = {
     "GET /api/memory": _N, "GET /api/memory/phases": _N, "GET /api/memory/check": _N,
     "POST /api/memory/{memory_id}/tags": _W, "POST /api/memory/{memory_id}/restore": _W,
     "GET /api/memory/export": _N, "GET /api/memory/snapshots": _N, "GET /api/memory/profiles": _N,
+    # graph memory (resolving a contradiction and reading a trace name their project in the answer)
+    "GET /api/graph/context": _N, "GET /api/graph/entities": _N, "GET /api/graph/entities/{node_id}": _R,
+    "POST /api/graph/supersede": _N, "POST /api/graph/edges": _N, "POST /api/graph/ingest": _N,
+    "GET /api/graph/contradictions": _N, "POST /api/graph/contradictions/{contradiction_id}/resolve": _W,
+    "GET /api/graph/traces/{trace_id}": _R,
     # Claude Code sessions and the learning loop
     "POST /api/session/event": _N, "POST /api/session/edit": _N, "POST /api/session/complete": _N,
     "GET /api/session/briefing": _N, "POST /api/session/extract-insights": _N,

@@ -21,7 +21,7 @@ from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.openai_client import openai_client
 from chalicelib.llm.domain.chat_parameters import parameters_for
 from chalicelib.llm.domain.llm_budget import estimate_prompt_tokens
-from chalicelib.llm.services.ports import ChatFailed, ChatReply, FailureKind
+from chalicelib.llm.services.ports import ChatFailed, ChatReply, FailureKind, ToolCall
 
 
 class OpenAIChat:
@@ -69,6 +69,35 @@ class OpenAIChat:
                 tries = spent + _attempts(exc)
                 raise ChatFailed(kind, f"{type(exc).__name__} after {tries} attempt(s)", tries) from None
 
+    def chat_tools(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
+                   max_tokens: int, temperature: float) -> ChatReply:
+        """One turn of a conversation with function tools; failures raise ChatFailed as `chat`."""
+        import openai
+
+        try:
+            raw = self._client.get().chat.completions.with_raw_response.create(
+                model=self._model, messages=messages, tools=tools,
+                **self._parameters.options(max_tokens, temperature))
+        except openai.BadRequestError as exc:
+            raise ChatFailed("rejected", f"bad request: {exc.message}", _attempts(exc)) from None
+        except openai.APITimeoutError as exc:
+            raise ChatFailed("timeout", f"no answer within {self._timeout_s:g}s", _attempts(exc)) from None
+        except openai.APIError as exc:
+            kind: FailureKind = "rate_limited" if isinstance(exc, openai.RateLimitError) else "error"
+            raise ChatFailed(kind, f"{type(exc).__name__}", _attempts(exc)) from None
+        completion = raw.parse()
+        choice = completion.choices[0] if completion.choices else None
+        message = choice.message if choice else None
+        calls = tuple(ToolCall(call.id, call.function.name, _arguments(call.function.arguments))
+                      for call in (getattr(message, "tool_calls", None) or ())
+                      if getattr(call, "function", None) is not None)
+        usage = completion.usage
+        prompt = int(usage.prompt_tokens) if usage else estimate_prompt_tokens(json.dumps(messages))
+        output = int(usage.completion_tokens) if usage else 1
+        return ChatReply(content=message.content if message else None, prompt_tokens=prompt,
+                         completion_tokens=output, attempts=int(raw.retries_taken) + 1,
+                         finish_reason=choice.finish_reason if choice else None, tool_calls=calls)
+
     def _once(self, system: str, user: str, schema: dict[str, Any] | None, schema_name: str,
               json_mode: str, max_tokens: int, temperature: float) -> ChatReply:
         kwargs: dict[str, Any] = {}
@@ -96,6 +125,14 @@ class OpenAIChat:
                          attempts=int(raw.retries_taken) + 1,
                          finish_reason=choice.finish_reason if choice else None,
                          refusal=getattr(choice.message, "refusal", None) if choice else None)
+
+
+def _arguments(raw: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(raw or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _attempts(exc: Exception) -> int:

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, cast
 
 from chalicelib.kernel.logging import get_logger
 from chalicelib.llm.domain.llm_budget import DailyBudget, check_budget, cost_usd, estimate_prompt_tokens
-from chalicelib.llm.services.ports import ChatFailed, ChatModel, ChatReply, LlmUnits
+from chalicelib.llm.services.ports import ChatFailed, ChatModel, ChatReply, LlmUnits, ToolChatModel, ToolTurn
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
@@ -37,6 +37,10 @@ class DisabledLlm:
 
     def complete_text(self, purpose: str, system: str, user: str, *,
                       max_tokens: int = 1000, temperature: float = 0.5) -> str | None:
+        return None
+
+    def complete_tools(self, purpose: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
+                       max_tokens: int = 800, temperature: float = 0.0) -> ToolTurn | None:
         return None
 
 
@@ -59,6 +63,39 @@ class BudgetedLlm:
     def complete_text(self, purpose: str, system: str, user: str, *,
                       max_tokens: int = 1000, temperature: float = 0.5) -> str | None:
         return self._call(purpose, system, user, None, max_tokens, temperature)  # type: ignore[return-value]
+
+    def complete_tools(self, purpose: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
+                       max_tokens: int = 800, temperature: float = 0.0) -> ToolTurn | None:
+        """One turn of a tool-calling conversation, budgeted and recorded like any other call."""
+        chat = self._chat
+        if not hasattr(chat, "chat_tools"):
+            return None
+        model = chat.model
+        prompt = estimate_prompt_tokens(json.dumps(messages), json.dumps(tools))
+        worst_usd = cost_usd(model, prompt, max_tokens)
+        usage_id = self._reserve(purpose, model, prompt + max_tokens, worst_usd)
+        if usage_id is None:
+            return None
+        try:
+            reply = cast(ToolChatModel, chat).chat_tools(messages, tools, max_tokens=max_tokens,
+                                                         temperature=temperature)
+        except ChatFailed as exc:
+            timed_out = exc.kind == "timeout"
+            self._settle(usage_id, status="timeout" if timed_out else "error",
+                         prompt_tokens=prompt if timed_out else 0, completion_tokens=0,
+                         cost_usd=worst_usd if timed_out else 0.0, attempts=exc.attempts,
+                         detail=f"{exc.kind}: {exc}")
+            get_logger().warning("LLM tool call failed; the caller falls back",
+                                 extra={"purpose": purpose, "model": model, "failure": exc.kind})
+            return None
+        usable = bool(reply.tool_calls) or bool((reply.content or "").strip())
+        status = "truncated" if reply.finish_reason == "length" and not reply.tool_calls else (
+            "ok" if usable else "malformed")
+        self._settle(usage_id, status=status, prompt_tokens=reply.prompt_tokens,
+                     completion_tokens=reply.completion_tokens,
+                     cost_usd=cost_usd(model, reply.prompt_tokens, reply.completion_tokens),
+                     attempts=reply.attempts, detail=_FAILURES.get(status))
+        return ToolTurn(reply.content, reply.tool_calls) if status == "ok" else None
 
     def _call(self, purpose: str, system: str, user: str, schema: dict[str, Any] | None,
               max_tokens: int, temperature: float) -> dict[str, Any] | str | None:

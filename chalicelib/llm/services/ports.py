@@ -42,6 +42,23 @@ class LanguageModel(Protocol):
 
 
 @dataclass(frozen=True)
+class ToolCall:
+    """One function call the model asked for (arguments decoded; {} when they did not parse)."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolTurn:
+    """One assistant turn of a tool-calling conversation: text, calls, or both."""
+
+    content: str | None
+    tool_calls: tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True)
 class ChatReply:
     """One completed chat call: the assistant text and the tokens the provider billed.
 
@@ -55,6 +72,7 @@ class ChatReply:
     attempts: int = 1
     finish_reason: str | None = "stop"
     refusal: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 class ChatFailed(Exception):
@@ -74,6 +92,23 @@ class ChatModel(Protocol):
              max_tokens: int, temperature: float) -> ChatReply:
         """Make one logical call (retrying rate limits inside); raise ChatFailed if none succeeded."""
         ...
+
+
+class ToolChatModel(ChatModel, Protocol):
+    def chat_tools(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
+                   max_tokens: int, temperature: float) -> ChatReply:
+        """One call of a conversation with function tools (OpenAI message and tool shapes)."""
+        ...
+
+
+class ToolModel(Protocol):
+    """A budgeted model that can call tools: a turn, or None (off, over budget, failing)."""
+
+    @property
+    def enabled(self) -> bool: ...
+
+    def complete_tools(self, purpose: str, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
+                       max_tokens: int = 800, temperature: float = 0.0) -> ToolTurn | None: ...
 
 
 class UsageRecords(Protocol):

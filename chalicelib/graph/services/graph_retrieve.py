@@ -1,0 +1,175 @@
+"""Reading the graph for a prompt: the fast path (no model, inside the prompt hook's deadline)
+and the deep path (plan, retrieve tool loop, per-section verbatim curation).
+
+Fast: entities named in the prompt, their 1-hop neighbours, and three safety nets: instruction
+pre-fetch (many candidates, near-identical templates collapsed, 15 kept), a broad vector search
+over every node type, and global instructions (scope >= 0.8, similarity > 0.15, scored at least
+0.6). Deep adds what the model's searches found and keeps, per section, only what the model
+copies verbatim as relevant (a section answered NO_RELEVANT_RECORDS is dropped).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from chalicelib.graph.domain.context_assembly import SECTION_TITLES, Sections, assemble, render
+from chalicelib.graph.domain.graph_model import Node, Relation
+from chalicelib.graph.domain.llm_prompts import (
+    CURATE_SYSTEM,
+    NO_RELEVANT,
+    PLAN_SCHEMA,
+    PLAN_SYSTEM,
+    RETRIEVE_SYSTEM,
+    RETRIEVE_TOOLS,
+)
+from chalicelib.graph.domain.names import candidate_keys, template_key
+from chalicelib.graph.services.graph_tools import GraphTools
+from chalicelib.graph.services.graph_writer import embed_all
+from chalicelib.graph.services.ports import GraphUnits
+from chalicelib.graph.services.tool_loop import run_tool_loop
+from chalicelib.llm.services.ports import LanguageModel, ToolModel
+from chalicelib.memory.services.ports import Embedder
+
+NON_ENTITY = ("fact", "event", "opinion", "instruction", "plan")
+INSTRUCTION_CANDIDATES = 150
+INSTRUCTION_KEEP = 15
+BROAD = 20
+GLOBAL_SCOPE, GLOBAL_MIN_SIMILARITY, GLOBAL_FLOOR = 0.8, 0.15, 0.6
+NEIGHBOUR_SCORE = 0.5
+
+
+@dataclass(frozen=True)
+class GraphContext:
+    sections: Sections
+    text: str
+    deep: bool = False
+    trace_id: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"text": self.text, "deep": self.deep, "trace_id": self.trace_id, **self.sections.as_json()}
+
+
+class GraphRetrieve:
+    def __init__(
+        self,
+        units: GraphUnits,
+        embedder: Embedder | None,
+        llm: LanguageModel,
+        tools: ToolModel | None,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._units = units
+        self._embedder = embedder
+        self._llm = llm
+        self._tools = tools
+        self._clock = clock
+
+    def fast(self, project: str, query: str, extra: Sequence[Node] = ()) -> GraphContext:
+        sections = self._sections(project, query, extra)
+        return GraphContext(sections, render(sections))
+
+    def _sections(self, project: str, query: str, extra: Sequence[Node] = ()) -> Sections:
+        vector = embed_all(self._embedder, [query[:2000]])[0]
+        with self._units() as uow:
+            entities = [
+                replace(e, score=1.0) for e in uow.graph.find_entities(project, candidate_keys(query), 15)
+            ]
+            relations = uow.graph.relations([e.id for e in entities], 16)
+            found: list[Node] = list(extra)
+            if vector is not None:
+                found += _dedupe_templates(
+                    uow.graph.similar(project, vector, ("instruction",), INSTRUCTION_CANDIDATES),
+                    [e.content.lower() for e in entities],
+                )
+                found += uow.graph.similar(project, vector, NON_ENTITY, BROAD)
+                found += [
+                    replace(n, score=max(n.score, GLOBAL_FLOOR))
+                    for n in uow.graph.similar(
+                        project, vector, ("instruction",), INSTRUCTION_KEEP, min_scope=GLOBAL_SCOPE
+                    )
+                    if n.score > GLOBAL_MIN_SIMILARITY
+                ]
+        between: dict[str, list[Relation]] = {}
+        for anchor, rels in relations.items():
+            between[anchor] = [r for r in rels if r.other.node_type == "entity"]
+            found += [
+                replace(r.other, score=max(r.other.score, NEIGHBOUR_SCORE))
+                for r in rels
+                if r.other.node_type != "entity"
+            ]
+        return assemble(entities, between, found, self._clock())
+
+    def deep(self, project: str, query: str) -> GraphContext:
+        """The deep path; without a model it is the fast path."""
+        if not self._llm.enabled or self._tools is None or not self._tools.enabled:
+            return self.fast(project, query)
+        trace: dict[str, Any] = {"query": query[:2000], "timings": {}}
+        started = time.monotonic()
+        trace["plan"] = self._llm.complete_json("graph_plan", PLAN_SYSTEM, query, PLAN_SCHEMA, max_tokens=400)
+        runner = GraphTools(self._units, self._embedder, project)
+        user = json.dumps({"message": query, "plan": trace["plan"]})
+        trace["calls"] = run_tool_loop(
+            self._tools, "graph_retrieve", RETRIEVE_SYSTEM, user, RETRIEVE_TOOLS, runner
+        )
+        trace["timings"]["loop_ms"] = round((time.monotonic() - started) * 1000)
+        sections = self._sections(project, query, list(runner.seen.values()))
+        started = time.monotonic()
+        text = self._curate(query, sections, trace)
+        trace["timings"]["curate_ms"] = round((time.monotonic() - started) * 1000)
+        trace["context"] = text
+        with self._units() as uow:
+            trace_id = uow.graph.add_trace(project, "retrieve", trace, 7)
+            uow.commit()
+        return GraphContext(sections, text, deep=True, trace_id=trace_id)
+
+    def _curate(self, query: str, sections: Sections, trace: dict[str, Any]) -> str:
+        """Each section's verbatim relevant lines, curated in parallel; dropped sections vanish."""
+        rendered = render(sections)
+        blocks = _blocks(rendered)
+        if not blocks:
+            return ""
+
+        def curate(block: tuple[str, str]) -> tuple[str, str | None]:
+            title, body = block
+            answer = self._llm.complete_text(
+                "graph_curate",
+                CURATE_SYSTEM,
+                f"Message: {query}\n\nSection {title}:\n{body}",
+                max_tokens=800,
+                temperature=0.0,
+            )
+            return title, body if answer is None else answer  # a failed curation keeps the section
+
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            curated = list(pool.map(curate, blocks))
+        trace["curation"] = {title: text for title, text in curated}
+        kept = [f"{title}:\n{text.strip()}" for title, text in curated if text and NO_RELEVANT not in text]
+        return "\n".join(kept)
+
+
+def _blocks(rendered: str) -> list[tuple[str, str]]:
+    titles = {"Entities", *(title for _, title in SECTION_TITLES)}
+    blocks: list[tuple[str, list[str]]] = []
+    for line in rendered.splitlines():
+        if line.endswith(":") and line[:-1] in titles:
+            blocks.append((line[:-1], []))
+        elif blocks:
+            blocks[-1][1].append(line)
+    return [(title, "\n".join(lines)) for title, lines in blocks if lines]
+
+
+def _dedupe_templates(nodes: list[Node], names: list[str]) -> list[Node]:
+    """Instruction pre-fetch: the best of each entity-normalised template, INSTRUCTION_KEEP kept."""
+    kept: dict[str, Node] = {}
+    for node in nodes:
+        kept.setdefault(template_key(node.content, names), node)
+        if len(kept) >= INSTRUCTION_KEEP:
+            break
+    return list(kept.values())

@@ -1,0 +1,137 @@
+"""The store pipeline: what a prompt or a finished session tells goes into the graph.
+
+`submit` puts the text on the `ingest` queue (the prompt hook never waits for it); `run` is the
+consumer's work, once per text (keyed by project and content). With a model configured: classify,
+filter for storage and extract instructions, then the store tool loop (at most 8 turns and 30 s),
+the force-store fallback when the loop stored nothing, and the reconciliation of new
+instructions with the old ones. Without one (or when the model fails) the heuristic extractor
+writes the graph. Every run leaves a trace (`itachi graph trace ID`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from chalicelib.graph.domain.graph_model import Contradiction
+from chalicelib.graph.domain.heuristic_extractor import Extraction, extract
+from chalicelib.graph.services.graph_writer import write_extraction
+from chalicelib.graph.services.llm_extraction import LlmStorePipeline
+from chalicelib.graph.services.ports import GraphUnits
+from chalicelib.kernel.logging import get_logger
+from chalicelib.kernel.redaction import redact
+from chalicelib.llm.services.ports import LanguageModel, ToolModel
+from chalicelib.memory.services.ports import Embedder
+
+MAX_TEXT = 20_000
+TRACE_DAYS = 7
+Clock = Callable[[], datetime]
+
+
+def store_key(project: str, text: str) -> str:
+    return hashlib.sha256(f"{project}\x00{' '.join(text.split())}".encode()).hexdigest()
+
+
+class GraphStore:
+    def __init__(
+        self,
+        units: GraphUnits,
+        embedder: Embedder | None,
+        llm: LanguageModel,
+        tools: ToolModel | None,
+        enqueue: Callable[[dict[str, Any]], Any],
+        *,
+        clock: Clock = lambda: datetime.now(UTC),
+        on_contradiction: Callable[[Contradiction], None] | None = None,
+    ) -> None:
+        self._units = units
+        self._embedder = embedder
+        self._llm = llm
+        self._tools = tools
+        self._enqueue = enqueue
+        self._clock = clock
+        self._on_contradiction = on_contradiction
+
+    def submit(
+        self, project: str, text: str, source: str = "user", origin: dict[str, Any] | None = None
+    ) -> str:
+        """Queue `text` for the store pipeline; answer its key. Runs inline if the queue is down."""
+        text = redact(text)[:MAX_TEXT]
+        message = {
+            "kind": "graph_store",
+            "project": project,
+            "text": text,
+            "source": source,
+            "origin": origin or {},
+            "key": store_key(project, text),
+        }
+        try:
+            self._enqueue(message)
+        except Exception:
+            get_logger().exception("ingest queue unavailable; storing into the graph inline")
+            self.run(message)
+        return str(message["key"])
+
+    def run(self, message: dict[str, Any]) -> dict[str, Any]:
+        project, text = str(message["project"]), str(message["text"])[:MAX_TEXT]
+        source = "assistant" if message.get("source") == "assistant" else "user"
+        key = str(message.get("key") or store_key(project, text))
+        with self._units() as uow:
+            if not uow.graph.claim(key):
+                return {"replayed": True}
+        started = time.monotonic()
+        trace: dict[str, Any] = {
+            "input": text[:2000],
+            "source": source,
+            "origin": message.get("origin") or {},
+        }
+        contradictions: list[Contradiction] = []
+        if self._llm.enabled and self._tools is not None and self._tools.enabled:
+            pipeline = LlmStorePipeline(self._units, self._embedder, self._llm, self._tools, self._clock)
+            found = pipeline.run(project, text, source, trace)
+            contradictions = pipeline.contradictions
+        else:
+            found = extract(text, self._clock())
+        written: dict[str, Any] = {}
+        with self._units() as uow:
+            if not uow.graph.claim(key):
+                return {"replayed": True}
+            if isinstance(found, Extraction):
+                trace["pipeline"] = trace.get("pipeline", "heuristic")
+                trace["extraction"] = found.as_json()
+                written = write_extraction(
+                    uow.graph,
+                    self._embedder,
+                    project,
+                    found,
+                    source,
+                    {"origin": message.get("origin") or {}} if message.get("origin") else None,
+                )
+            trace["written"] = written
+            trace["timings"] = {
+                **trace.get("timings", {}),
+                "total_ms": round((time.monotonic() - started) * 1000),
+            }
+            trace_id = uow.graph.add_trace(project, "store", trace, TRACE_DAYS)
+            uow.commit()
+        for contradiction in contradictions:
+            self._announce(contradiction)
+        return {
+            "replayed": False,
+            "trace_id": trace_id,
+            "pipeline": trace["pipeline"],
+            "written": written,
+            "stored": trace.get("stored", []),
+            "contradictions": [c.id for c in contradictions],
+        }
+
+    def _announce(self, contradiction: Contradiction) -> None:
+        if self._on_contradiction is None:
+            return
+        try:
+            self._on_contradiction(contradiction)
+        except Exception as exc:  # stored and listed: the announcement is a courtesy
+            get_logger().warning("graph: contradiction announcement failed", extra={"error": str(exc)})

@@ -1,0 +1,209 @@
+"""The store pipeline with a model: classify, filter and extract instructions, the store tool
+loop, force-store, reconciliation. Each model call is budgeted under its own purpose
+(graph_classify, graph_filter, graph_store, graph_reconcile: `itachi usage` shows them).
+
+`run` answers an `Extraction` for the caller to write when the model could not be used (the
+heuristic fallback), or None when the pipeline stored what it found itself.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from chalicelib.graph.domain.graph_model import Contradiction, Node
+from chalicelib.graph.domain.heuristic_extractor import Extraction, Item, Mention, extract
+from chalicelib.graph.domain.llm_prompts import (
+    CLASSIFY_SCHEMA,
+    CLASSIFY_SYSTEM,
+    FILTER_SCHEMA,
+    FILTER_SYSTEM,
+    RECONCILE_SCHEMA,
+    RECONCILE_SYSTEM,
+    STORE_SYSTEM,
+    STORE_TOOLS,
+)
+from chalicelib.graph.services.graph_tools import GraphTools
+from chalicelib.graph.services.graph_writer import write_extraction
+from chalicelib.graph.services.ports import GraphUnits, SupersedeRefused
+from chalicelib.graph.services.tool_loop import run_tool_loop
+from chalicelib.llm.services.ports import LanguageModel, ToolModel
+from chalicelib.memory.services.ports import Embedder
+
+RECONCILE_CANDIDATES = 6
+RECONCILE_MIN_SCORE = 0.35
+
+
+class LlmStorePipeline:
+    def __init__(
+        self,
+        units: GraphUnits,
+        embedder: Embedder | None,
+        llm: LanguageModel,
+        tools: ToolModel,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._units = units
+        self._embedder = embedder
+        self._llm = llm
+        self._tools = tools
+        self._clock = clock
+        self.contradictions: list[Contradiction] = []
+
+    def run(self, project: str, text: str, source: str, trace: dict[str, Any]) -> Extraction | None:
+        timings = trace.setdefault("timings", {})
+        started = time.monotonic()
+        classified = self._llm.complete_json(
+            "graph_classify", CLASSIFY_SYSTEM, text, CLASSIFY_SCHEMA, max_tokens=800
+        )
+        timings["classify_ms"] = _ms(started)
+        trace["classification"] = classified
+        if classified is None:
+            trace["pipeline"] = "heuristic"
+            trace["fallback"] = "classification failed"
+            return extract(text, self._clock())
+        trace["pipeline"] = "llm"
+        if not classified.get("store"):
+            trace["stored"] = []
+            return None
+        started = time.monotonic()
+        today = self._clock().date().isoformat()
+        filtered = self._llm.complete_json(
+            "graph_filter", FILTER_SYSTEM, f"Today is {today}.\n\n{text}", FILTER_SCHEMA, max_tokens=1200
+        )
+        timings["filter_ms"] = _ms(started)
+        trace["filter"] = filtered
+        if filtered is None:
+            trace["pipeline"] = "heuristic"
+            trace["fallback"] = "storage filter failed"
+            return extract(text, self._clock())
+        found = _as_extraction(classified, filtered)
+        if not found.items:
+            trace["stored"] = []
+            return None
+        tools = GraphTools(self._units, self._embedder, project, source)
+        started = time.monotonic()
+        user = json.dumps({"message": text, "today": today, "items": [_item_json(i) for i in found.items]})
+        trace["calls"] = run_tool_loop(self._tools, "graph_store", STORE_SYSTEM, user, STORE_TOOLS, tools)
+        timings["store_ms"] = _ms(started)
+        stored = list(tools.stored)
+        if not stored:  # the loop stored nothing although there was something to store
+            with self._units() as uow:
+                written = write_extraction(uow.graph, self._embedder, project, found, source)
+                uow.commit()
+            trace["force_store"] = True
+            stored = [n["id"] for n in written["nodes"]]
+        trace["stored"] = stored
+        started = time.monotonic()
+        trace["reconciliation"] = self._reconcile(project, stored)
+        timings["reconcile_ms"] = _ms(started)
+        return None
+
+    def _reconcile(self, project: str, stored: list[str]) -> list[dict[str, Any]]:
+        """Check each new instruction against similar live ones; apply SUPERSEDES, list CONTRADICTION."""
+        report: list[dict[str, Any]] = []
+        for node_id in stored:
+            with self._units() as uow:
+                node = uow.graph.get_node(node_id)
+            if node is None or node.node_type != "instruction" or not node.live:
+                continue
+            candidates = self._candidates(project, node)
+            if not candidates:
+                continue
+            listing = "\n".join(f"- id={c.id}: {c.content}" for c in candidates)
+            answer = self._llm.complete_json(
+                "graph_reconcile",
+                RECONCILE_SYSTEM,
+                f"New instruction: {node.content}\n\nExisting:\n{listing}",
+                RECONCILE_SCHEMA,
+                max_tokens=600,
+            )
+            known = {c.id: c for c in candidates}
+            for verdict in (answer or {}).get("verdicts", []):
+                old = known.get(str(verdict.get("old_id")))
+                if old is None:
+                    continue  # an id the model made up
+                report.append({"new": node.id, **verdict})
+                self._apply(project, node, old, str(verdict.get("verdict")), str(verdict.get("reason") or ""))
+        return report
+
+    def _candidates(self, project: str, node: Node) -> list[Node]:
+        from chalicelib.graph.services.graph_writer import embed_all
+
+        vector = embed_all(self._embedder, [node.content])[0]
+        if vector is None:
+            return []
+        with self._units() as uow:
+            similar = uow.graph.similar(project, vector, ("instruction",), RECONCILE_CANDIDATES + 1)
+        return [c for c in similar if c.id != node.id and c.score >= RECONCILE_MIN_SCORE][
+            :RECONCILE_CANDIDATES
+        ]
+
+    def _apply(self, project: str, new: Node, old: Node, verdict: str, reason: str) -> None:
+        with self._units() as uow:
+            if verdict == "SUPERSEDES":
+                try:
+                    uow.graph.supersede(old.id, new.id)
+                except SupersedeRefused:
+                    return
+            elif verdict == "CONTRADICTION":
+                ident = uow.graph.add_contradiction(project, new.id, old.id, reason)
+                found = uow.graph.get_contradiction(ident) if ident else None
+                if found is not None:
+                    self.contradictions.append(found)
+            uow.commit()
+
+
+def _as_extraction(classified: dict[str, Any], filtered: dict[str, Any]) -> Extraction:
+    kinds = {str(e.get("name")): str(e.get("type") or "concept") for e in classified.get("entities", [])}
+    items: list[Item] = []
+    for raw in filtered.get("items", []):
+        items.append(
+            Item(
+                str(raw.get("type")),
+                str(raw.get("content")),
+                raw.get("subtype"),
+                0.3 if raw.get("type") == "plan" else None,
+                _date(raw.get("valid_from")),
+                tuple(str(e) for e in raw.get("entities", [])),
+            )
+        )
+    for raw in filtered.get("instructions", []):
+        items.append(
+            Item(
+                "instruction",
+                str(raw.get("content")),
+                "instruction",
+                float(raw.get("scope", 0.5)),
+                None,
+                tuple(str(e) for e in raw.get("entities", [])),
+                str(raw.get("pattern") or ""),
+            )
+        )
+    mentions = [Mention(name, kinds.get(name, "concept")) for item in items for name in item.entities]
+    return Extraction(entities=mentions, items=[i for i in items if i.content.strip()])
+
+
+def _item_json(item: Item) -> dict[str, Any]:
+    return {
+        "type": item.node_type,
+        "subtype": item.subtype,
+        "content": item.content,
+        "scope": item.scope,
+        "valid_from": item.valid_from.date().isoformat() if item.valid_from else None,
+        "entities": list(item.entities),
+    }
+
+
+def _date(value: Any) -> datetime | None:
+    try:
+        return datetime.fromisoformat(str(value)).replace(tzinfo=UTC) if value else None
+    except ValueError:
+        return None
+
+
+def _ms(started: float) -> int:
+    return round((time.monotonic() - started) * 1000)

@@ -13,8 +13,10 @@ from tests.integration.test_learning_loop_api import call
 
 INGEST = next(spec for spec in QUEUES if spec.key == "ingest")
 PROJECT = "billing"
-TOLD = ("Dana owns the billing service. From now on our team never deploys the billing service on Fridays. "
-        "Actually, Lisa handles the Anderson account now. The Postgres migration is planned for 3 March.")
+TOLD = (
+    "Dana owns the billing service. From now on our team never deploys the billing service on Fridays. "
+    "Actually, Lisa handles the Anderson account now. The Postgres migration is planned for 3 March."
+)
 
 
 def learn(api: RunningApi, text: str) -> None:
@@ -30,8 +32,11 @@ def test_the_heuristic_builds_entities_instructions_with_scope_and_edges(api: Ru
     assert {"Dana", "billing service", "Lisa", "Anderson account"} <= set(names)
     dana = call(api, "GET", f"/api/graph/entities/{names['Dana']['id']}")[1]
     assert ("owns", "out", "billing service") in {
-        (r["type"], r["direction"], r["node"]["content"]) for r in dana["relationships"]}
-    context = call(api, "GET", "/api/graph/context", project=PROJECT, query="Can I deploy billing service today?")
+        (r["type"], r["direction"], r["node"]["content"]) for r in dana["relationships"]
+    }
+    context = call(
+        api, "GET", "/api/graph/context", project=PROJECT, query="Can I deploy billing service today?"
+    )
     assert context[0] == 200
     (rule,) = [i for i in context[1]["instructions"] if "Fridays" in i["content"]]
     assert (rule["type"], rule["scope"], rule["attributes"]["pattern"]) == ("instruction", 0.5, "ban")
@@ -62,8 +67,17 @@ def test_a_plan_reads_as_an_event_once_its_date_has_passed(api: RunningApi) -> N
 
 def test_the_prompt_hooks_search_carries_the_graph_and_queues_the_prompt(api: RunningApi) -> None:
     learn(api, TOLD)
-    status, answer = call(api, "GET", "/api/memory/search", project=PROJECT, project_limit=3, global_limit=2,
-                          mode="hybrid", graph="true", query="Rohan now leads the Zephyr migration project.")
+    status, answer = call(
+        api,
+        "GET",
+        "/api/memory/search",
+        project=PROJECT,
+        project_limit=3,
+        global_limit=2,
+        mode="hybrid",
+        graph="true",
+        query="Rohan now leads the Zephyr migration project.",
+    )
     assert status == 200
     assert "Entities:" in answer["graph"]["text"] or "Plans:" in answer["graph"]["text"]
     assert deliver_batch(api.container.queues, INGEST, wait_s=5) == 1

@@ -430,7 +430,7 @@ class Container:
                                              integrity=lambda: self.memory_integrity,
                                              snapshots=lambda: self.memory_snapshots),
             onboarding=self.machine_onboarding, public_url=self.settings.public_url,
-            brain=self.brain_decisions)
+            brain=self.brain_decisions, graph_admin=self.graph_admin)
 
     @cached_property
     def folder_walks(self) -> FolderWalks:

@@ -46,6 +46,7 @@ class FakeItachiApi(LocalHttpServer):
         self.memories = memories or []
         self.briefing = briefing or {}
         self.rules = rules or []
+        self.graph_text = ""  # the graph memory's context, answered when a search asks for it
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
 
@@ -83,7 +84,8 @@ class FakeItachiApi(LocalHttpServer):
     def _answer(self, method: str, path: str, query: dict[str, str]) -> Reply:
         limit = int(query.get("limit") or 5)
         if method == "GET" and path == "/api/memory/search" and "project_limit" in query:
-            return Reply(200, {"results": self._per_scope(query), "mode": "hybrid"})
+            graph = {"graph": {"text": self.graph_text}} if query.get("graph") == "true" else {}
+            return Reply(200, {"results": self._per_scope(query), "mode": "hybrid", **graph})
         if method == "GET" and path in ("/api/memory/search", "/api/memory/recent"):
             found = [m for m in self.memories if m.get("project") == query.get("project")]
             return Reply(200, {"results": found[:limit], "mode": "hybrid"})

@@ -180,8 +180,16 @@ def test_a_prompt_brings_project_and_global_memories_in_one_request(ws: Workspac
     ]
     (search,) = api.received("/api/memory/search")
     assert search.query == {"query": LONG_PROMPT, "project": PROJECT, "project_limit": "3",
-                            "global_limit": "2", "mode": "hybrid"}
+                            "global_limit": "2", "mode": "hybrid", "graph": "true"}
     assert "which database" not in "\n".join(ws.log_lines())
+
+
+def test_the_graph_memorys_context_follows_the_memories(ws: Workspace, api: FakeItachiApi) -> None:
+    api.graph_text = "Instructions:\n- Never deploy on Fridays [scope 0.5]"
+    done, _ = ws.run("user_prompt_submit", ws.payload("UserPromptSubmit.json", prompt=LONG_PROMPT))
+    assert context_of(done, "UserPromptSubmit").splitlines()[-3:] == [
+        "=== Itachi Graph Memory ===", "Instructions:", "- Never deploy on Fridays [scope 0.5]"]
+    assert len(api.received("/api/memory/search")) == 1
 
 
 def test_the_api_url_and_key_can_come_from_config_json(ws: Workspace, api: FakeItachiApi) -> None:

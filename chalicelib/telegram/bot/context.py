@@ -17,6 +17,7 @@ from chalicelib.telegram.services.ports import Keyboard
 if TYPE_CHECKING:
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
+    from chalicelib.graph.services.graph_admin import GraphAdmin
     from chalicelib.learning.services.task_feedback import TaskFeedback
     from chalicelib.ssh.services.ssh_runs import SshRuns
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
@@ -82,6 +83,7 @@ class BotServices:
     onboarding: MachineOnboarding | None = None  # /machines invite
     public_url: str = ""  # ITACHI_PUBLIC_URL, for the join command an invite shows
     brain: ProposalDecisions | None = None  # /brain and the proposals' buttons
+    graph_admin: GraphAdmin | None = None  # the graph memory's contradiction buttons
 
 
 def services(context: Context) -> BotServices:

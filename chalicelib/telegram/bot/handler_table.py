@@ -25,6 +25,7 @@ from chalicelib.ssh.domain.run_story import CONFIRM_PREFIX
 from chalicelib.telegram.bot import (  # noqa: F401 (imported for their @command bindings)
     brain_commands,
     conversation,
+    graph_buttons,
     guard,
     help_commands,
     machine_commands,
@@ -51,6 +52,7 @@ def build_application(token: str, api_url: str,
     app.add_handler(CallbackQueryHandler(session_commands.picked, pattern=f"^{PICKER_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(ssh_commands.confirmed, pattern=f"^{CONFIRM_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(brain_commands.decided, pattern=f"^{PROPOSAL_PREFIX}:"))
+    app.add_handler(CallbackQueryHandler(graph_buttons.resolved, pattern=graph_buttons.PATTERN))
     app.add_handler(CallbackQueryHandler(guard.stale_button))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.COMMAND, help_commands.unknown_command))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.TEXT & ~filters.COMMAND, session_commands.relay),

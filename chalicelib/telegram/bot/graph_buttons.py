@@ -1,0 +1,29 @@
+"""The buttons of an announced contradiction: Keep new, Keep old, Keep both (once)."""
+
+from __future__ import annotations
+
+from telegram import Update
+
+from chalicelib.graph.domain.contradiction_buttons import PREFIX, parse_button, resolved_text
+from chalicelib.telegram.bot.context import Context, blocking, services
+
+PATTERN = f"^{PREFIX}:"
+
+
+async def resolved(update: Update, context: Context) -> None:
+    query = update.callback_query
+    assert query is not None and query.data is not None
+    bot = services(context)
+    choice = parse_button(query.data)
+    if choice is None or bot.graph_admin is None:
+        await bot.telegram.answer_button(query.id, "This button is no longer active.")
+        return
+    try:
+        done = await blocking(bot.graph_admin.resolve, *choice)
+    except (LookupError, ValueError) as exc:  # unknown, or already resolved
+        await bot.telegram.answer_button(query.id, str(exc)[:190])
+        return
+    await bot.telegram.answer_button(query.id, "Done.")
+    if query.message is not None:
+        await bot.telegram.edit(query.message.chat.id, query.message.message_id,
+                                f"Contradiction in {done['project']}: {resolved_text(choice[1])}")

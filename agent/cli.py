@@ -10,6 +10,7 @@ from agent import install_hooks, wrappers
 from agent.commands import (
     agent_commands,
     brain_commands,
+    graph_commands,
     join_commands,
     key_commands,
     local_stack_commands,
@@ -53,6 +54,8 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     sync_commands.add_sync_parser,
     mcp_commands.add_mcp_parser,
     ssh_commands.add_ssh_parser,
+    graph_commands.add_graph_parser,
+    graph_commands.add_recall_parser,
 ]
 
 

@@ -182,3 +182,26 @@ def test_an_unusable_model_falls_back_to_the_heuristic(graph: Container, fake: F
     )
     assert result["pipeline"] == "heuristic"
     assert [n["type"] for n in result["written"]["nodes"]] == ["instruction"]
+
+
+def test_deep_retrieval_plans_searches_and_keeps_only_curated_sections(
+    graph: Container, fake: FakeOpenAI
+) -> None:
+    fact = seed(graph, "fact", "Peter handles the Anderson account", ["Peter"])
+    seed(graph, "event", "The office moved to Lisbon last spring", [])
+    fake.script_chat(json.dumps({"complexity": "ENTITY_LOOKUP", "steps": ["search_entity Peter"]}))
+    fake.script_chat_tool_calls(("search_entity", {"name": "Peter"}))
+    fake.script_chat_tool_calls(("search_facts", {"query": "Anderson account", "entity_id": ""}))
+    fake.script_chat_tool_calls(("done", {}))
+    for _ in range(3):  # one curation per section (entities, facts, events), in parallel
+        fake.script_chat("NO_RELEVANT_RECORDS")
+
+    found = graph.graph_retrieve.deep(PROJECT, "Who handles the Anderson account?")
+
+    assert found.deep and fact in {n.id for n in found.sections.facts}
+    assert found.text == ""  # every section was judged irrelevant, so none is shown
+    trace = graph.graph_admin.trace(str(found.trace_id))["trace"]
+    assert trace["plan"]["complexity"] == "ENTITY_LOOKUP"
+    assert [c["tool"] for c in trace["calls"]] == ["search_entity", "search_facts", "done"]
+    assert set(trace["curation"]) == {"Entities", "Facts", "Events"}
+    assert usage(graph) == {"graph_plan": 1, "graph_retrieve": 3, "graph_curate": 3}

@@ -81,7 +81,19 @@ def record_edit() -> Response:
 @bp.route("/api/session/complete", methods=["POST"])
 def complete() -> Response:
     body = parse_body(bp.current_request, CompleteIn)
-    return ok(get_container().sessions.complete(body.model_dump()))
+    answer = get_container().sessions.complete(body.model_dump())
+    if body.summary:  # what the session established goes to the graph memory's store pipeline
+        _to_graph(body.project, body.summary, body.session_id)
+    return ok(answer)
+
+
+def _to_graph(project: str, summary: str, session_id: str) -> None:
+    from chalicelib.kernel.logging import log_failure
+
+    try:
+        get_container().graph_store.submit(project, summary, "assistant", {"session_id": session_id})
+    except Exception as exc:  # the session is closed either way
+        log_failure("graph: session summary not queued", exc)
 
 
 @bp.route("/api/session/briefing", methods=["GET"])

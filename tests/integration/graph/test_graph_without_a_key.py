@@ -83,3 +83,14 @@ def test_the_prompt_hooks_search_carries_the_graph_and_queues_the_prompt(api: Ru
     assert deliver_batch(api.container.queues, INGEST, wait_s=5) == 1
     names = {e["content"] for e in call(api, "GET", "/api/graph/entities", project=PROJECT)[1]["entities"]}
     assert "Rohan" in names
+
+
+def test_a_completed_sessions_summary_feeds_the_graph(api: RunningApi) -> None:
+    status, _ = call(api, "POST", "/api/session/complete", {
+        "session_id": "s-graph", "project": PROJECT,
+        "summary": "We replaced Celery with SQS for the billing service workers."})
+    assert status == 200
+    assert deliver_batch(api.container.queues, INGEST, wait_s=5) == 1
+    context = call(api, "GET", "/api/graph/context", project=PROJECT, query="What replaced Celery?")[1]
+    (event,) = [e for e in context["events"] if "Celery" in e["content"]]
+    assert (event["source"], event["subtype"]) == ("assistant", "decision")

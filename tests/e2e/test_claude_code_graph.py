@@ -1,0 +1,66 @@
+# ruff: noqa: F811 (the shared e2e fixtures are imported by name)
+"""The real Claude Code CLI with Itachi's hooks: a team instruction stated in one session reaches
+the model in the next, through the graph memory (no LLM key: the heuristic builds the graph)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chalicelib.kernel.queue_table import QUEUES
+from infra.local.sqs_dispatcher import deliver_batch
+from tests.conftest import RunningApi
+from tests.e2e.test_claude_code_memory import (  # noqa: F401 (fixtures)
+    PROJECT,
+    claude,
+    eventually,
+    hook_env,
+    itachi_home,
+    repo,
+    warm_api,
+)
+from tests.fakes.fake_anthropic import FakeAnthropic, Reply
+from tests.support.claude_cli import run_print
+
+pytestmark = pytest.mark.e2e
+INGEST = next(spec for spec in QUEUES if spec.key == "ingest")
+RULE = "From now on our team never deploys the billing service on Fridays, releases wait for Monday."
+
+
+def graph_rules(api: RunningApi) -> list[str]:
+    """Drain the ingest queue (the stack's dispatcher does this in `itachi up`); the rules learnt."""
+    while deliver_batch(api.container.queues, INGEST, wait_s=1):
+        pass
+    found = api.container.graph_retrieve.fast(PROJECT, "deploy billing service Fridays")
+    return [n.content for n in found.sections.instructions if "Fridays" in n.content]
+
+
+def test_a_team_instruction_from_one_session_reaches_the_model_in_the_next(
+    claude: Path,
+    repo: Path,
+    itachi_home: Path,
+    tmp_path: Path,
+    warm_api: RunningApi,
+) -> None:
+    api = warm_api
+    config_dir = tmp_path / "claude-config"
+    with FakeAnthropic([Reply.text("Understood: no billing deploys on Fridays.")]) as fake:
+        first = run_print(
+            claude, RULE, cwd=repo, env=hook_env(fake, config_dir, itachi_home, api.url, api.key)
+        )
+    assert first.returncode == 0, first.stderr
+    (rule,) = eventually(lambda: graph_rules(api), 60, "the instruction in the graph")
+    assert rule == RULE
+
+    question = "Is it fine if I ship the billing service release this Friday afternoon?"
+    with FakeAnthropic([Reply.text("No: the team does not deploy billing on Fridays.")]) as fake:
+        second = run_print(
+            claude, question, cwd=repo, env=hook_env(fake, config_dir, itachi_home, api.url, api.key)
+        )
+        sent = fake.all_request_text()
+    assert second.returncode == 0, second.stderr
+    injected = [chunk[:8000] for chunk in sent.split("hook additional context: ")[1:]]
+    graph_blocks = [chunk for chunk in injected if "=== Itachi Graph Memory ===" in chunk]
+    assert graph_blocks and RULE in graph_blocks[0], injected
+    assert "scope 0.5" in graph_blocks[0]

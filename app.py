@@ -8,6 +8,8 @@ from collections.abc import Callable
 from chalice import Chalice, Response
 from chalice.app import Request
 
+from chalicelib.agents import profile_routes as agent_profile_routes
+from chalicelib.agents import run_routes as agent_run_routes
 from chalicelib.auth import invite_routes
 from chalicelib.auth import routes as key_routes
 from chalicelib.auth.domain.api_keys import Principal
@@ -57,6 +59,8 @@ app.register_blueprint(openapi_routes.bp)
 app.register_blueprint(key_routes.bp)
 app.register_blueprint(invite_routes.bp)
 app.register_blueprint(brain_routes.bp)
+app.register_blueprint(agent_profile_routes.bp)
+app.register_blueprint(agent_run_routes.bp)
 
 
 _KEYED_PATHS = ("/mcp", "/openapi.json")

@@ -10,7 +10,9 @@ from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING
 
 from agent import process_tree
+from agent.engines import Engine
 from agent.event_batcher import to_wire
+from agent.task_inbox import take_turns
 from agent.worktrees import Workspace
 from chalicelib.tasks.domain.engine_run import RunSummary
 from chalicelib.tasks.domain.engine_switch import FALLBACK_ENV
@@ -49,11 +51,22 @@ def read_lines(proc: subprocess.Popen[str], lines: queue.Queue[str | None]) -> I
         yield line
 
 
+def forward_all(runner: TaskRunner, engine: Engine, lines: Iterator[str], summary: RunSummary) -> None:
+    for line in lines:
+        for event in engine.parse(line):
+            summary.add(event)
+            wire = to_wire(event)
+            if wire is not None:
+                runner.batcher.add(wire)
+
+
 def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
                fallback: bool) -> tuple[RunSummary, int | None]:
     """Run `name` on `prompt` in the worktree; return what it did and its exit code."""
     ctx, summary = runner.ctx, RunSummary(name)
     engine = ctx.engine(name)
+    options = runner.task.get("engine_options") or {}
+    interactive = bool(options.get("interactive")) and engine.streams_input
     env = {**ctx.config.env, "ITACHI_TASK_ID": runner.task_id, "ITACHI_TASK_ATTEMPT": str(runner.attempt),
            "ITACHI_PROJECT": runner.task["project"], "ITACHI_CLIENT": name}
     if fallback:
@@ -64,8 +77,9 @@ def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
         return summary, None
     with open(logs / f"{runner.task_id}-{runner.attempt}-{name}.stderr", "w") as stderr:
         try:
-            proc = process_tree.start(engine.task_argv(prompt), cwd=ws.path, env=env,
-                                      stdin=subprocess.DEVNULL, stderr=stderr)
+            argv = engine.session_argv(options) if interactive else engine.task_argv(prompt, options)
+            proc = process_tree.start(argv, cwd=ws.path, env=env, stderr=stderr,
+                                      stdin=subprocess.PIPE if interactive else subprocess.DEVNULL)
         except OSError as exc:
             summary.errors.append(f"cannot start {name}: {exc}")
             return summary, None
@@ -74,12 +88,10 @@ def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
         runner.event("engine_started", f"{name} started", {"engine": name, "pid": proc.pid})
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
-        for line in read_lines(proc, lines):
-            for event in engine.parse(line):
-                summary.add(event)
-                wire = to_wire(event)
-                if wire is not None:
-                    runner.batcher.add(wire)
+        if interactive:
+            take_turns(runner, engine, proc, prompt, read_lines(proc, lines), summary)
+        else:
+            forward_all(runner, engine, read_lines(proc, lines), summary)
         code = proc.wait()
         if process_tree.group_alive(proc.pid):  # background children the engine left behind
             process_tree.kill_tree(proc, grace_s=0.5)

@@ -9,11 +9,40 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from chalicelib.tasks.domain.engine_events import EngineEvent, parse_line
 
 _STREAM = ("--output-format", "stream-json", "--verbose")
 _EDITS = ("--permission-mode", "acceptEdits")
+READ_ONLY_MODES = frozenset({"plan", "default"})
+
+
+def option_flags(name: str, options: Mapping[str, Any] | None) -> list[str]:
+    """A task's engine options (a subagent profile's) as the engine's flags: Claude gets the
+    system prompt appended, the permission mode, the model and the allowed tools; Codex and
+    Gemini the model and, for a read-only mode, their read-only sandbox / approval mode."""
+    options = options or {}
+    model, mode = options.get("model"), options.get("permission_mode")
+    if name == "claude":
+        flags = ["--permission-mode", str(mode or "acceptEdits")]
+        if options.get("system_prompt"):
+            flags += ["--append-system-prompt", str(options["system_prompt"])]
+        if options.get("allowed_tools"):
+            flags += ["--allowedTools", ",".join(options["allowed_tools"])]
+        return flags + (["--model", str(model)] if model else [])
+    flags = ["-m", str(model)] if model else []
+    if name == "codex":
+        return [*flags, "--sandbox", "read-only"] if mode in READ_ONLY_MODES else [*flags, "--full-auto"]
+    return [*flags, "--approval-mode", "default" if mode in READ_ONLY_MODES else "auto_edit"]
+
+
+def with_system_prompt(prompt: str, name: str, options: Mapping[str, Any] | None) -> str:
+    """Codex and Gemini have no system prompt flag: the profile's instructions lead the prompt."""
+    system = (options or {}).get("system_prompt")
+    if name == "claude" or not system:
+        return prompt
+    return f"{system}\n\n---\n\n{prompt}"
 
 
 @dataclass(frozen=True)
@@ -21,8 +50,17 @@ class Engine:
     name: str
     program: tuple[str, ...]
 
-    def task_argv(self, prompt: str) -> list[str]:
-        """Run one task to the end, printing NDJSON."""
+    def task_argv(self, prompt: str, options: Mapping[str, Any] | None = None) -> list[str]:
+        """Run one task to the end, printing NDJSON (with a task's engine options, if it has any)."""
+        if options:
+            prompt = with_system_prompt(prompt, self.name, options)
+            if self.name == "codex":
+                return [*self.program, "exec", "--json", *option_flags(self.name, options),
+                        "--skip-git-repo-check", prompt]
+            if self.name == "gemini":
+                return [*self.program, "-p", prompt, "--output-format", "stream-json",
+                        *option_flags(self.name, options)]
+            return [*self.program, "-p", prompt, *_STREAM, *option_flags(self.name, options)]
         if self.name == "codex":
             return [*self.program, "exec", "--json", "--full-auto", "--skip-git-repo-check", prompt]
         if self.name == "gemini":
@@ -36,11 +74,12 @@ class Engine:
         run one headless process per turn, resuming their own session."""
         return self.name == "claude"
 
-    def session_argv(self) -> list[str]:
+    def session_argv(self, options: Mapping[str, Any] | None = None) -> list[str]:
         """A long-lived engine reading one stream-json user message per turn on stdin."""
         if not self.streams_input:
             raise ValueError(f"{self.name} has no stream-json input")
-        return [*self.program, "-p", "--input-format", "stream-json", *_STREAM, *_EDITS]
+        flags = option_flags(self.name, options) if options else list(_EDITS)
+        return [*self.program, "-p", "--input-format", "stream-json", *_STREAM, *flags]
 
     def turn_argv(self, prompt: str, resume: str | None) -> list[str]:
         """One turn of a session, continuing the engine's own session `resume` (from its init line)."""

@@ -17,6 +17,7 @@ from agent.engine_chain import run_engine_chain
 from agent.event_batcher import EventBatcher
 from agent.process_tree import kill_tree
 from agent.ssh.remote_task import remote_repo, run_remote_task
+from agent.task_inbox import TaskInbox
 from agent.worktrees import Workspace, WorkspaceError
 from chalicelib.contracts.agent_api import (
     AttemptRequest,
@@ -79,6 +80,7 @@ class TaskRunner:
         self._deadline = self.started + float(self.task["time_budget_s"])
         self._lease_ok = self.started
         self.batcher = EventBatcher(self._post_events)
+        self.inbox = TaskInbox()  # messages relayed to an interactive engine's next turn
 
     # Control, from other threads.
     def stop(self, reason: str) -> None:

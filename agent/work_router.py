@@ -59,11 +59,13 @@ class WorkRouter:
         if msg.kind == mm.TASK:
             self._on_task(msg, message)
             return
-        if msg.kind == mm.CANCEL:
+        if msg.kind in (mm.CANCEL, mm.TASK_INPUT):
             with self._lock:
                 runner = self.tasks.get(str(msg.task_id))
-            if runner is not None:
+            if runner is not None and msg.kind == mm.CANCEL:
                 runner.stop("cancelled")
+            elif runner is not None:  # one not running here stays pending on the server
+                runner.inbox.add(msg.seq, msg.text)
         elif msg.kind == mm.SESSION_START:
             self._on_session_start(str(msg.session_id))
         elif msg.kind == mm.SSH_RUN:

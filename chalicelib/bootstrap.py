@@ -14,6 +14,13 @@ from typing import TYPE_CHECKING
 # Adapters and services are imported where they are built: `import app` (a Lambda cold start)
 # then pays only for the routes, and each container builds only what its requests use.
 if TYPE_CHECKING:
+    from chalicelib.agents.services.cron import AgentCron
+    from chalicelib.agents.services.lessons import ProfileLessons
+    from chalicelib.agents.services.lifecycle import SubagentLifecycle
+    from chalicelib.agents.services.messaging import AgentMessaging
+    from chalicelib.agents.services.ports import AgentsUnits
+    from chalicelib.agents.services.profiles import AgentProfiles
+    from chalicelib.agents.services.runs import SubagentRuns
     from chalicelib.auth.services.authenticator import Authenticator
     from chalicelib.auth.services.key_admin import KeyAdmin
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
@@ -166,7 +173,10 @@ class Container:
 
     @cached_property
     def prompt_enricher(self) -> PromptEnricher:
-        return self.lesson_enricher  # ranked lessons + rules (the learning loop)
+        from chalicelib.agents.services.enrichment import AgentPromptEnricher
+
+        # ranked lessons + rules (the learning loop), and a subagent profile's lessons and messages
+        return AgentPromptEnricher(self.lesson_enricher, self.agents_units, self.tasks)
 
     @cached_property
     def task_event_publisher(self) -> TaskEventPublisher:
@@ -181,9 +191,11 @@ class Container:
 
     @cached_property
     def outcome_listener(self) -> OutcomeListener:
+        from chalicelib.agents.services.outcome_hook import RunOutcomeHook
         from chalicelib.learning.services.lesson_outcome_recorder import LessonOutcomeRecorder
 
-        return LessonOutcomeRecorder(self.lessons, self.task_lessons)  # credits lessons, learns new ones
+        # credits lessons, learns new ones; then finishes the subagent run the task belonged to
+        return RunOutcomeHook(LessonOutcomeRecorder(self.lessons, self.task_lessons), self.agent_lifecycle)
 
     @cached_property
     def task_deps(self) -> TaskDeps:
@@ -229,6 +241,51 @@ class Container:
         from chalicelib.tasks.services.agent_sessions import AgentSessionService
 
         return AgentSessionService(self.task_deps)
+
+    # Subagents: profiles, runs (executed as tasks), messages, cron jobs, lessons, the lifecycle.
+    @cached_property
+    def agents_units(self) -> AgentsUnits:
+        from chalicelib.agents.adapters.postgres_agents_uow import PostgresAgentsUnitOfWork
+
+        return lambda: PostgresAgentsUnitOfWork(self.db)
+
+    @cached_property
+    def agent_profiles(self) -> AgentProfiles:
+        from chalicelib.agents.services.profiles import AgentProfiles
+
+        return AgentProfiles(self.agents_units)
+
+    @cached_property
+    def agent_runs(self) -> SubagentRuns:
+        from chalicelib.agents.services.runs import SubagentRuns
+
+        return SubagentRuns(self.agents_units, self.tasks, self.agent_profiles)
+
+    @cached_property
+    def agent_messaging(self) -> AgentMessaging:
+        from chalicelib.agents.services.messaging import AgentMessaging
+
+        return AgentMessaging(self.agents_units, self.tasks, self.agent_runs)
+
+    @cached_property
+    def profile_lessons(self) -> ProfileLessons:
+        from chalicelib.agents.services.lessons import ProfileLessons
+
+        return ProfileLessons(self.agents_units)
+
+    @cached_property
+    def agent_cron(self) -> AgentCron:
+        from chalicelib.agents.services.cron import AgentCron
+
+        return AgentCron(self.agents_units, self.agent_runs)
+
+    @cached_property
+    def agent_lifecycle(self) -> SubagentLifecycle:
+        from chalicelib.agents.services.lifecycle import SubagentLifecycle
+        from chalicelib.agents.services.ports import NullReporter
+
+        return SubagentLifecycle(self.agents_units, self.tasks, self.agent_runs, self.agent_messaging,
+                                 self.profile_lessons, NullReporter())
 
     # Memory core: the embedder (cached, local model or OpenAI) and the memory service.
     @cached_property

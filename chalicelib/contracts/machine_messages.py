@@ -18,8 +18,10 @@ SESSION_INPUT = "session_input"  # {"session_id", "seq", "text"}: write one user
 SESSION_CLOSE = "session_close"  # {"session_id"}: end the interactive engine
 SSH_RUN = "ssh_run"              # {"run_id"}: claim and run a one-off command on an SSH target
 FOLDER_LIST = "folder_list"      # {"listing_id", "path", "offset"}: list a folder for the session picker
-KINDS = frozenset({TASK, CANCEL, SESSION_START, SESSION_INPUT, SESSION_CLOSE, SSH_RUN, FOLDER_LIST})
-_NEEDS = {TASK: "task_id", CANCEL: "task_id", SSH_RUN: "run_id",
+TASK_INPUT = "task_input"        # {"task_id", "seq", "text"}: a message for a running task's next turn
+KINDS = frozenset({TASK, CANCEL, SESSION_START, SESSION_INPUT, SESSION_CLOSE, SSH_RUN, FOLDER_LIST,
+                   TASK_INPUT})
+_NEEDS = {TASK: "task_id", CANCEL: "task_id", TASK_INPUT: "task_id", SSH_RUN: "run_id",
           FOLDER_LIST: "listing_id"}  # the others need a session_id
 
 
@@ -43,7 +45,7 @@ class MachineMessage:
                 body[key] = getattr(self, key)
         if self.kind == TASK:
             body["dispatch_seq"] = self.dispatch_seq
-        if self.kind == SESSION_INPUT:
+        if self.kind in (SESSION_INPUT, TASK_INPUT):
             body.update(seq=self.seq, text=self.text)
         if self.kind == FOLDER_LIST:
             body.update(path=self.path, offset=self.offset)

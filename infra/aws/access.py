@@ -52,6 +52,8 @@ ACCESS: dict[str, Access] = {
     "functions.reminders:handler": Access((DB, BOT, OPENAI)),
     "functions.telegram_outbox:sweep": Access((DB, BOT), ("telegram-outbox",)),
     "functions.task_sweep:handler": Access((DB, BOT), ("dispatch", "telegram-outbox")),
+    "functions.agent_lifecycle:handler": Access((DB, BOT), ("dispatch", "telegram-outbox", MACHINES)),
+    "functions.agent_lifecycle:cron": Access((DB, BOT), ("dispatch", "telegram-outbox", MACHINES)),
     "functions.effectiveness_decay:handler": Access((DB, OPENAI)),
     "functions.embed_pending:handler": Access((DB, OPENAI)),
     "functions.reflection:handler": Access((DB, OPENAI)),

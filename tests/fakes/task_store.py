@@ -42,7 +42,7 @@ class FakeTasks:
                     time_budget_s=new.time_budget_s, cost_budget_usd=new.cost_budget_usd,
                     max_attempts=new.max_attempts, telegram_chat_id=new.telegram_chat_id,
                     telegram_topic_id=new.telegram_topic_id, idempotency_key=new.idempotency_key,
-                    created_at=now, updated_at=now)
+                    engine_options=dict(new.engine_options), created_at=now, updated_at=now)
         self._rows[task_id] = task
         return task, True
 

@@ -36,6 +36,8 @@ EXPECTED: dict[str, tuple[set[str], set[str], bool]] = {
     "functions.reminders:handler": ({DB, BOT, AI}, set(), False),
     "functions.telegram_outbox:sweep": ({DB, BOT}, {"telegram-outbox"}, False),
     "functions.task_sweep:handler": ({DB, BOT}, {"dispatch", "telegram-outbox"}, False),
+    "functions.agent_lifecycle:handler": ({DB, BOT}, {"dispatch", "telegram-outbox", MACHINES}, False),
+    "functions.agent_lifecycle:cron": ({DB, BOT}, {"dispatch", "telegram-outbox", MACHINES}, False),
     "functions.effectiveness_decay:handler": ({DB, AI}, set(), False),
     "functions.embed_pending:handler": ({DB, AI}, set(), False),
     "functions.reflection:handler": ({DB, AI}, set(), False),

@@ -20,6 +20,8 @@ from typing import Any
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
+from chalicelib.agents import profile_routes as agent_profiles
+from chalicelib.agents import run_routes as agent_runs
 from chalicelib.auth import invite_routes as invites
 from chalicelib.auth import routes as keys
 from chalicelib.brain import routes as brain
@@ -100,6 +102,22 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("POST", "/api/machines/heartbeat"): (machines.HeartbeatBody, None),
     ("POST", "/api/machines/{machine_id}/folders/{listing_id}"): (machines.FolderListingBody, None),
     ("GET", "/api/machines"): (None, None),
+    ("POST", "/api/agents/runs"): (agent_runs.SpawnBody, None),
+    ("GET", "/api/agents/runs"): (None, agent_runs.ListRunsQuery),
+    ("GET", "/api/agents/runs/{run_id}"): (None, None),
+    ("POST", "/api/agents/runs/{run_id}/cancel"): (None, None),
+    ("POST", "/api/agents/runs/{run_id}/messages"): (agent_runs.MessageBody, None),
+    ("GET", "/api/agents/runs/{run_id}/messages"): (None, None),
+    ("POST", "/api/agents/profiles/{name}/messages"): (agent_runs.MessageBody, None),
+    ("POST", "/api/agents/runs/{run_id}/feedback"): (agent_runs.FeedbackBody, None),
+    ("POST", "/api/agents/runs/{run_id}/notes"): (agent_runs.NotesBody, None),
+    ("GET", "/api/agents/profiles"): (None, None),
+    ("POST", "/api/agents/profiles"): (agent_profiles.ProfileBody, None),
+    ("GET", "/api/agents/profiles/{name}"): (None, None),
+    ("DELETE", "/api/agents/profiles/{name}"): (None, None),
+    ("POST", "/api/agents/cron"): (agent_profiles.CronBody, None),
+    ("GET", "/api/agents/cron"): (None, agent_profiles.CronQuery),
+    ("DELETE", "/api/agents/cron/{job_id}"): (None, None),
     ("POST", "/api/tasks"): (tasks.CreateTaskBody, None),
     ("GET", "/api/tasks"): (None, tasks.ListTasksQuery),
     ("GET", "/api/tasks/{task_id}"): (None, None),

@@ -68,6 +68,13 @@ RULES: dict[str, Rule] = {
     "GET /api/session/briefing": _N, "POST /api/session/extract-insights": _N,
     "GET /api/project/learnings": _N, "POST /api/project/rules": _N, "POST /api/lessons/outcome": _N,
     "GET /api/lessons": _N, "GET /api/lessons/{lesson_id}": _R, "POST /api/lessons/{lesson_id}/feedback": _W,
+    # subagents: runs and messages as any unrestricted client starts them (profiles are admin's)
+    "POST /api/agents/runs": _W, "GET /api/agents/runs": _W, "GET /api/agents/runs/{run_id}": _W,
+    "POST /api/agents/runs/{run_id}/cancel": _W, "POST /api/agents/runs/{run_id}/messages": _W,
+    "GET /api/agents/runs/{run_id}/messages": _W, "POST /api/agents/profiles/{name}/messages": _W,
+    "POST /api/agents/runs/{run_id}/feedback": _W, "POST /api/agents/runs/{run_id}/notes": _W,
+    "GET /api/agents/profiles": _W, "GET /api/agents/profiles/{name}": _W, "POST /api/agents/cron": _W,
+    "GET /api/agents/cron": _W,
     # tasks and interactive sessions as a user starts and follows them
     "POST /api/tasks": _N, "GET /api/tasks": _N, "GET /api/tasks/{task_id}": _R,
     "GET /api/tasks/{task_id}/events": _W, "POST /api/tasks/{task_id}/cancel": _W,

@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 import psycopg
+from psycopg.types.json import Jsonb
 
 from chalicelib.tasks.domain.task_model import NewTask, Task, TaskResult
 from chalicelib.tasks.domain.task_states import TaskStatus
@@ -35,11 +36,12 @@ class TaskRepository:
         row = self._conn.execute(
             "INSERT INTO tasks (id, project, description, repo, engine, current_engine, target_machine,"
             " time_budget_s, cost_budget_usd, max_attempts, telegram_chat_id, telegram_topic_id,"
-            " idempotency_key) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            " idempotency_key, engine_options)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (idempotency_key) DO NOTHING RETURNING *",
             (task_id, new.project, new.description, new.repo, new.engine, new.engine,
              new.target_machine, new.time_budget_s, new.cost_budget_usd, new.max_attempts,
-             new.telegram_chat_id, new.telegram_topic_id, new.idempotency_key),
+             new.telegram_chat_id, new.telegram_topic_id, new.idempotency_key, Jsonb(new.engine_options)),
         ).fetchone()
         if row is not None:
             return task_from_row(row), True

@@ -27,6 +27,7 @@ class NewTask:
     telegram_chat_id: int | None = None
     telegram_topic_id: int | None = None
     idempotency_key: str | None = None
+    engine_options: dict[str, Any] = field(default_factory=dict)  # see agent/engines.py
 
     def __post_init__(self) -> None:
         # A user's description is stored and echoed in the `created` event: never a secret.
@@ -63,6 +64,7 @@ class Task:
     telegram_chat_id: int | None = None
     telegram_topic_id: int | None = None
     idempotency_key: str | None = None
+    engine_options: dict[str, Any] = field(default_factory=dict)
     created_at: datetime | None = None
     updated_at: datetime | None = None
     dispatched_at: datetime | None = None

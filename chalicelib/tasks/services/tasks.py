@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from chalicelib.contracts.machine_messages import CANCEL, MachineMessage
+from chalicelib.contracts.machine_messages import CANCEL, TASK_INPUT, MachineMessage
 from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
 from chalicelib.tasks.domain.engine_switch import KNOWN_ENGINES
@@ -92,3 +92,14 @@ class TaskService(TaskUseCase):
             self._announce(uow, updated, events)
             uow.commit()
         return updated
+
+    def relay_input(self, task_id: str, seq: int, text: str) -> bool:
+        """Send a message to a running task's agent for its engine's next turn; False if the task
+        is not running (the caller keeps the message for later)."""
+        with self._uow() as uow:
+            task = uow.tasks.get(task_id)
+        if task is None or task.status != TaskStatus.RUNNING or not task.machine_id:
+            return False
+        body = MachineMessage(TASK_INPUT, task_id=task_id, seq=seq, text=text).to_body()
+        self._queues.send_to_machine(task.machine_id, body)
+        return True

@@ -1,0 +1,1 @@
+"""Subagents: specialist profiles, runs with a lifecycle, messaging, cron, lessons."""

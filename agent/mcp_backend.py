@@ -76,3 +76,13 @@ class ApiBackend:
 
     def list_tasks(self, *, project: str, status: str | None, limit: int) -> Json:
         return self._get("/api/tasks", project=project, status=status, limit=limit)
+
+    def spawn_agent(self, body: Json) -> Json:
+        return self._send("POST", "/api/agents/runs", body)
+
+    def message_agent(self, *, run: str | None, profile: str | None, body: str, sender: str) -> Json:
+        target = f"runs/{_quoted(run)}" if run else f"profiles/{_quoted(profile or '')}"
+        return self._send("POST", f"/api/agents/{target}/messages", {"body": body, "sender": sender})
+
+    def add_cron(self, body: Json) -> Json:
+        return self._send("POST", "/api/agents/cron", body)

@@ -145,6 +145,50 @@ TOOLS: tuple[ToolSpec, ...] = (
         })),
 )
 
+_RUN_ID = {"type": "string", "minLength": 6, "maxLength": 36, "pattern": r"^[0-9a-fA-F-]+$",
+           "description": "A subagent run's id, or a unique prefix of at least 6 characters."}
+_PROFILE = {"type": "string", "minLength": 1, "maxLength": 48, "pattern": r"^[a-z0-9][a-z0-9-]*$",
+            "description": "A subagent profile: code-reviewer, researcher, devops, or one the user added."}
+AGENT_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "agent_spawn", "Spawn a subagent",
+        "Start a specialist subagent (a profile with its own instructions, engine, tool permissions "
+        "and budget) on a task; it runs on one of the user's machines like a task and reports back "
+        "to the run that spawned it. Returns the run id for agent_message.",
+        _object({
+            "profile": _PROFILE,
+            "task": {"type": "string", "minLength": 1, "maxLength": 20_000,
+                     "description": "What the subagent should do, as a complete instruction."},
+            "repo": {"type": "string", "minLength": 1, "maxLength": 2000,
+                     "description": "Repository path or URL on the agent's machine."},
+            "machine": {"type": "string", "minLength": 1, "maxLength": 40},
+            "parent_run": {**_RUN_ID, "description": "Your own run id (ITACHI_AGENT_RUN_ID), so the "
+                                                     "subagent's report comes back to you."},
+        }, ("profile", "task")), read_only=False),
+    ToolSpec(
+        "agent_message", "Message a subagent",
+        "Send a message to a subagent run (it reaches the running engine at its next turn; a "
+        "finished run gets it as a follow-up run) or to a profile (its latest active run, or a new one).",
+        _object({
+            "run": _RUN_ID, "profile": _PROFILE,
+            "message": {"type": "string", "minLength": 1, "maxLength": 10_000},
+            "sender": {"type": "string", "minLength": 1, "maxLength": 100,
+                       "description": "Who is writing (a run id or profile); 'user' if left out."},
+        }, ("message",)), read_only=False),
+    ToolSpec(
+        "manage_cron", "Schedule a subagent",
+        "Schedule a prompt for a profile (or for the profile of a run, e.g. yourself) on a five-field "
+        "UTC cron expression such as '0 9 * * mon', optionally until a time; each due time starts one run.",
+        _object({
+            "schedule": {"type": "string", "minLength": 9, "maxLength": 100},
+            "prompt": {"type": "string", "minLength": 1, "maxLength": 10_000},
+            "profile": _PROFILE, "run": _RUN_ID,
+            "until": {"type": "string", "minLength": 10, "maxLength": 40,
+                      "description": "ISO 8601 time with a zone after which the job stops."},
+        }, ("schedule", "prompt")), read_only=False),
+)
+TOOLS = (*TOOLS, *AGENT_TOOLS)
+
 TOOLS_BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
 
 RESOURCES: tuple[ResourceSpec, ...] = (

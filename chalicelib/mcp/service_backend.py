@@ -123,6 +123,36 @@ class ServiceBackend:
                     "next_after": events[-1].seq if events else 0}
         return _guarded(run)
 
+    def spawn_agent(self, body: Json) -> Json:
+        from chalicelib.agents.run_routes import SpawnBody
+        from chalicelib.agents.services.runs import SpawnRequest
+
+        def run() -> Json:
+            b = validate_input(SpawnBody, body)
+            parent = self._c.agent_runs.resolve(b.parent_run_id) if b.parent_run_id else None
+            return self._c.agent_runs.spawn(SpawnRequest(
+                b.profile, b.prompt, b.project, b.repo, b.machine, "agent" if parent else "user",
+                parent)).to_json()
+        return _guarded(run)
+
+    def message_agent(self, *, run: str | None, profile: str | None, body: str, sender: str) -> Json:
+        from chalicelib.agents.run_routes import MessageBody, delivery_json
+
+        def send() -> Json:
+            b = validate_input(MessageBody, {"body": body, "sender": sender})
+            sent = self._c.agent_messaging.send(b.body, run=run, profile=profile, sender=b.sender)
+            return delivery_json(sent)
+        return _guarded(send)
+
+    def add_cron(self, body: Json) -> Json:
+        from chalicelib.agents.profile_routes import CronBody
+
+        def add() -> Json:
+            b = validate_input(CronBody, body)
+            return self._c.agent_cron.add(schedule=b.schedule, prompt=b.prompt, profile=b.profile,
+                                          run=b.run_id, project=b.project, until=b.until).to_json()
+        return _guarded(add)
+
     def list_tasks(self, *, project: str, status: str | None, limit: int) -> Json:
         from chalicelib.tasks.routes.task_routes import ListTasksQuery
 

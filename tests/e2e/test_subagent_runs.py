@@ -34,38 +34,62 @@ def start_claude_agent(h: AgentHarness, fake: FakeAnthropic, tmp_path: Path) -> 
     config = tmp_path / "claude-config"
     config.mkdir(exist_ok=True)
     env = claude_env(fake.base_url, config)
-    h.start_agent("m1", ITACHI_ENGINE_CLAUDE_COMMAND=str(ensure_claude_cli()), **{
-        k: v for k, v in env.items() if k not in ("PATH", "HOME")})
+    h.start_agent(
+        "m1",
+        ITACHI_ENGINE_CLAUDE_COMMAND=str(ensure_claude_cli()),
+        **{k: v for k, v in env.items() if k not in ("PATH", "HOME")},
+    )
 
 
 def finished_run(h: AgentHarness, run_id: str, timeout_s: float = 90) -> dict[str, Any]:
     try:
-        return wait_for(lambda: (r := h.client.get(f"/api/agents/runs/{run_id}"))["status"] != "active" and r,
-                        timeout_s=timeout_s, what=f"run {run_id[:8]} to finish")
+        return wait_for(
+            lambda: (r := h.client.get(f"/api/agents/runs/{run_id}"))["status"] != "active" and r,
+            timeout_s=timeout_s,
+            what=f"run {run_id[:8]} to finish",
+        )
     except AssertionError:
         run = h.client.get(f"/api/agents/runs/{run_id}")
         log = (h.root / "home-m1" / "agent.log").read_text()[-3000:]
-        raise AssertionError(f"run: {run}\nevents: {h.events(run['task_id']) if run['task_id'] else []}"
-                             f"\nagent log: {log}") from None
+        raise AssertionError(
+            f"run: {run}\nevents: {h.events(run['task_id']) if run['task_id'] else []}\nagent log: {log}"
+        ) from None
 
 
 def test_a_code_reviewer_run_gets_its_system_prompt_and_plan_mode_and_its_next_run_its_lessons(
-        h: AgentHarness, tmp_path: Path) -> None:
+    h: AgentHarness, tmp_path: Path
+) -> None:
     repo = make_repo(tmp_path / "repo")
-    script = [Reply.tool_use("Write", {"file_path": str(repo / "review.md"), "content": "edited\n"}),
-              Reply.text("Review: charge() retries without an idempotency key (payments.py:12).")]
+    script = [
+        Reply.tool_use("Write", {"file_path": str(repo / "review.md"), "content": "edited\n"}),
+        Reply.text("Review: charge() retries without an idempotency key (payments.py:12)."),
+    ]
     with FakeAnthropic(script) as fake:
         start_claude_agent(h, fake, tmp_path)
-        run = h.client.post("/api/agents/runs", {"profile": "code-reviewer", "project": "payments",
-                                                 "prompt": "Review the payment PR", "repo": str(repo)})
+        run = h.client.post(
+            "/api/agents/runs",
+            {
+                "profile": "code-reviewer",
+                "project": "payments",
+                "prompt": "Review the payment PR",
+                "repo": str(repo),
+            },
+        )
         done = finished_run(h, run["id"])
         first = fake.conversation_requests()
         task = h.client.get(f"/api/tasks/{done['task_id']}")
         lessons = h.client.get("/api/agents/profiles/code-reviewer")["lessons"]
-        again = h.client.post("/api/agents/runs", {"profile": "code-reviewer", "project": "payments",
-                                                   "prompt": "Review the refund PR", "repo": str(repo)})
+        again = h.client.post(
+            "/api/agents/runs",
+            {
+                "profile": "code-reviewer",
+                "project": "payments",
+                "prompt": "Review the refund PR",
+                "repo": str(repo),
+            },
+        )
         finished_run(h, again["id"])
-        second = fake.conversation_requests()[len(first):]
+        second = fake.conversation_requests()[len(first) :]
         later = h.client.get("/api/agents/profiles/code-reviewer")["lessons"]
         after = {lesson["id"]: lesson for lesson in later}
 
@@ -86,19 +110,31 @@ def test_a_code_reviewer_run_gets_its_system_prompt_and_plan_mode_and_its_next_r
 
 
 def test_a_message_to_a_running_subagent_reaches_the_engine_at_its_next_turn(
-        h: AgentHarness, tmp_path: Path) -> None:
+    h: AgentHarness, tmp_path: Path
+) -> None:
     repo = make_repo(tmp_path / "repo")
-    script = [Reply.tool_use("Bash", {"command": SLEEP.format(6), "description": "wait for the build"}),
-              Reply.text("The build is green."), Reply.text("Checked the staging logs too: clean.")]
+    script = [
+        Reply.tool_use("Bash", {"command": SLEEP.format(6), "description": "wait for the build"}),
+        Reply.text("The build is green."),
+        Reply.text("Checked the staging logs too: clean."),
+    ]
     with FakeAnthropic(script) as fake:
         start_claude_agent(h, fake, tmp_path)
-        run = h.client.post("/api/agents/runs", {"profile": "devops", "prompt": "Watch the build",
-                                                 "repo": str(repo)})
-        wait_for(lambda: (r := h.client.get(f"/api/agents/runs/{run['id']}"))["task_id"] and any(
-            e["kind"] == "tool_use" for e in h.events(r["task_id"])), timeout_s=60,
-            what="the engine's first turn")
-        sent = h.client.post(f"/api/agents/runs/{run['id']}/messages",
-                             {"body": "Also check the staging logs", "sender": "researcher"})
+        run = h.client.post(
+            "/api/agents/runs", {"profile": "devops", "prompt": "Watch the build", "repo": str(repo)}
+        )
+        wait_for(
+            lambda: (
+                (r := h.client.get(f"/api/agents/runs/{run['id']}"))["task_id"]
+                and any(e["kind"] == "tool_use" for e in h.events(r["task_id"]))
+            ),
+            timeout_s=60,
+            what="the engine's first turn",
+        )
+        sent = h.client.post(
+            f"/api/agents/runs/{run['id']}/messages",
+            {"body": "Also check the staging logs", "sender": "researcher"},
+        )
         done = finished_run(h, run["id"])
         requests = fake.conversation_requests()
         messages = h.client.get(f"/api/agents/runs/{run['id']}/messages")["messages"]
@@ -114,20 +150,31 @@ def test_a_message_to_a_running_subagent_reaches_the_engine_at_its_next_turn(
 
 
 def test_a_run_past_its_time_budget_is_stopped_and_reported_to_the_run_that_spawned_it(
-        h: AgentHarness, tmp_path: Path, container: Container) -> None:
+    h: AgentHarness, tmp_path: Path, container: Container
+) -> None:
     repo = make_repo(tmp_path / "repo")
     hang = Reply.tool_use("Bash", {"command": SLEEP.format(30), "description": "hang"})
     with FakeAnthropic([hang]) as fake:
         start_claude_agent(h, fake, tmp_path)
         # The parent is active but waits for a machine that never comes.
         parent = container.agent_runs.spawn(SpawnRequest("researcher", "Plan the rollout", machine="nowhere"))
-        child = h.client.post("/api/agents/runs", {"profile": "devops", "prompt": "Run the migration",
-                                                   "repo": str(repo), "time_budget_s": 3,
-                                                   "parent_run_id": parent.id})
+        child = h.client.post(
+            "/api/agents/runs",
+            {
+                "profile": "devops",
+                "prompt": "Run the migration",
+                "repo": str(repo),
+                "time_budget_s": 3,
+                "parent_run_id": parent.id,
+            },
+        )
         done = finished_run(h, child["id"], timeout_s=60)
         # The report follows the run's status change: wait for it rather than race it.
-        inbox = wait_for(lambda: h.client.get(f"/api/agents/runs/{parent.id}/messages")["messages"],
-                         timeout_s=30, what="the report in the parent's inbox")
+        inbox = wait_for(
+            lambda: h.client.get(f"/api/agents/runs/{parent.id}/messages")["messages"],
+            timeout_s=30,
+            what="the report in the parent's inbox",
+        )
 
     assert done["status"] == "timed_out", done
     events = h.events(done["task_id"])
@@ -135,5 +182,6 @@ def test_a_run_past_its_time_budget_is_stopped_and_reported_to_the_run_that_spaw
     assert [m["sender"] for m in inbox] == [f"run:{child['id'][:8]}"]
     assert "devops run" in inbox[0]["body"] and "timed_out" in inbox[0]["body"]
     lessons = h.client.get("/api/agents/profiles/devops")["lessons"]
-    assert any("Run the migration" in lesson["content"] and "timed_out" in lesson["content"]
-               for lesson in lessons)
+    assert any(
+        "Run the migration" in lesson["content"] and "timed_out" in lesson["content"] for lesson in lessons
+    )

@@ -121,7 +121,10 @@ ADMIN_ONLY = {"GET /api/usage", "POST /api/memory/evict", "POST /api/memory/chec
               # the brain: its switch, settings and proposals' actions are an operator's
               "GET /api/brain", "POST /api/brain", "POST /api/brain/cycle", "GET /api/brain/proposals",
               "POST /api/brain/proposals/{proposal_id}/approve",
-              "POST /api/brain/proposals/{proposal_id}/reject"}
+              "POST /api/brain/proposals/{proposal_id}/reject",
+              # subagent profiles and removing cron jobs
+              "POST /api/agents/profiles", "DELETE /api/agents/profiles/{name}",
+              "DELETE /api/agents/cron/{job_id}"}
 NO_KEY = {"GET /health", "POST /telegram/webhook", "POST /api/machines/join"}
 
 

@@ -64,7 +64,7 @@ class ProfileLessons:
                     changed.append(lesson_id)
             if note and note.strip():
                 uow.lessons.upsert(str(uuid.uuid4()), run.profile, redact(" ".join(note.split())), "feedback",
-                                   lesson_confidence.INITIAL if good else lesson_confidence.TAUGHT, run.id)
+                                   lesson_confidence.TAUGHT, run.id)  # the user teaching it
             uow.commit()
             return [lesson for lesson_id in changed if (lesson := uow.lessons.get(lesson_id))]
 

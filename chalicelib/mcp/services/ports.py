@@ -62,3 +62,12 @@ class ItachiBackend(Protocol):
 
     def list_tasks(self, *, project: str, status: str | None, limit: int) -> Json:
         """GET /api/tasks."""
+
+    def spawn_agent(self, body: Json) -> Json:
+        """POST /api/agents/runs."""
+
+    def message_agent(self, *, run: str | None, profile: str | None, body: str, sender: str) -> Json:
+        """POST /api/agents/runs/{id}/messages or /api/agents/profiles/{name}/messages."""
+
+    def add_cron(self, body: Json) -> Json:
+        """POST /api/agents/cron."""

@@ -63,6 +63,8 @@ class McpTools:
             "memory_get": self._get, "memory_forget": self._forget, "memory_status": self._status,
             "rules_list": self._rules, "task_create": self._create_task,
             "task_status": self._task_status, "task_list": self._task_list,
+            "agent_spawn": self._agent_spawn, "agent_message": self._agent_message,
+            "manage_cron": self._manage_cron,
         }
 
     @property
@@ -165,3 +167,29 @@ class McpTools:
         answer = self._backend.list_tasks(project=project, status=args.get("status"),
                                           limit=args.get("limit", 10))
         return ToolAnswer(render.tasks_text(answer, project, args.get("status")))
+
+    def _agent_spawn(self, args: dict[str, Any]) -> ToolAnswer:
+        body = {"profile": args["profile"], "prompt": args["task"], "project": self._project(args),
+                "repo": args.get("repo"), "machine": args.get("machine"),
+                "parent_run_id": args.get("parent_run")}
+        run = self._backend.spawn_agent({k: v for k, v in body.items() if v is not None})
+        return ToolAnswer(f"Spawned {run.get('profile')} run {run.get('id')} (task {run.get('task_id')}); "
+                          f"message it with agent_message.")
+
+    def _agent_message(self, args: dict[str, Any]) -> ToolAnswer:
+        if bool(args.get("run")) == bool(args.get("profile")):
+            raise ToolInputError("name either a run or a profile")
+        sent = self._backend.message_agent(run=args.get("run"), profile=args.get("profile"),
+                                           body=args["message"], sender=args.get("sender") or "user")
+        how = {"relayed": "relayed to its running engine for its next turn",
+               "waiting": "kept for the run's first turn", "follow_up": "given to a follow-up run",
+               "new_run": "started as a new run"}.get(str(sent.get("delivery")), str(sent.get("delivery")))
+        return ToolAnswer(f"Message {sent.get('message', {}).get('seq')} to run {sent.get('run_id')}: {how}.")
+
+    def _manage_cron(self, args: dict[str, Any]) -> ToolAnswer:
+        body = {"schedule": args["schedule"], "prompt": args["prompt"], "profile": args.get("profile"),
+                "run_id": args.get("run"), "project": args.get("project") or self._default_project,
+                "until": args.get("until")}
+        job = self._backend.add_cron({k: v for k, v in body.items() if v is not None})
+        return ToolAnswer(f"Scheduled {job.get('profile')} job {job.get('id')} ({job.get('schedule')} UTC); "
+                          f"next run {job.get('next_fire_at')}.")

@@ -21,13 +21,20 @@ from tests.support.claude_cli import claude_env, ensure_claude_cli
 from tests.support.orchestration import client_for, wait_for
 
 pytestmark = pytest.mark.e2e
-SLEEP = "python3 -c 'import time; time.sleep({})'"  # Claude Code refuses long plain `sleep` commands
+SLEEP = "python3 -c 'import time; time.sleep({})'"
 
 
 @pytest.fixture
 def h(api: RunningApi, container: Container, tmp_path: Path) -> Iterator[AgentHarness]:
     container.task_policy = TaskPolicy(lease_s=4.0)
     yield from harness(tmp_path, api.url, api.key, client_for(api.url, api.key), container.queues)
+
+
+def add_operator(h: AgentHarness) -> None:
+    """A user profile whose allowed tools let its Bash commands run unprompted (acceptEdits alone
+    asks for approval of most commands, which print mode refuses)."""
+    h.client.post("/api/agents/profiles", {"name": "operator", "system_prompt": "You operate builds.",
+                                           "allowed_tools": ["Bash", "Read"], "time_budget_s": 120})
 
 
 def start_claude_agent(h: AgentHarness, fake: FakeAnthropic, tmp_path: Path) -> None:
@@ -120,8 +127,9 @@ def test_a_message_to_a_running_subagent_reaches_the_engine_at_its_next_turn(
     ]
     with FakeAnthropic(script) as fake:
         start_claude_agent(h, fake, tmp_path)
+        add_operator(h)
         run = h.client.post(
-            "/api/agents/runs", {"profile": "devops", "prompt": "Watch the build", "repo": str(repo)}
+            "/api/agents/runs", {"profile": "operator", "prompt": "Watch the build", "repo": str(repo)}
         )
         wait_for(
             lambda: (
@@ -144,6 +152,8 @@ def test_a_message_to_a_running_subagent_reaches_the_engine_at_its_next_turn(
     assert done["result_summary"] == "Checked the staging logs too: clean."
     turn_two = [r for r in requests if "Also check the staging logs" in json.dumps(r.body["messages"])]
     assert len(requests) == 3 and turn_two == requests[2:]
+    # The profile's allowed tools let the command run (the message arrived while it did).
+    assert '"is_error": false' in json.dumps(requests[1].body["messages"][-1])
     assert [(m["seq"], m["sender"], m["status"]) for m in messages] == [(1, "researcher", "delivered")]
     inputs = [e for e in h.events(done["task_id"]) if e["kind"] == "input"]
     assert [e["data"]["message_seq"] for e in inputs] == [1]
@@ -156,12 +166,13 @@ def test_a_run_past_its_time_budget_is_stopped_and_reported_to_the_run_that_spaw
     hang = Reply.tool_use("Bash", {"command": SLEEP.format(30), "description": "hang"})
     with FakeAnthropic([hang]) as fake:
         start_claude_agent(h, fake, tmp_path)
+        add_operator(h)
         # The parent is active but waits for a machine that never comes.
         parent = container.agent_runs.spawn(SpawnRequest("researcher", "Plan the rollout", machine="nowhere"))
         child = h.client.post(
             "/api/agents/runs",
             {
-                "profile": "devops",
+                "profile": "operator",
                 "prompt": "Run the migration",
                 "repo": str(repo),
                 "time_budget_s": 3,
@@ -180,8 +191,8 @@ def test_a_run_past_its_time_budget_is_stopped_and_reported_to_the_run_that_spaw
     events = h.events(done["task_id"])
     assert any(e["kind"] == "notice" and "time budget of 3s exhausted" in e["text"] for e in events)
     assert [m["sender"] for m in inbox] == [f"run:{child['id'][:8]}"]
-    assert "devops run" in inbox[0]["body"] and "timed_out" in inbox[0]["body"]
-    lessons = h.client.get("/api/agents/profiles/devops")["lessons"]
+    assert "operator run" in inbox[0]["body"] and "timed_out" in inbox[0]["body"]
+    lessons = h.client.get("/api/agents/profiles/operator")["lessons"]
     assert any(
         "Run the migration" in lesson["content"] and "timed_out" in lesson["content"] for lesson in lessons
     )

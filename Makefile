@@ -24,6 +24,7 @@ $(STAMP): requirements.txt requirements-local.txt requirements-dev.txt pyproject
 		--python-version 3.11 -d $(VENV)/lambda-wheels $(LAMBDA_CRYPTOGRAPHY)
 	$(BIN)/python -m pip install -q --no-deps --force-reinstall $(VENV)/lambda-wheels/cryptography-*.whl
 	$(BIN)/python -m pip install -q --no-deps -e .
+	$(BIN)/python -m chalicelib.memory.adapters.onnx_model
 	touch $(STAMP)
 
 run: $(STAMP)

@@ -1,6 +1,7 @@
 """Search latency at scale through the real API: 100k+ memories, many projects, one large.
 
-    .venv/bin/python bench/scale.py [--total 100000] [--large 40000] [--queries 200]
+    .venv/bin/python bench/scale.py [--rows 100000] [--large 40000] [--queries 200]
+                                    [--vectors model|synthetic] [--ingest-during]
 
 Starts `itachi up` in a throwaway home, bulk-loads the memories into its database with COPY
 (embedded once with the local model and cached under ~/.cache/itachi; the HNSW index is built
@@ -8,6 +9,13 @@ after the load), then times `GET /api/memory/search` (hybrid, limit 10, project 
 a new query text every time so no query embedding is cached) for the large project and a
 small one, after a warm-up. The server embeds each query with the local model: the figures
 include that.
+
+`--vectors synthetic` (for 1M rows, which the local model would take days to embed) gives each
+row a clustered synthetic vector: a real embedding of the 100k corpus (from the cache, when a
+model run made it) or one of 2,000 random centres, plus Gaussian noise, unit length. Latency
+figures only: the ranking is not meaningful. `--ingest-during` repeats the timed searches while
+another client ingests new memories through `POST /api/memory/batch` (500 per call) as fast as
+the server takes them, and prints the ingest rate beside the search figures.
 """
 
 from __future__ import annotations
@@ -17,9 +25,12 @@ import hashlib
 import os
 import random
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from memory_api import ROOT, ItachiServer, percentile
 
@@ -82,6 +93,23 @@ def embeddings(texts: list[str]) -> list[list[float]]:
     return vectors
 
 
+def synthetic_vectors(count: int, sigma: float = 0.25, seed: int = 7) -> Iterator[Any]:
+    """Unit vectors around clustered centres (a cached real embedding set when there is one)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    folder = Path(os.environ.get("ITACHI_TEST_CACHE") or Path.home() / ".cache" / "itachi")
+    cached = sorted(folder.glob("scale-*.npy"), key=lambda f: f.stat().st_size)
+    centres = np.load(cached[-1]) if cached else rng.standard_normal((2000, 384)).astype(np.float32)
+    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    print(f"synthetic vectors around {len(centres)} centres ({'cached embeddings' if cached else 'random'})")
+    for start in range(0, count, 10_000):
+        size = min(10_000, count - start)
+        picks = centres[rng.integers(0, len(centres), size)]
+        noisy = picks + sigma * rng.standard_normal(picks.shape).astype(np.float32) / np.sqrt(384)
+        yield from noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
+
+
 def set_shared_buffers(server: ItachiServer, size: str) -> None:
     """Give the embedded Postgres more buffer cache (takes effect when `itachi up` restarts)."""
     import psycopg
@@ -97,20 +125,21 @@ def set_shared_buffers(server: ItachiServer, size: str) -> None:
         handle.cleanup()  # detach: the server stays up while `itachi up` holds it
 
 
-def load(server: ItachiServer, rows: list[tuple[str, str]]) -> float:
+def load(server: ItachiServer, rows: list[tuple[str, str]], synthetic: bool = False) -> float:
     from chalicelib.kernel.database import Database
     from chalicelib.memory.adapters.memory_bulk_load import bulk_load
     from chalicelib.memory.domain.memory_model import MemoryDraft
     from infra.local.postgres import start_postgres
 
-    vectors = embeddings([content for _, content in rows])
+    vectors = synthetic_vectors(len(rows)) if synthetic else embeddings([content for _, content in rows])
     handle, url = start_postgres(server.home)  # attaches to the server `itachi up` runs
     db = Database(url)
     now, started = datetime.now(UTC), time.perf_counter()
     try:
         bulk_load(db, (MemoryDraft(p, "code_change", c, embedding=v, embedding_model="all-MiniLM-L6-v2",
                                    created_at=now - timedelta(minutes=i))
-                       for i, ((p, c), v) in enumerate(zip(rows, vectors, strict=True))))
+                       for i, ((p, c), v) in enumerate(zip(rows, vectors, strict=True))),
+                  index_memory=os.environ.get("ITACHI_BENCH_INDEX_MEMORY", "512MB"))
     finally:
         db.close()
         handle.cleanup()  # detach: the server stays up while `itachi up` holds it
@@ -129,23 +158,71 @@ def timed_searches(server: ItachiServer, project: str, count: int, seed: int,
     return times
 
 
+def table_size(server: ItachiServer) -> str:
+    import psycopg
+
+    from infra.local.postgres import start_postgres
+
+    handle, url = start_postgres(server.home)
+    try:
+        with psycopg.connect(url) as conn:
+            row = conn.execute("SELECT pg_size_pretty(pg_total_relation_size('memories')),"
+                               " pg_size_pretty(pg_relation_size('memories')),"
+                               " pg_size_pretty(pg_relation_size('memories_embedding_hnsw'))").fetchone()
+    finally:
+        handle.cleanup()
+    assert row is not None
+    return f"{row[0]} (heap {row[1]}, HNSW {row[2]})"
+
+
+def searches_while_ingesting(server: ItachiServer, queries: int) -> None:
+    """The timed searches again, with a second client posting batches of 500 new memories."""
+    stop, done = threading.Event(), [0, 0.0]
+
+    def ingest() -> None:
+        client, rng, n, started = server.client(), random.Random(99), 0, time.perf_counter()
+        while not stop.is_set():
+            batch = [{"project": f"acme/ingest{n % 7}", "category": "code_change",
+                      "content": f"{text(rng, rng.choice(TEMPLATES), 10_000_000 + n + i)} (live {n + i})"}
+                     for i in range(500)]
+            client.call("POST", "/api/memory/batch", {"memories": batch})
+            n += len(batch)
+            done[0], done[1] = n, time.perf_counter() - started
+
+    worker = threading.Thread(target=ingest, daemon=True)
+    worker.start()
+    try:
+        time.sleep(5)  # the first batch is under way
+        for project in ("acme/large", "acme/p0007"):
+            times = timed_searches(server, project, queries, seed=3)
+            print(f"{project} while ingesting: hybrid search p50 {percentile(times, 50):.1f} ms, "
+                  f"p95 {percentile(times, 95):.1f} ms, max {max(times):.1f} ms, {len(times)} queries")
+    finally:
+        stop.set()
+        worker.join(timeout=600)
+    print(f"ingested meanwhile: {done[0]} memories in {done[1]:.0f} s ({done[0] / max(done[1], 1e-9):.0f}/s)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--total", type=int, default=100_000)
+    parser.add_argument("--rows", "--total", dest="total", type=int, default=100_000)
     parser.add_argument("--large", type=int, default=40_000)
     parser.add_argument("--projects", type=int, default=600)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--threads", type=int, default=1, help="the server's torch threads (0: one per core)")
+    parser.add_argument("--vectors", choices=("model", "synthetic"), default="model")
+    parser.add_argument("--ingest-during", action="store_true", help="search again while ingesting")
     parser.add_argument("--shared-buffers", help="e.g. 512MB: Postgres's buffer cache (default: 128MB)")
     args = parser.parse_args()
     rows = corpus(args.total, args.large, args.projects)
     server = ItachiServer(env={"ITACHI_EMBEDDING_THREADS": str(args.threads)}).start()
     try:
-        seconds = load(server, rows)
+        seconds = load(server, rows, synthetic=args.vectors == "synthetic")
         in_global = sum(p == "_global" for p, _ in rows)
         print(f"bulk-loaded {len(rows)} memories ({args.large} in acme/large, {args.projects} small "
               f"projects, {in_global} in _global) in {seconds:.0f} s, HNSW built after")
+        print(f"table and indexes: {table_size(server)}")
         if args.shared_buffers:
             set_shared_buffers(server, args.shared_buffers)
             server.restart(server.env)
@@ -157,6 +234,8 @@ def main() -> int:
                 times = timed_searches(server, project, args.queries, seed=2, mode=mode)
                 print(f"{project} ({size} memories): {mode} search p50 {percentile(times, 50):.1f} ms, "
                       f"p95 {percentile(times, 95):.1f} ms, max {max(times):.1f} ms, {len(times)} queries")
+        if args.ingest_during:
+            searches_while_ingesting(server, args.queries)
     finally:
         server.stop()
     return 0

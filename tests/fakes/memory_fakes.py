@@ -99,6 +99,20 @@ class InMemoryMemoryRepository:
         self.reinforce(existing.memory.id, draft.created_at)
         return existing.memory.id, False
 
+    def insert_many(self, drafts: Sequence[model.MemoryDraft]) -> list[tuple[str, bool]]:
+        return [self.insert(d) for d in drafts]
+
+    def nearest_many(self, project: str, category: str, embeddings: Sequence[Sequence[float]], *,
+                     min_similarity: float, limit: int = 5) -> list[list[model.SimilarMemory]]:
+        return [[s for s in self.nearest(project, category, e, limit) if s.similarity >= min_similarity]
+                for e in embeddings]
+
+    def similar_pairs(self, embeddings: Sequence[Sequence[float]],
+                      min_similarity: float) -> list[tuple[int, int, float]]:
+        pairs = [(i, j, cosine(embeddings[i], embeddings[j]))
+                 for j in range(len(embeddings)) for i in range(j)]
+        return [p for p in pairs if p[2] >= min_similarity]
+
     def nearest(self, project: str, category: str, embedding: Sequence[float],
                 limit: int = 5) -> list[model.SimilarMemory]:
         return self.similar(project, category, embedding, -1.0, limit)

@@ -23,7 +23,8 @@ HNSW_DDL = (f"CREATE INDEX IF NOT EXISTS {HNSW_INDEX} ON memories USING hnsw (em
             " WITH (m = 16, ef_construction = 64)")
 
 
-def bulk_load(db: Database, rows: Iterable[MemoryDraft], *, rebuild_index: bool = True) -> int:
+def bulk_load(db: Database, rows: Iterable[MemoryDraft], *, rebuild_index: bool = True,
+              index_memory: str = "512MB") -> int:
     """COPY `rows` into memories; with rebuild_index, drop and rebuild the HNSW index around it."""
     count, now = 0, datetime.now(UTC)
     with db.connection() as conn:
@@ -41,7 +42,7 @@ def bulk_load(db: Database, rows: Iterable[MemoryDraft], *, rebuild_index: bool 
                 count += 1
     if rebuild_index:
         with db.connection() as conn:
-            conn.execute("SET maintenance_work_mem = '512MB'")
+            conn.execute("SELECT set_config('maintenance_work_mem', %s, false)", (index_memory,))
             conn.execute(HNSW_DDL)
             conn.execute("ANALYZE memories")
     return count

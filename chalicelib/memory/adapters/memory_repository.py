@@ -61,6 +61,11 @@ def savepoint(conn: Conn) -> Iterator[None]:
     conn.execute("RELEASE SAVEPOINT memory_step")
 
 
+def _texts(column: str) -> str:
+    """SQL turning a JSON array of strings (a ragged array cannot be unnested) into text[]."""
+    return f"ARRAY(SELECT jsonb_array_elements_text({column}))"
+
+
 def _score(value: float | None) -> float:
     return 0.5 if value is None else value
 
@@ -92,6 +97,71 @@ class PostgresMemoryRepository:
         ).fetchone()
         assert found is not None
         return str(found["id"]), bool(found["inserted"])
+
+    def insert_many(self, drafts: Sequence[MemoryDraft]) -> list[tuple[str, bool]]:
+        """`insert` for many drafts in one statement (their (project, content_hash) must differ)."""
+        if not drafts:
+            return []
+        rows = self._conn.execute(
+            "INSERT INTO memories AS m (project, category, content, summary, files, metadata, embedding,"
+            " embedding_model, significance, confidence, content_hash, session_id, source_ids,"
+            " created_at, last_reinforced_at, tags)"
+            f" SELECT d.project, d.category, d.content, d.summary, {_texts('d.files')}, d.metadata,"
+            f" d.embedding, d.model, d.significance, d.confidence, d.hash, d.session, {_texts('d.sources')},"
+            f" coalesce(d.created, now()), coalesce(d.created, now()), {_texts('d.tags')}"
+            " FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::jsonb[], %s::jsonb[],"
+            " %s::vector[], %s::text[], %s::real[], %s::real[], %s::text[], %s::text[], %s::jsonb[],"
+            " %s::timestamptz[], %s::jsonb[]) WITH ORDINALITY AS d(project, category, content, summary,"
+            " files, metadata, embedding, model, significance, confidence, hash, session, sources, created,"
+            " tags, n) ORDER BY d.n"
+            " ON CONFLICT (project, content_hash) DO UPDATE SET"
+            " times_reinforced = m.times_reinforced + 1,"
+            " last_reinforced_at = greatest(m.last_reinforced_at, excluded.last_reinforced_at)"
+            " RETURNING m.id, m.project, m.content_hash, (xmax = 0) AS inserted",
+            ([d.project for d in drafts], [d.category for d in drafts], [d.content for d in drafts],
+             [d.summary for d in drafts], [Jsonb(list(d.files)) for d in drafts],
+             [Jsonb(d.metadata) for d in drafts], [vector(d.embedding) for d in drafts],
+             [d.embedding_model for d in drafts], [_score(d.significance) for d in drafts],
+             [_score(d.confidence) for d in drafts], [d.content_hash for d in drafts],
+             [d.session_id for d in drafts], [Jsonb(list(d.source_ids)) for d in drafts],
+             [d.created_at for d in drafts], [Jsonb(list(d.tags)) for d in drafts]),
+            prepare=False,
+        ).fetchall()
+        found = {(r["project"], r["content_hash"]): (str(r["id"]), bool(r["inserted"])) for r in rows}
+        return [found[(d.project, d.content_hash)] for d in drafts]
+
+    def nearest_many(self, project: str, category: str, embeddings: Sequence[Sequence[float]], *,
+                     min_similarity: float, limit: int = 5) -> list[list[SimilarMemory]]:
+        """`nearest` for many vectors of one (project, category) in one statement, keeping only
+        neighbours at least `min_similarity` similar; one list per vector, in input order."""
+        if not embeddings:
+            return []
+        rows = self._conn.execute(
+            f"SELECT q.n, {COLUMNS}, n.similarity FROM unnest(%(v)s::vector[]) WITH ORDINALITY AS q(v, n)"
+            " CROSS JOIN LATERAL (SELECT c.id, 1 - (c.embedding <=> q.v) AS similarity FROM memories c"
+            " WHERE c.project = %(p)s AND c.category = %(c)s AND c.embedding IS NOT NULL"
+            " AND c.superseded_by IS NULL AND c.phase < 3 ORDER BY c.embedding <=> q.v LIMIT %(k)s) n"
+            f" JOIN {MEMORIES} ON m.id = n.id WHERE n.similarity >= %(t)s ORDER BY q.n, n.similarity DESC",
+            {"v": [vector(e) for e in embeddings], "p": project, "c": category, "k": limit,
+             "t": min_similarity},
+            prepare=False,  # a generic plan cannot see the project's selectivity (see memory_search)
+        ).fetchall()
+        out: list[list[SimilarMemory]] = [[] for _ in embeddings]
+        for r in rows:
+            out[int(r["n"]) - 1].append(SimilarMemory(to_memory(r), float(r["similarity"])))
+        return out
+
+    def similar_pairs(self, embeddings: Sequence[Sequence[float]],
+                      min_similarity: float) -> list[tuple[int, int, float]]:
+        """(i, j, similarity) for every i < j of `embeddings` at least `min_similarity` similar."""
+        if len(embeddings) < 2:
+            return []
+        rows = self._conn.execute(
+            "WITH v AS (SELECT e, n FROM unnest(%s::vector[]) WITH ORDINALITY AS x(e, n))"
+            " SELECT a.n AS i, b.n AS j, 1 - (a.e <=> b.e) AS similarity FROM v a JOIN v b ON a.n < b.n"
+            " WHERE 1 - (a.e <=> b.e) >= %s",
+            ([vector(e) for e in embeddings], min_similarity), prepare=False).fetchall()
+        return [(int(r["i"]) - 1, int(r["j"]) - 1, float(r["similarity"])) for r in rows]
 
     def nearest(self, project: str, category: str, embedding: Sequence[float],
                 limit: int = 5) -> list[SimilarMemory]:

@@ -62,6 +62,20 @@ class MemoryRepository(Protocol):
         (id, inserted)."""
         ...
 
+    def insert_many(self, drafts: Sequence[MemoryDraft]) -> list[tuple[str, bool]]:
+        """`insert` for each draft in one statement; no two drafts share (project, content hash)."""
+        ...
+
+    def nearest_many(self, project: str, category: str, embeddings: Sequence[Sequence[float]], *,
+                     min_similarity: float, limit: int = 5) -> list[list[SimilarMemory]]:
+        """`nearest` for each vector, only neighbours at least `min_similarity` similar."""
+        ...
+
+    def similar_pairs(self, embeddings: Sequence[Sequence[float]],
+                      min_similarity: float) -> list[tuple[int, int, float]]:
+        """(i, j, similarity) for the pairs i < j of `embeddings` at least `min_similarity` similar."""
+        ...
+
     def nearest(self, project: str, category: str, embedding: Sequence[float],
                 limit: int = 5) -> list[SimilarMemory]:
         """Live memories of (project, category) closest to `embedding`, most similar first (may be

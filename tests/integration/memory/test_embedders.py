@@ -11,8 +11,10 @@ import pytest
 from chalicelib.kernel.database import Database
 from chalicelib.kernel.errors import ConfigurationError
 from chalicelib.memory.adapters.cached_embedder import CachedEmbedder
-from chalicelib.memory.adapters.embedders import build_embedder
+from chalicelib.memory.adapters import onnx_model
+from chalicelib.memory.adapters.embedders import build_embedder, local_embedder
 from chalicelib.memory.adapters.local_embedder import LocalEmbedder
+from chalicelib.memory.adapters.onnx_embedder import OnnxEmbedder
 from chalicelib.memory.adapters.openai_embedder import BATCH_SIZE, OpenAIEmbedder
 from chalicelib.memory.services.ports import EmbeddingFailed
 from tests.fakes.fake_openai import EMBEDDINGS_PATH, FakeOpenAI
@@ -110,3 +112,35 @@ def test_the_local_model_gives_unit_vectors_that_know_paraphrases() -> None:
     assert len(a) == 384 and math.isclose(cosine(a, a), 1.0, rel_tol=1e-4)
     assert cosine(a, b) > 0.8 > cosine(a, c)
     assert embedder.embed([]) == []
+
+
+def test_the_onnx_runtime_path_gives_the_torch_path_s_vectors() -> None:
+    texts = ["The cat sits on the mat.", "Deploy the billing service on 3 May after the migration.",
+             "x", "a longer text that goes past the model's window " * 60]
+    onnx_vectors = OnnxEmbedder().embed(texts)
+    torch_vectors = LocalEmbedder().embed(texts)
+    for a, b in zip(onnx_vectors, torch_vectors, strict=True):
+        assert len(a) == 384 and math.isclose(sum(x * x for x in a), 1.0, rel_tol=1e-4)
+        assert max(abs(x - y) for x, y in zip(a, b, strict=True)) < 1e-4
+    assert OnnxEmbedder().embed([]) == []
+
+
+def test_local_means_onnx_runtime_once_its_export_is_installed_and_torch_can_be_asked_for() -> None:
+    assert (onnx_model.model_dir() / onnx_model.MODEL_FILE).is_file(), "make installs the export"
+    assert isinstance(local_embedder("local"), OnnxEmbedder)
+    assert isinstance(local_embedder("torch"), LocalEmbedder)
+    with pytest.raises(ConfigurationError, match="expected local, onnx or torch"):
+        local_embedder("tensorflow")
+
+
+def test_an_onnx_model_file_that_does_not_match_its_pinned_hash_is_refused(tmp_path: Path) -> None:
+    folder = onnx_model.verified()
+    for name in (onnx_model.MODEL_FILE, onnx_model.TOKENIZER_FILE):
+        (tmp_path / name).write_bytes((folder / name).read_bytes())
+    assert onnx_model.verified(tmp_path) == tmp_path
+    with (tmp_path / onnx_model.MODEL_FILE).open("ab") as handle:
+        handle.write(b"\0")
+    with pytest.raises(ValueError, match="pinned SHA-256"):
+        onnx_model.verified(tmp_path)
+    with pytest.raises(EmbeddingFailed):
+        OnnxEmbedder(model_dir=str(tmp_path)).embed(["refused"])

@@ -76,3 +76,21 @@ def test_find_similar_reinforce_and_update_serve_the_learning_loop(memory: Memor
     assert memory.update_scores(rule.id, confidence=0.95).confidence == 0.95
     tagged_rules = memory.recent("d", category="project_rule", metadata={"source": "user"})
     assert [m.id for m in tagged_rules] == [rule.id]
+
+
+def test_a_batch_decides_as_storing_its_drafts_one_by_one_would(memory: MemoryService) -> None:
+    stored = memory.remember(_fact("The API timeout is 30 seconds."))
+    results = memory.remember_many([
+        _fact("The timeout of the API is 30 seconds."),  # a rewording of the stored memory
+        _fact("The API timeout is 60 seconds."),  # a changed number: a memory of its own
+        _fact("The timeout of the API is 60 seconds."),  # a rewording of the draft before
+        _fact("The API timeout is 60 seconds."),  # the same text as a draft before
+        _fact("The API timeout is 30 seconds.", category="decision"),  # another category
+    ])
+    assert [(r.deduplicated, r.duplicate_kind) for r in results] == [
+        (True, "near"), (False, None), (True, "near"), (True, "exact"), (False, None)]
+    assert results[0].id == stored.id and results[2].id == results[3].id == results[1].id
+    assert len({stored.id, results[1].id, results[4].id}) == 3
+    assert memory.get(stored.id).times_reinforced == 2
+    assert memory.get(results[1].id).times_reinforced == 3
+    assert memory.stats("d").total == 3

@@ -1,14 +1,14 @@
 """One JSON request to the Itachi API, standard library only: the hooks, the CLI and the agent.
 
-Requests go out over `http.client`; importing `urllib.request` on top of it cost a hook
-process 7 to 11 ms of CPU (`docs/benchmarks.md`). Where urllib would have
+Plain `http://` requests go out over a socket (`plain_http`: `http.client` would import the
+`email` package and `ssl` first); `https://` ones over `http.client`, imported then; importing
+`urllib.request` cost a hook process 7 to 11 ms of CPU more (`docs/benchmarks.md`). Where urllib would have
 applied a proxy (a `*_proxy` environment variable, or the system settings it reads on macOS and
 Windows) the request goes through urllib, so proxy behaviour is urllib's.
 """
 
 from __future__ import annotations
 
-import http.client
 import json
 import os
 import sys
@@ -80,7 +80,7 @@ def request_json(api_url: str, api_key: str, method: str, path: str, body: Any =
         sent["Authorization"] = f"Bearer {api_key}"
     try:
         status, raw = (_via_urllib if _proxied() else _direct)(method, url, data, sent, timeout_s)
-    except (OSError, ValueError, http.client.HTTPException) as exc:
+    except (OSError, ValueError) as exc:
         raise ApiError(0, f"cannot reach {api_url}: {exc}") from None
     if not 200 <= status < 300:
         raise ApiError(status, _message(raw), _json_or_none(raw))
@@ -97,13 +97,20 @@ def _proxied() -> bool:
 def _direct(method: str, url: str, data: bytes | None, headers: dict[str, str],
             timeout_s: float) -> tuple[int, bytes]:
     parts = urlsplit(url)
-    kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    conn = kind(parts.hostname or "", parts.port, timeout=timeout_s)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    if parts.scheme == "http":
+        from chalicelib.contracts.plain_http import exchange
+
+        return exchange(parts.hostname or "", parts.port or 80, method, target, data, headers, timeout_s)
+    import http.client
+
+    conn = http.client.HTTPSConnection(parts.hostname or "", parts.port, timeout=timeout_s)
     try:
         conn.request(method, target, body=data, headers={**headers, "Connection": "close"})
         response = conn.getresponse()
         return response.status, response.read()
+    except http.client.HTTPException as exc:
+        raise ValueError(str(exc)) from None
     finally:
         conn.close()
 

@@ -6,11 +6,9 @@ import pytest
 
 from chalicelib.contracts.plain_http import parse
 
-pytestmark = pytest.mark.unit
-
-
 def test_a_body_is_cut_at_its_content_length() -> None:
-    raw = b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}trailing"
+    raw = (b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n"
+           b'{"a":1}trailing')
     assert parse(raw) == (201, b'{"a":1}')
 
 

@@ -10,8 +10,8 @@ import pytest
 
 from chalicelib.kernel.database import Database
 from chalicelib.kernel.errors import ConfigurationError
-from chalicelib.memory.adapters.cached_embedder import CachedEmbedder
 from chalicelib.memory.adapters import onnx_model
+from chalicelib.memory.adapters.cached_embedder import CachedEmbedder
 from chalicelib.memory.adapters.embedders import build_embedder, local_embedder
 from chalicelib.memory.adapters.local_embedder import LocalEmbedder
 from chalicelib.memory.adapters.onnx_embedder import OnnxEmbedder

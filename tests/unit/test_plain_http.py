@@ -6,6 +6,7 @@ import pytest
 
 from chalicelib.contracts.plain_http import parse
 
+
 def test_a_body_is_cut_at_its_content_length() -> None:
     raw = (b"HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n"
            b'{"a":1}trailing')

@@ -1,10 +1,12 @@
 """Time from `itachi up` to its ready line, cold (fresh ITACHI_HOME) and warm (existing home).
 
-`.venv/bin/python bench/startup.py [--runs 3] [--no-local-model]`. Each run starts
+`.venv/bin/python bench/startup.py [--runs 3] [--no-local-model] [--providers onnx torch]`. Each run starts
 `.venv/bin/itachi up --home H --port 0 --no-agent`, waits for "Itachi API ready on", sends
 SIGTERM, and checks that the process exits cleanly and that no postgres is left running for H.
 `--no-local-model` configures OpenAI embeddings (a key that is never used, a base URL on
 127.0.0.1) so that the ready line does not wait for the local embedding model to load.
+`--providers` times each local embedding runtime in turn within every run (ONNX Runtime and
+torch load the same model), so their figures share the machine's load.
 """
 
 from __future__ import annotations
@@ -82,24 +84,30 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-local-model", action="store_true")
+    parser.add_argument("--providers", nargs="+", default=["local"], help="local, onnx, torch")
     args = parser.parse_args()
-    extra = NO_LOCAL_MODEL if args.no_local_model else {}
-    cold, warm, stops = [], [], []
+    variants = {"openai": NO_LOCAL_MODEL} if args.no_local_model else {
+        p: {"ITACHI_EMBEDDING_PROVIDER": p} for p in args.providers}
+    cold: dict[str, list[float]] = {v: [] for v in variants}
+    warm: dict[str, list[float]] = {v: [] for v in variants}
+    stops: list[float] = []
     for _ in range(args.runs):
-        home = Path(tempfile.mkdtemp(prefix="itachi-bench-"))
-        try:
-            ready, stop = one_run(home, extra)
-            cold.append(ready)
-            stops.append(stop)
-            ready, stop = one_run(home, extra)
-            warm.append(ready)
-            stops.append(stop)
-        finally:
-            shutil.rmtree(home, ignore_errors=True)
-    print(f"cold (fresh home): median {statistics.median(cold):.2f} s, "
-          f"runs {', '.join(f'{t:.2f}' for t in cold)}")
-    print(f"warm (existing home): median {statistics.median(warm):.2f} s, "
-          f"runs {', '.join(f'{t:.2f}' for t in warm)}")
+        for name, extra in variants.items():
+            home = Path(tempfile.mkdtemp(prefix="itachi-bench-"))
+            try:
+                ready, stop = one_run(home, extra)
+                cold[name].append(ready)
+                stops.append(stop)
+                ready, stop = one_run(home, extra)
+                warm[name].append(ready)
+                stops.append(stop)
+            finally:
+                shutil.rmtree(home, ignore_errors=True)
+    for name in variants:
+        print(f"{name} cold (fresh home): median {statistics.median(cold[name]):.2f} s, "
+              f"runs {', '.join(f'{t:.2f}' for t in cold[name])}")
+        print(f"{name} warm (existing home): median {statistics.median(warm[name]):.2f} s, "
+              f"runs {', '.join(f'{t:.2f}' for t in warm[name])}")
     print(f"SIGTERM to exit: median {statistics.median(stops):.2f} s; every run exited 0 "
           f"with no postgres left for its home")
     return 0

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from chalicelib.brain.services.brain_loop import BrainLoop
     from chalicelib.brain.services.ports import BrainUnits, ProposalChannel
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
+    from chalicelib.codeintel.services.workers import CodeIntelWorkers
     from chalicelib.graph.services.graph_admin import GraphAdmin
     from chalicelib.graph.services.graph_retrieve import GraphRetrieve
     from chalicelib.graph.services.graph_store import GraphStore
@@ -174,9 +175,12 @@ class Container:
     @cached_property
     def prompt_enricher(self) -> PromptEnricher:
         from chalicelib.agents.services.enrichment import AgentPromptEnricher
+        from chalicelib.codeintel.services.expertise_enricher import ExpertiseEnricher
 
-        # ranked lessons + rules (the learning loop), and a subagent profile's lessons and messages
-        return AgentPromptEnricher(self.lesson_enricher, self.agents_units, self.tasks)
+        # ranked lessons + rules (the learning loop), a subagent profile's lessons and messages,
+        # then the repository's expertise document
+        agents = AgentPromptEnricher(self.lesson_enricher, self.agents_units, self.tasks)
+        return ExpertiseEnricher(agents, self.codeintel.repo_expertise.expertise_for)
 
     @cached_property
     def task_event_publisher(self) -> TaskEventPublisher:
@@ -440,6 +444,20 @@ class Container:
         from chalicelib.learning.services.learning_review import LearningReview
 
         return LearningReview(self.learning_units, self.llm, self.embedder, self.memory.store)
+
+    # Code intelligence (docs/codeintel.md): the scheduled workers and the repos registry.
+    @cached_property
+    def codeintel(self) -> CodeIntelWorkers:
+        from chalicelib.codeintel.adapters.codeintel_unit_of_work import codeintel_units
+        from chalicelib.codeintel.adapters.github_client import GitHubClient
+        from chalicelib.codeintel.services.workers import CodeIntelWorkers
+        from chalicelib.kernel.redaction import redact
+
+        s = self.settings
+        github = GitHubClient(s.github_token, s.github_api_url) if s.github_token else None
+        return CodeIntelWorkers(codeintel_units(self.db),
+                                lambda drafts: self.memory.store.store(drafts, near_dedup=False),
+                                self.llm, redact, github)
 
     # Telegram front-end (docs/telegram.md): update intake, the bot and its handlers, topic
     # streams, reminders. python-telegram-bot is imported only once the bot itself is used.

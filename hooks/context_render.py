@@ -25,6 +25,9 @@ def _items(answer: Json | None, key: str) -> list[Any]:
 def session_context_lines(briefing: Json | None, recent: Json | None) -> list[str]:
     """Lines for MEMORY.md's session context: hot files, patterns, decisions, tasks, recent."""
     lines: list[str] = []
+    style = (briefing or {}).get("style")
+    if isinstance(style, str) and style:
+        lines.append(f"**Style**: {trim(style.removeprefix('Style:'), 220)}")
     hot = [h for h in _items(briefing, "hot_files") if isinstance(h, dict)]
     if hot:
         listed = ", ".join(f"{h.get('path')} ({h.get('edits', 0)} edits)" for h in hot[:8])
@@ -32,6 +35,11 @@ def session_context_lines(briefing: Json | None, recent: Json | None) -> list[st
     patterns = [trim(p, 80) for p in _items(briefing, "active_patterns")[:6]]
     if patterns:
         lines.append(f"**Active patterns**: {'; '.join(patterns)}")
+    expertise = (briefing or {}).get("repo_expertise")
+    if isinstance(expertise, str) and expertise:
+        known = [trim(x, 220) for x in expertise.splitlines()[1:] if x.strip()]
+        _block(lines, "Repo expertise", known, limit=4)
+    _block(lines, "Session summaries", [trim(x, 220) for x in _items(briefing, "session_summaries")], limit=2)
     _block(lines, "Recent decisions", [trim(d, 200) for d in _items(briefing, "recent_decisions")])
     tasks = [t for t in _items(briefing, "active_tasks") if isinstance(t, dict)]
     _block(lines, "Active tasks", [f"[{t.get('status')}] {trim(t.get('description'), 160)}" for t in tasks])

@@ -61,6 +61,9 @@ class Settings(BaseSettings):
     llm_daily_budget_usd: float = Field(1.0, ge=0, validation_alias=_env("ITACHI_LLM_DAILY_BUDGET_USD"))
     # 0 = no token cap, the dollar cap applies
     llm_daily_budget_tokens: int = Field(0, ge=0, validation_alias=_env("ITACHI_LLM_DAILY_BUDGET_TOKENS"))
+    # GitHub sync (the repos registry); no token, no sync
+    github_token: str = Field("", repr=False, validation_alias=_env("GITHUB_TOKEN"))
+    github_api_url: str = Field("https://api.github.com", validation_alias=_env("ITACHI_GITHUB_API_URL"))
     # Hybrid search. Chosen on LoCoMo (docs/benchmarks.md, "Memory core"); the seeds' 0.7/0.3 measured lower.
     search_vector_weight: float = Field(0.4, ge=0, validation_alias=_env("ITACHI_SEARCH_VECTOR_WEIGHT"))
     search_text_weight: float = Field(0.6, ge=0, validation_alias=_env("ITACHI_SEARCH_TEXT_WEIGHT"))

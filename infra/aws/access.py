@@ -25,6 +25,7 @@ API_KEYS = "ITACHI_API_KEYS"
 WEBHOOK = "TELEGRAM_WEBHOOK_SECRET"
 BOT = "TELEGRAM_BOT_TOKEN"
 OPENAI = "OPENAI_API_KEY"
+GITHUB = "GITHUB_TOKEN"
 MACHINES = "machine-*"
 
 API = "api"
@@ -61,6 +62,14 @@ ACCESS: dict[str, Access] = {
     "functions.brain_loop:handler": Access((DB, BOT, OPENAI)),
     # The LLM reducer when the key is set, the deterministic one otherwise.
     "functions.memory_eviction:handler": Access((DB, OPENAI)),
+    # Code intelligence: the memory write path embeds, and four of them ask the LLM.
+    "functions.codeintel:synthesize_sessions": Access((DB, OPENAI)),
+    "functions.codeintel:analyze_edits": Access((DB, OPENAI)),
+    "functions.codeintel:repo_expertise": Access((DB, OPENAI)),
+    "functions.codeintel:extract_style": Access((DB, OPENAI)),
+    "functions.codeintel:cross_project": Access((DB, OPENAI)),
+    "functions.codeintel:index_transcripts": Access((DB, OPENAI)),
+    "functions.codeintel:github_sync": Access((DB, GITHUB)),
 }
 
 

@@ -15,7 +15,13 @@ import psycopg
 from pgvector import Vector
 from psycopg.types.json import Jsonb
 
-from chalicelib.memory.domain.memory_model import Memory, MemoryDraft, MemoryStats, SimilarMemory
+from chalicelib.memory.domain.memory_model import (
+    ON_REQUEST_CATEGORIES,
+    Memory,
+    MemoryDraft,
+    MemoryStats,
+    SimilarMemory,
+)
 from chalicelib.memory.services.ports import DuplicateContent
 
 Conn = psycopg.Connection[Any]
@@ -198,7 +204,11 @@ class PostgresMemoryRepository:
 
     def recent(self, project: str | None, category: str | None, limit: int,
                metadata: dict[str, Any] | None = None) -> list[Memory]:
-        where, params = [LIVE], []  # type: ignore[var-annotated]
+        where: list[str] = [LIVE]
+        params: list[Any] = []
+        if category is None:
+            where.append("NOT (m.category = ANY(%s))")
+            params.append(list(ON_REQUEST_CATEGORIES))
         for clause, value in (("m.project = %s", project), ("m.category = %s", category),
                               ("m.metadata @> %s", Jsonb(metadata) if metadata else None)):
             if value is not None:

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from psycopg.types.json import Jsonb
 
 from chalicelib.memory.adapters.memory_repository import LIVE, Conn, vector
-from chalicelib.memory.domain.memory_model import SearchHit, SearchMode, SearchScope
+from chalicelib.memory.domain.memory_model import ON_REQUEST_CATEGORIES, SearchHit, SearchMode, SearchScope
 from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool, vector_plan
 
 CANDIDATE_TERMS = 8  # at most this many of the rarest query terms pick text candidates...
@@ -101,11 +101,16 @@ _COVERAGE = ("CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce((SELECT sum(t.i
              " WHERE m.search_tsv @@ t.tq), 0) / q.total_idf) ELSE 0 END")
 
 
+_NOT_ON_REQUEST = "m.category NOT IN (" + ", ".join(f"'{c}'" for c in ON_REQUEST_CATEGORIES) + ")"
+
+
 def build_statement(mode: SearchMode, scope: SearchScope) -> str:
     """The search SQL for `mode` and the filters present in `scope` (constant fragments only)."""
     filters = ["m.project = ANY(%(projects)s)", LIVE]
     if scope.category is not None:
         filters.append("m.category = %(category)s")
+    else:
+        filters.append(_NOT_ON_REQUEST)
     if scope.metadata:
         filters.append("m.metadata @> %(metadata)s")
     if scope.tag is not None:

@@ -122,6 +122,11 @@ class SimilarMemory:
     similarity: float
 
 
+# Categories a search or a recent listing includes only when asked for by name: session
+# transcripts (the transcript indexer's chunks) would otherwise crowd every prompt injection.
+ON_REQUEST_CATEGORIES = ("transcript",)
+
+
 @dataclass(frozen=True)
 class SearchScope:
     """Where a search looks: these projects, optionally one category and a metadata subset."""

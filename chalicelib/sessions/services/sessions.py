@@ -89,6 +89,8 @@ class SessionService:
         with self._units() as uow:
             repo = uow.sessions
             recent = repo.recent_sessions(project, 5)
+            style = repo.recent_memory_texts(project, ("style",), 1)
+            expertise = repo.recent_memory_texts(project, ("repo_expertise",), 1)
             return {
                 "project": project,
                 "recent_sessions": [
@@ -101,6 +103,11 @@ class SessionService:
                 "recent_decisions": [clip(t, 200) for t in repo.recent_memory_texts(
                     project, ("decision",), 5)],
                 "active_tasks": repo.active_tasks(project, 5),
+                # What the code-intelligence workers wrote (chalicelib/codeintel); empty until they ran.
+                "style": clip(style[0], 300) if style else None,
+                "repo_expertise": clip(expertise[0], 1500) if expertise else None,
+                "session_summaries": [clip(t, 400) for t in repo.recent_memory_texts(
+                    project, ("session_summary",), 3)],
             }
 
 

@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from chalicelib.agents.services.ports import AgentsUnits
     from chalicelib.agents.services.profiles import AgentProfiles
     from chalicelib.agents.services.runs import SubagentRuns
+    from chalicelib.assistant.domain.offers import Offer
+    from chalicelib.assistant.services.assistant_context import AssistantContext
+    from chalicelib.assistant.services.ports import AssistantUnits
+    from chalicelib.assistant.services.task_offers import TaskOffers
+    from chalicelib.assistant.services.user_model import UserModel
     from chalicelib.auth.services.authenticator import Authenticator
     from chalicelib.auth.services.key_admin import KeyAdmin
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
@@ -489,23 +494,63 @@ class Container:
         from chalicelib.telegram.services.memory_admin import TelegramMemoryAdmin
         from chalicelib.telegram.services.session_requests import SessionRequests
         from chalicelib.telegram.services.telegram_context import TelegramContext
-        from chalicelib.telegram.services.telegram_conversation import Conversation
+        from chalicelib.telegram.services.telegram_conversation import ContextProvider, Conversation
 
         knowledge = TelegramContext(memory=lambda: self.memory, lessons=lambda: self.lesson_enricher,
                                     rules=lambda: self.project_rules, list_tasks=self.tasks.list_tasks)
+        around = self.assistant_context
+        providers = [*(ContextProvider(t, f) for t, f in around.leading()), *knowledge.providers(),
+                     *(ContextProvider(t, f) for t, f in around.trailing())]
         return BotServices(
             telegram=self.telegram_gateway.on_loop, access=self.telegram_access,
             forum_chat_id=self.settings.telegram_chat_id, topics=self.telegram_topics,
             streams=self.topic_streams, reminders=self.reminders,
             session_requests=SessionRequests(self.telegram_uow), knowledge=knowledge,
-            conversation=Conversation(self.llm, knowledge.providers(), remember=knowledge.remember),
+            conversation=Conversation(self.llm, providers, remember=knowledge.remember),
             feedback=self.task_feedback, tasks=self.tasks, sessions=self.agent_sessions,
             machines=self.machine_registry, ssh_runs=self.ssh_runs, folder_walks=self.folder_walks,
             memory_admin=TelegramMemoryAdmin(lifecycle=lambda: self.memory_lifecycle,
                                              integrity=lambda: self.memory_integrity,
                                              snapshots=lambda: self.memory_snapshots),
             onboarding=self.machine_onboarding, public_url=self.settings.public_url,
-            brain=self.brain_decisions, graph_admin=self.graph_admin)
+            brain=self.brain_decisions, graph_admin=self.graph_admin,
+            assistant=self.user_model, offers=self.task_offers,
+            repo_registry=self.codeintel.github_sync.repos)
+
+    # The Telegram assistant (docs/telegram.md, "Assistant"): what it learns about its user, the
+    # context providers around the conversation, and natural-language task offers.
+    @cached_property
+    def assistant_units(self) -> AssistantUnits:
+        from chalicelib.assistant.adapters.assistant_repository import assistant_units
+
+        return assistant_units(self.db)
+
+    @cached_property
+    def user_model(self) -> UserModel:
+        from chalicelib.assistant.services.user_model import UserModel
+        from chalicelib.kernel.redaction import redact
+
+        return UserModel(self.assistant_units, self.memory, self.llm, redact)
+
+    @cached_property
+    def assistant_context(self) -> AssistantContext:
+        from chalicelib.assistant.services.assistant_context import AssistantContext
+
+        return AssistantContext(self.user_model, self.memory, self.sessions.briefing,
+                                self.machine_registry.list_machines, self.codeintel.github_sync.repos)
+
+    @cached_property
+    def task_offers(self) -> TaskOffers:
+        from chalicelib.assistant.services.task_offers import TaskOffers
+        from chalicelib.tasks.domain.task_model import NewTask
+
+        def create_task(offer: Offer, chat_id: int, topic_id: int) -> object:
+            return self.tasks.create(NewTask(
+                offer.project, offer.prompt, target_machine=offer.machine, telegram_chat_id=chat_id,
+                telegram_topic_id=topic_id or None, idempotency_key=f"offer:{offer.id}"))
+
+        return TaskOffers(self.assistant_units, self.llm, self.machine_registry.list_machines,
+                          self.codeintel.github_sync.repos, create_task)
 
     @cached_property
     def folder_walks(self) -> FolderWalks:

@@ -17,15 +17,33 @@ from tests.fakes.local_http_server import LocalHttpServer, Reply
 TOKEN = "ghp_fake_token_for_tests_0123456789abcdef"
 
 
-def github_repo(owner: str, name: str, *, default_branch: str = "main", private: bool = False,
-                archived: bool = False, description: str = "") -> dict[str, Any]:
+def github_repo(
+    owner: str,
+    name: str,
+    *,
+    default_branch: str = "main",
+    private: bool = False,
+    archived: bool = False,
+    description: str = "",
+) -> dict[str, Any]:
     """A repository as `GET /user/repos` returns it (the fields Itachi reads, and some it does not)."""
     full = f"{owner}/{name}"
-    return {"id": abs(hash(full)) % 10**9, "node_id": "R_fake", "name": name, "full_name": full,
-            "owner": {"login": owner, "type": "User"}, "private": private, "archived": archived,
-            "html_url": f"https://github.com/{full}", "clone_url": f"https://github.com/{full}.git",
-            "ssh_url": f"git@github.com:{full}.git", "description": description or None,
-            "default_branch": default_branch, "fork": False, "visibility": "private" if private else "public"}
+    return {
+        "id": abs(hash(full)) % 10**9,
+        "node_id": "R_fake",
+        "name": name,
+        "full_name": full,
+        "owner": {"login": owner, "type": "User"},
+        "private": private,
+        "archived": archived,
+        "html_url": f"https://github.com/{full}",
+        "clone_url": f"https://github.com/{full}.git",
+        "ssh_url": f"git@github.com:{full}.git",
+        "description": description or None,
+        "default_branch": default_branch,
+        "fork": False,
+        "visibility": "private" if private else "public",
+    }
 
 
 class FakeGitHub(LocalHttpServer):
@@ -44,8 +62,10 @@ class FakeGitHub(LocalHttpServer):
         with self._lock:
             self.requests.append(path)
         if headers.get("Authorization", "") not in (f"Bearer {self.token}", f"token {self.token}"):
-            return Reply(HTTPStatus.UNAUTHORIZED, {"message": "Bad credentials",
-                                                   "documentation_url": "https://docs.github.com/rest"})
+            return Reply(
+                HTTPStatus.UNAUTHORIZED,
+                {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"},
+            )
         route, _, query = path.partition("?")
         if method != "GET" or route != "/user/repos":
             return Reply(HTTPStatus.NOT_FOUND, {"message": "Not Found"})
@@ -56,7 +76,7 @@ class FakeGitHub(LocalHttpServer):
             return Reply(HTTPStatus.UNPROCESSABLE_ENTITY, {"message": "Validation Failed"})
         with self._lock:
             ordered = sorted(self.repos, key=lambda r: r["full_name"].lower())
-        chunk = ordered[(page - 1) * per_page: page * per_page]
+        chunk = ordered[(page - 1) * per_page : page * per_page]
         last = max(1, -(-len(ordered) // per_page))
         link = f'<{self.url}/user/repos?per_page={per_page}&page={last}>; rel="last"'
         if page < last:

@@ -52,7 +52,8 @@ EXPECTED: dict[str, tuple[set[str], set[str], bool]] = {
     "functions.memory_eviction:handler": ({DB, AI}, set(), False),
 }
 SECRET_VARS = {"DatabaseUrlSecret": MASTER, "DatabaseAppSecret": DB, "ItachiApiKeysSecret": KEYS,
-               "TelegramWebhookSecretSecret": HOOK, "TelegramBotTokenSecret": BOT, "OpenaiApiKeySecret": AI}
+               "TelegramWebhookSecretSecret": HOOK, "TelegramBotTokenSecret": BOT, "OpenaiApiKeySecret": AI,
+               "GithubTokenSecret": "GITHUB_TOKEN"}
 
 
 @pytest.fixture(scope="module", params=["dev", "prod"])

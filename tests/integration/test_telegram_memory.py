@@ -108,7 +108,8 @@ def test_free_text_is_answered_by_the_llm_with_memory_tasks_and_lessons_in_conte
     bot.send(message_update("Remember that I always deploy on Fridays before noon, ok?", chat_id=ALICE))
 
     assert bot.last_text(chat_id=ALICE) == "You deploy with Chalice; the login task is queued."
-    (call,) = chat.calls
+    call, facts = chat.calls  # the answer, then what the assistant learned about Alice from it
+    assert facts.schema is not None and "Remember that I always deploy" in facts.user
     assert "Alice: Remember that I always deploy" in call.user
     assert "## Facts" in call.system and "prefers deploying on Fridays" in call.system
     assert "## Active tasks" in call.system and "webapp (queued): fix the login bug" in call.system

@@ -21,12 +21,23 @@ class GitHubClient:
         self._api_url = api_url.rstrip("/")
 
     def user_repos(self, page: int, per_page: int) -> list[Any]:
-        query = urllib.parse.urlencode({"per_page": per_page, "page": page, "sort": "full_name",
-                                        "affiliation": "owner,collaborator,organization_member"})
+        query = urllib.parse.urlencode(
+            {
+                "per_page": per_page,
+                "page": page,
+                "sort": "full_name",
+                "affiliation": "owner,collaborator,organization_member",
+            }
+        )
         request = urllib.request.Request(  # noqa: S310 (the configured https API URL)
-           f"{self._api_url}/user/repos?{query}", headers={
-            "Authorization": f"Bearer {self._token}", "Accept": "application/vnd.github+json",
-            "X-GitHub-Api-Version": API_VERSION, "User-Agent": "itachi-github-sync"})
+            f"{self._api_url}/user/repos?{query}",
+            headers={
+                "Authorization": f"Bearer {self._token}",
+                "Accept": "application/vnd.github+json",
+                "X-GitHub-Api-Version": API_VERSION,
+                "User-Agent": "itachi-github-sync",
+            },
+        )
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:  # noqa: S310 (https URL)
             body = json.loads(response.read())
         if not isinstance(body, list):

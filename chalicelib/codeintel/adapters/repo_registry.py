@@ -9,8 +9,17 @@ import psycopg
 from chalicelib.codeintel.domain.github_repos import RepoRecord
 
 Conn = psycopg.Connection[Any]
-_FIELDS = ("full_name", "name", "owner", "default_branch", "clone_url", "html_url", "description",
-           "private", "archived")
+_FIELDS = (
+    "full_name",
+    "name",
+    "owner",
+    "default_branch",
+    "clone_url",
+    "html_url",
+    "description",
+    "private",
+    "archived",
+)
 
 
 class PostgresRepoRegistry:
@@ -32,7 +41,9 @@ class PostgresRepoRegistry:
             " repos.description, repos.private, repos.archived) IS DISTINCT FROM (EXCLUDED.name,"
             " EXCLUDED.owner, EXCLUDED.default_branch, EXCLUDED.clone_url, EXCLUDED.html_url,"
             " EXCLUDED.description, EXCLUDED.private, EXCLUDED.archived)"
-            " RETURNING (xmax = 0) AS inserted", values).fetchone()
+            " RETURNING (xmax = 0) AS inserted",
+            values,
+        ).fetchone()
         if row is None:
             return "unchanged"
         return "added" if row["inserted"] else "updated"
@@ -40,5 +51,6 @@ class PostgresRepoRegistry:
     def all(self) -> list[dict[str, Any]]:
         rows = self._conn.execute(
             "SELECT full_name, name, default_branch, clone_url, private, archived FROM repos"
-            " ORDER BY lower(full_name)").fetchall()
+            " ORDER BY lower(full_name)"
+        ).fetchall()
         return [dict(r) for r in rows]

@@ -11,9 +11,36 @@ from dataclasses import dataclass
 SIMILARITY = 0.6
 MIN_PROJECTS = 2
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(("a", "an", "the", "to", "of", "in", "on", "for", "and", "or", "with", "before", "after",
-                   "is", "are", "be", "always", "never", "it", "this", "that", "we", "our", "use",
-                   "run", "when"))
+_STOP = frozenset(
+    (
+        "a",
+        "an",
+        "the",
+        "to",
+        "of",
+        "in",
+        "on",
+        "for",
+        "and",
+        "or",
+        "with",
+        "before",
+        "after",
+        "is",
+        "are",
+        "be",
+        "always",
+        "never",
+        "it",
+        "this",
+        "that",
+        "we",
+        "our",
+        "use",
+        "run",
+        "when",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -65,8 +92,7 @@ def confirmed_groups(items: Sequence[Learned]) -> list[Group]:
     for i in range(len(ordered)):
         if i in taken:
             continue
-        chosen = [i] + [j for j in range(i + 1, len(ordered))
-                        if j not in taken and similar(bags[i], bags[j])]
+        chosen = [i] + [j for j in range(i + 1, len(ordered)) if j not in taken and similar(bags[i], bags[j])]
         if len({ordered[j].project for j in chosen}) >= MIN_PROJECTS:
             taken.update(chosen)
             groups.append(Group(tuple(ordered[j] for j in chosen)))

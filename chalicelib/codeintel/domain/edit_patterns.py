@@ -37,19 +37,36 @@ def analyze(edits: Sequence[EditRow]) -> list[Pattern]:
     patterns: list[Pattern] = []
     hot = _top(Counter(e.file for e in ok))
     if hot:
-        patterns.append(Pattern("hot_files", "Hot files: " + ", ".join(f"{f} ({_edits(n)})" for f, n in hot),
-                                tuple(f for f, _ in hot)))
+        patterns.append(
+            Pattern(
+                "hot_files",
+                "Hot files: " + ", ".join(f"{f} ({_edits(n)})" for f, n in hot),
+                tuple(f for f, _ in hot),
+            )
+        )
     for (a, b), sessions in co_changes(ok):
-        patterns.append(Pattern("co_change", f"Changed together: {a} and {b} (in {sessions} sessions)",
-                                (a, b)))
+        patterns.append(
+            Pattern("co_change", f"Changed together: {a} and {b} (in {sessions} sessions)", (a, b))
+        )
     churn = _churn(ok)
     if churn:
-        patterns.append(Pattern("churn", "Most churn: " + ", ".join(f"{f} (+{a}/-{r})" for f, a, r in churn),
-                                tuple(f for f, _, _ in churn)))
+        patterns.append(
+            Pattern(
+                "churn",
+                "Most churn: " + ", ".join(f"{f} (+{a}/-{r})" for f, a, r in churn),
+                tuple(f for f, _, _ in churn),
+            )
+        )
     failing = [(f, n) for f, n in _top(Counter(e.file for e in edits if e.failed)) if n >= MIN_FAILURES]
     if failing:
-        patterns.append(Pattern("failing", "Edits keep failing on: " + ", ".join(
-            f"{f} ({n} failed {'edit' if n == 1 else 'edits'})" for f, n in failing), tuple(f for f, _ in failing)))
+        patterns.append(
+            Pattern(
+                "failing",
+                "Edits keep failing on: "
+                + ", ".join(f"{f} ({n} failed {'edit' if n == 1 else 'edits'})" for f, n in failing),
+                tuple(f for f, _ in failing),
+            )
+        )
     return patterns
 
 

@@ -33,8 +33,13 @@ class RepoFacts:
         return document(self)
 
 
-def facts_from(project: str, file_counts: Sequence[tuple[str, int]], rules: Sequence[str],
-               decisions: Sequence[str], sessions: int) -> RepoFacts:
+def facts_from(
+    project: str,
+    file_counts: Sequence[tuple[str, int]],
+    rules: Sequence[str],
+    decisions: Sequence[str],
+    sessions: int,
+) -> RepoFacts:
     ranked = sorted(file_counts, key=lambda fc: (-fc[1], fc[0]))
     return RepoFacts(project, tuple(ranked[:50]), tuple(rules[:5]), tuple(decisions[:5]), sessions)
 

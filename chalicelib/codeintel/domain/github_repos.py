@@ -29,8 +29,13 @@ def parse_repo(item: Any) -> RepoRecord | None:
     owner_field = item.get("owner")
     owner: dict[str, Any] = owner_field if isinstance(owner_field, dict) else {}
     return RepoRecord(
-        full_name=full_name, name=name, owner=str(owner.get("login") or full_name.split("/")[0]),
+        full_name=full_name,
+        name=name,
+        owner=str(owner.get("login") or full_name.split("/")[0]),
         default_branch=str(item.get("default_branch") or "main"),
         clone_url=str(item.get("clone_url") or f"https://github.com/{full_name}.git"),
-        html_url=str(item.get("html_url") or ""), description=str(item.get("description") or "")[:500],
-        private=bool(item.get("private")), archived=bool(item.get("archived")))
+        html_url=str(item.get("html_url") or ""),
+        description=str(item.get("description") or "")[:500],
+        private=bool(item.get("private")),
+        archived=bool(item.get("archived")),
+    )

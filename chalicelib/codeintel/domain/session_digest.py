@@ -15,8 +15,9 @@ from typing import Any
 GOAL_CHARS = 240
 ITEM_CHARS = 200
 MAX_ITEMS = 5
-_DECISION = re.compile(r"\b(decided|we chose|going with|agreed|from now on|instead of|switch(ed)? to)\b",
-                       re.I)
+_DECISION = re.compile(
+    r"\b(decided|we chose|going with|agreed|from now on|instead of|switch(ed)? to)\b", re.I
+)
 _OPEN = re.compile(r"\b(todo|next step|still need|not yet|remaining|follow[- ]up|left to do|later)\b", re.I)
 
 
@@ -37,16 +38,20 @@ class Synthesis:
         return "\n".join(lines)
 
 
-def digest(turns: Sequence[dict[str, Any]], files: Sequence[str], summary: str | None,
-           last_progress: str | None) -> Synthesis:
+def digest(
+    turns: Sequence[dict[str, Any]], files: Sequence[str], summary: str | None, last_progress: str | None
+) -> Synthesis:
     user = [_flat(t.get("text")) for t in turns if t.get("role") == "user" and _flat(t.get("text"))]
     goal = _clip(user[0] if user else (summary or last_progress or "no goal recorded"), GOAL_CHARS)
     sentences = [s for t in turns for s in _sentences(_flat(t.get("text")))]
     decisions = _unique(s for s in sentences if _DECISION.search(s))
     tail = _sentences(_flat(last_progress)) + sentences[-6:]
     open_ends = _unique(s for s in tail if _OPEN.search(s))
-    changed = (", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
-               if files else "no files")
+    changed = (
+        ", ".join(files[:8]) + (f" and {len(files) - 8} more" if len(files) > 8 else "")
+        if files
+        else "no files"
+    )
     return Synthesis(goal, changed, decisions, open_ends, tuple(files))
 
 
@@ -56,15 +61,23 @@ def from_answer(answer: dict[str, Any], files: Sequence[str]) -> Synthesis | Non
     if not goal:
         return None
     changed = _clip(_flat(answer.get("changed")), 400) or (", ".join(files[:8]) or "no files")
-    return Synthesis(goal, changed, _unique(_flat(x) for x in answer.get("decisions") or []),
-                     _unique(_flat(x) for x in answer.get("open_ends") or []), tuple(files))
+    return Synthesis(
+        goal,
+        changed,
+        _unique(_flat(x) for x in answer.get("decisions") or []),
+        _unique(_flat(x) for x in answer.get("open_ends") or []),
+        tuple(files),
+    )
 
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"goal": {"type": "string"}, "changed": {"type": "string"},
-                   "decisions": {"type": "array", "items": {"type": "string"}},
-                   "open_ends": {"type": "array", "items": {"type": "string"}}},
+    "properties": {
+        "goal": {"type": "string"},
+        "changed": {"type": "string"},
+        "decisions": {"type": "array", "items": {"type": "string"}},
+        "open_ends": {"type": "array", "items": {"type": "string"}},
+    },
     "required": ["goal", "changed", "decisions", "open_ends"],
     "additionalProperties": False,
 }

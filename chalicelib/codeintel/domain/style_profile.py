@@ -14,9 +14,35 @@ _ASSIGN = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=[^=]")
 _IMPORT = re.compile(r"^\s*(?:from\s+([A-Za-z_][\w]*)[\w.]*\s+import|import\s+([A-Za-z_][\w]*))")
 _REQUIRE = re.compile(r"""(?:require\(|from\s+)['"]([@\w][\w\-/]*)['"]""")
 _TEST_FILE = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.\w+$|[^/]*\.(test|spec)\.\w+$)")
-_STDLIB = frozenset({"os", "sys", "re", "json", "typing", "collections", "dataclasses", "datetime", "pathlib",
-                     "itertools", "functools", "time", "math", "abc", "enum", "logging", "uuid", "__future__",
-                     "subprocess", "threading", "asyncio", "contextlib", "hashlib", "random", "string"})
+_STDLIB = frozenset(
+    {
+        "os",
+        "sys",
+        "re",
+        "json",
+        "typing",
+        "collections",
+        "dataclasses",
+        "datetime",
+        "pathlib",
+        "itertools",
+        "functools",
+        "time",
+        "math",
+        "abc",
+        "enum",
+        "logging",
+        "uuid",
+        "__future__",
+        "subprocess",
+        "threading",
+        "asyncio",
+        "contextlib",
+        "hashlib",
+        "random",
+        "string",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -62,9 +88,14 @@ def profile(edits: Sequence[EditText]) -> Style | None:
         return None
     languages = Counter(e.language for e in edits if e.language)
     language = languages.most_common(1)[0][0] if languages else "code"
-    return Style(language, _naming(line for _, line in lines), _indent(line for _, line in lines),
-                 _quotes(line for _, line in lines), _test_habit(edits),
-                 _libraries(line for _, line in lines))
+    return Style(
+        language,
+        _naming(line for _, line in lines),
+        _indent(line for _, line in lines),
+        _quotes(line for _, line in lines),
+        _test_habit(edits),
+        _libraries((line for _, line in lines), _local_modules(edits)),
+    )
 
 
 def _naming(lines: Iterable[str]) -> str:
@@ -108,7 +139,17 @@ def _test_habit(edits: Sequence[EditText]) -> str:
     return "no test edits seen"
 
 
-def _libraries(lines: Iterable[str]) -> tuple[str, ...]:
+def _local_modules(edits: Sequence[EditText]) -> frozenset[str]:
+    """The project's own top-level packages and modules: importing them is no library preference."""
+    names = set()
+    for e in edits:
+        parts = e.file.strip("/").split("/")
+        names.add(parts[0].split(".")[0])
+        names.add(parts[-1].split(".")[0])
+    return frozenset(names)
+
+
+def _libraries(lines: Iterable[str], local: frozenset[str]) -> tuple[str, ...]:
     found: Counter[str] = Counter()
     for line in lines:
         match = _IMPORT.match(line)
@@ -116,6 +157,6 @@ def _libraries(lines: Iterable[str]) -> tuple[str, ...]:
         if name is None:
             required = _REQUIRE.search(line)
             name = required.group(1) if required else None
-        if name and name not in _STDLIB and not name.startswith((".", "_")):
+        if name and name not in _STDLIB and name not in local and not name.startswith((".", "_")):
             found[name] += 1
-    return tuple(n for n, _ in found.most_common(5))
+    return tuple(n for n, _ in sorted(found.items(), key=lambda nc: (-nc[1], nc[0]))[:5])

@@ -17,7 +17,7 @@ def chunks(turns: Sequence[dict[str, Any]], redact: Callable[[str], str]) -> lis
         if not text:
             continue
         line = f"{turn.get('role') or 'unknown'}: {redact(text)}"
-        pieces += [line[i:i + CHUNK_CHARS] for i in range(0, len(line), CHUNK_CHARS)]
+        pieces += [line[i : i + CHUNK_CHARS] for i in range(0, len(line), CHUNK_CHARS)]
     out: list[str] = []
     current = ""
     for piece in pieces:

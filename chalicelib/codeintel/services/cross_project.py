@@ -27,8 +27,12 @@ MAX_ITEMS = 2000
 MAX_GROUPS = 20
 SYSTEM = """Several projects learned the same lesson independently. Write it once as a rule for
 every project: one imperative sentence, no project names."""
-SCHEMA: dict[str, Any] = {"type": "object", "properties": {"rule": {"type": "string"}},
-                          "required": ["rule"], "additionalProperties": False}
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"rule": {"type": "string"}},
+    "required": ["rule"],
+    "additionalProperties": False,
+}
 
 
 class CrossProjectInsights:
@@ -45,15 +49,31 @@ class CrossProjectInsights:
                 continue
             rule, generator = self._wording(group)
             draft = MemoryDraft(
-                project=GLOBAL, category=CATEGORY, content=f"Proposed for every project: {rule}",
-                significance=0.6, confidence=min(i.confidence for i in group.items),
+                project=GLOBAL,
+                category=CATEGORY,
+                content=f"Proposed for every project: {rule}",
+                significance=0.6,
+                confidence=min(i.confidence for i in group.items),
                 source_ids=tuple(i.id for i in group.items),
-                metadata={"source": WORKER, "status": "proposed", "generator": generator,
-                          "projects": list(group.projects),
-                          "provenance": [{"project": i.project, "memory_id": i.id, "category": i.category,
-                                          "content": i.content[:300]} for i in group.items]})
-            counts["proposed"] += self._publisher.publish(WORKER, GLOBAL, group.key, [draft],
-                                                          generator=generator, fingerprint=group.fingerprint)
+                metadata={
+                    "source": WORKER,
+                    "status": "proposed",
+                    "generator": generator,
+                    "projects": list(group.projects),
+                    "provenance": [
+                        {
+                            "project": i.project,
+                            "memory_id": i.id,
+                            "category": i.category,
+                            "content": i.content[:300],
+                        }
+                        for i in group.items
+                    ],
+                },
+            )
+            counts["proposed"] += self._publisher.publish(
+                WORKER, GLOBAL, group.key, [draft], generator=generator, fingerprint=group.fingerprint
+            )
             counts["by_llm"] += generator == "llm"
         return counts
 

@@ -30,9 +30,17 @@ class EditAnalyzer:
             with self._units() as uow:
                 edits = uow.intel.recent_edits(project, WINDOW_DAYS, MAX_EDITS)
             patterns = analyze(edits)
-            drafts = [MemoryDraft(project=project, category=CATEGORY, content=p.text, files=p.files,
-                                  significance=0.5, metadata={"source": WORKER, "kind": p.kind})
-                      for p in patterns]
+            drafts = [
+                MemoryDraft(
+                    project=project,
+                    category=CATEGORY,
+                    content=p.text,
+                    files=p.files,
+                    significance=0.5,
+                    metadata={"source": WORKER, "kind": p.kind},
+                )
+                for p in patterns
+            ]
             counts["projects"] += 1
             counts["patterns"] += len(drafts)
             counts["changed"] += self._publisher.publish(WORKER, project, "patterns", drafts, mark=mark)

@@ -17,8 +17,17 @@ from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult
 class CodeIntelRepository(Protocol):
     def product(self, worker: str, project: str, subject: str) -> dict[str, Any] | None: ...
 
-    def save_product(self, worker: str, project: str, subject: str, *, mark: int, content_hash: str,
-                     memory_ids: list[str], generator: str) -> None: ...
+    def save_product(
+        self,
+        worker: str,
+        project: str,
+        subject: str,
+        *,
+        mark: int,
+        content_hash: str,
+        memory_ids: list[str],
+        generator: str,
+    ) -> None: ...
 
     def drop_memories(self, ids: list[str]) -> None: ...
 

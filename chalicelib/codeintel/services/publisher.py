@@ -27,24 +27,40 @@ class Publisher:
             previous = uow.intel.product(worker, project, subject)
         return previous is not None and previous["content_hash"] == fingerprint
 
-    def publish(self, worker: str, project: str, subject: str, drafts: Sequence[MemoryDraft], *,
-                mark: int = 0, generator: str = "rules", fingerprint: str | None = None) -> bool:
+    def publish(
+        self,
+        worker: str,
+        project: str,
+        subject: str,
+        drafts: Sequence[MemoryDraft],
+        *,
+        mark: int = 0,
+        generator: str = "rules",
+        fingerprint: str | None = None,
+    ) -> bool:
         """Store `drafts` as this product; False (and nothing written but the mark) if unchanged."""
         digest = fingerprint or content_hash(drafts)
         with self._units() as uow:
             previous = uow.intel.product(worker, project, subject)
             if previous is not None and previous["content_hash"] == digest:
                 if int(previous["source_mark"]) != mark:
-                    uow.intel.save_product(worker, project, subject, mark=mark, content_hash=digest,
-                                           memory_ids=list(previous["memory_ids"]),
-                                           generator=previous["generator"])
+                    uow.intel.save_product(
+                        worker,
+                        project,
+                        subject,
+                        mark=mark,
+                        content_hash=digest,
+                        memory_ids=list(previous["memory_ids"]),
+                        generator=previous["generator"],
+                    )
                     uow.commit()
                 return False
         ids = [r.id for r in self._store(drafts)] if drafts else []
         with self._units() as uow:
             old = [i for i in (previous or {}).get("memory_ids") or [] if i not in ids]
             uow.intel.drop_memories(old)
-            uow.intel.save_product(worker, project, subject, mark=mark, content_hash=digest, memory_ids=ids,
-                                   generator=generator)
+            uow.intel.save_product(
+                worker, project, subject, mark=mark, content_hash=digest, memory_ids=ids, generator=generator
+            )
             uow.commit()
         return True

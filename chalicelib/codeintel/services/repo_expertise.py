@@ -34,26 +34,41 @@ class RepoExpertise:
             due = uow.intel.projects_with_new_edits(WORKER, max_projects)
         for project, mark in due:
             with self._units() as uow:
-                facts = facts_from(project, uow.intel.file_counts(project, 50),
-                                   uow.intel.memory_texts(project, ("project_rule",), 5),
-                                   uow.intel.memory_texts(project, ("decision",), 5),
-                                   uow.intel.session_count(project))
+                facts = facts_from(
+                    project,
+                    uow.intel.file_counts(project, 50),
+                    uow.intel.memory_texts(project, ("project_rule",), 5),
+                    uow.intel.memory_texts(project, ("decision",), 5),
+                    uow.intel.session_count(project),
+                )
             fingerprint = document(facts)
             counts["projects"] += 1
             digest = _hash(fingerprint)
             if self._publisher.unchanged(WORKER, project, "document", digest):
                 self._publisher.publish(WORKER, project, "document", [], mark=mark, fingerprint=digest)
                 continue
-            text = (self._llm.complete_text(PURPOSE, SYSTEM, fingerprint, max_tokens=600)
-                    if self._llm.enabled else None)
+            text = (
+                self._llm.complete_text(PURPOSE, SYSTEM, fingerprint, max_tokens=600)
+                if self._llm.enabled
+                else None
+            )
             generator = "llm" if text else "rules"
-            content = (f"Repository expertise for {project}\n{text.strip()}"[:MAX_DOCUMENT_CHARS] if text
-                       else fingerprint)
-            draft = MemoryDraft(project=project, category=CATEGORY, content=content, significance=0.7,
-                                files=tuple(p for p, _ in facts.files[:10]),
-                                metadata={"source": WORKER, "generator": generator})
-            counts["changed"] += self._publisher.publish(WORKER, project, "document", [draft], mark=mark,
-                                                         generator=generator, fingerprint=digest)
+            content = (
+                f"Repository expertise for {project}\n{text.strip()}"[:MAX_DOCUMENT_CHARS]
+                if text
+                else fingerprint
+            )
+            draft = MemoryDraft(
+                project=project,
+                category=CATEGORY,
+                content=content,
+                significance=0.7,
+                files=tuple(p for p, _ in facts.files[:10]),
+                metadata={"source": WORKER, "generator": generator},
+            )
+            counts["changed"] += self._publisher.publish(
+                WORKER, project, "document", [draft], mark=mark, generator=generator, fingerprint=digest
+            )
             counts["by_llm"] += generator == "llm"
         return counts
 

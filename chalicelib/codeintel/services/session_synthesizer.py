@@ -34,15 +34,26 @@ class SessionSynthesizer:
         counts = {"synthesized": 0, "by_llm": 0}
         with self._units() as uow:
             sessions = uow.intel.sessions_without(WORKER, limit, with_transcript=False)
-            files = {s["session_id"]: list(s["files_changed"] or [])
-                     or uow.intel.session_files(s["session_id"]) for s in sessions}
+            files = {
+                s["session_id"]: list(s["files_changed"] or []) or uow.intel.session_files(s["session_id"])
+                for s in sessions
+            }
         for session in sessions:
             sid = session["session_id"]
             synthesis, generator = self._synthesize(session, files[sid])
-            draft = MemoryDraft(project=session["project"], category=CATEGORY, content=synthesis.render(sid),
-                                files=synthesis.files[:20], session_id=sid, significance=0.6,
-                                metadata={"source": WORKER, "generator": generator,
-                                          "ended_at": session["ended_at"].isoformat()})
+            draft = MemoryDraft(
+                project=session["project"],
+                category=CATEGORY,
+                content=synthesis.render(sid),
+                files=synthesis.files[:20],
+                session_id=sid,
+                significance=0.6,
+                metadata={
+                    "source": WORKER,
+                    "generator": generator,
+                    "ended_at": session["ended_at"].isoformat(),
+                },
+            )
             self._publisher.publish(WORKER, session["project"], sid, [draft], generator=generator)
             counts["synthesized"] += 1
             counts["by_llm"] += generator == "llm"
@@ -52,8 +63,10 @@ class SessionSynthesizer:
         turns = session["transcript"] or []
         if self._llm.enabled:
             text = "\n".join(f"{t.get('role')}: {t.get('text')}" for t in turns)[-MAX_PROMPT_CHARS:]
-            user = (f"Project: {session['project']}\nFiles changed: {json.dumps(files[:30])}\n"
-                    f"Last progress: {session['last_progress'] or ''}\nTranscript:\n{text}")
+            user = (
+                f"Project: {session['project']}\nFiles changed: {json.dumps(files[:30])}\n"
+                f"Last progress: {session['last_progress'] or ''}\nTranscript:\n{text}"
+            )
             answer = self._llm.complete_json(PURPOSE, SYSTEM, user, session_digest.SCHEMA, max_tokens=500)
             synthesis = session_digest.from_answer(answer, files) if answer else None
             if synthesis is not None:

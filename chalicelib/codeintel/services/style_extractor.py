@@ -23,8 +23,12 @@ MAX_EDITS = 2000
 MAX_LINE = 300
 SYSTEM = """You describe a project's coding style in one line of at most 40 words for an AI coding
 agent, from measurements of the code it recently added. Keep every measured fact; add nothing."""
-SCHEMA: dict[str, Any] = {"type": "object", "properties": {"style": {"type": "string"}},
-                          "required": ["style"], "additionalProperties": False}
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"style": {"type": "string"}},
+    "required": ["style"],
+    "additionalProperties": False,
+}
 
 
 class StyleExtractor:
@@ -48,15 +52,21 @@ class StyleExtractor:
                 continue
             line, generator = measured, "rules"
             if self._llm.enabled:
-                answer = self._llm.complete_json(PURPOSE, SYSTEM, f"Project: {project}\nMeasured: {measured}",
-                                                 SCHEMA, max_tokens=120)
+                answer = self._llm.complete_json(
+                    PURPOSE, SYSTEM, f"Project: {project}\nMeasured: {measured}", SCHEMA, max_tokens=120
+                )
                 worded = " ".join(str((answer or {}).get("style") or "").split())
                 if worded:
                     line, generator = worded[:MAX_LINE], "llm"
-            draft = MemoryDraft(project=project, category=CATEGORY, content=f"Style: {line}",
-                                significance=0.6,
-                                metadata={"source": WORKER, "generator": generator, "measured": measured})
-            counts["changed"] += self._publisher.publish(WORKER, project, "style", [draft], mark=mark,
-                                                         generator=generator, fingerprint=fingerprint)
+            draft = MemoryDraft(
+                project=project,
+                category=CATEGORY,
+                content=f"Style: {line}",
+                significance=0.6,
+                metadata={"source": WORKER, "generator": generator, "measured": measured},
+            )
+            counts["changed"] += self._publisher.publish(
+                WORKER, project, "style", [draft], mark=mark, generator=generator, fingerprint=fingerprint
+            )
             counts["by_llm"] += generator == "llm"
         return counts

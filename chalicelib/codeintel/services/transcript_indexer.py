@@ -24,10 +24,17 @@ class TranscriptIndexer:
             sessions = uow.intel.sessions_without(WORKER, limit, with_transcript=True)
         for session in sessions:
             pieces = chunks(session["transcript"] or [], self._redact)
-            drafts = [MemoryDraft(project=session["project"], category=CATEGORY, content=piece,
-                                  session_id=session["session_id"], significance=0.3,
-                                  metadata={"source": WORKER, "chunk": i, "of": len(pieces)})
-                      for i, piece in enumerate(pieces)]
+            drafts = [
+                MemoryDraft(
+                    project=session["project"],
+                    category=CATEGORY,
+                    content=piece,
+                    session_id=session["session_id"],
+                    significance=0.3,
+                    metadata={"source": WORKER, "chunk": i, "of": len(pieces)},
+                )
+                for i, piece in enumerate(pieces)
+            ]
             self._publisher.publish(WORKER, session["project"], session["session_id"], drafts)
             counts["sessions"] += 1
             counts["chunks"] += len(drafts)

@@ -17,8 +17,14 @@ from chalicelib.llm.services.ports import LanguageModel
 
 
 class CodeIntelWorkers:
-    def __init__(self, units: CodeIntelUnits, store: StoreMemories, llm: LanguageModel, redact: Redact,
-                 github: GitHubListing | None) -> None:
+    def __init__(
+        self,
+        units: CodeIntelUnits,
+        store: StoreMemories,
+        llm: LanguageModel,
+        redact: Redact,
+        github: GitHubListing | None,
+    ) -> None:
         self._units, self._llm, self._redact, self._github = units, llm, redact, github
         self._publisher = Publisher(units, store)
 

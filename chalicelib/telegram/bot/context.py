@@ -15,6 +15,8 @@ from chalicelib.telegram.domain.telegram_text import split_message
 from chalicelib.telegram.services.ports import Keyboard
 
 if TYPE_CHECKING:
+    from chalicelib.assistant.services.task_offers import TaskOffers
+    from chalicelib.assistant.services.user_model import UserModel
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
     from chalicelib.graph.services.graph_admin import GraphAdmin
@@ -84,6 +86,9 @@ class BotServices:
     public_url: str = ""  # ITACHI_PUBLIC_URL, for the join command an invite shows
     brain: ProposalDecisions | None = None  # /brain and the proposals' buttons
     graph_admin: GraphAdmin | None = None  # the graph memory's contradiction buttons
+    assistant: UserModel | None = None  # learns facts and personality traits from free text
+    offers: TaskOffers | None = None  # natural-language requests offered as tasks (Create / Cancel)
+    repo_registry: Callable[[], list[dict[str, Any]]] | None = None  # GitHub sync's repos, for /repos
 
 
 def services(context: Context) -> BotServices:

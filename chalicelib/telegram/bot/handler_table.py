@@ -20,9 +20,11 @@ from telegram.ext import (
     filters,
 )
 
+from chalicelib.assistant.domain.task_intent import OFFER_PREFIX
 from chalicelib.brain.domain.proposals import CALLBACK_PREFIX as PROPOSAL_PREFIX
 from chalicelib.ssh.domain.run_story import CONFIRM_PREFIX
 from chalicelib.telegram.bot import (  # noqa: F401 (imported for their @command bindings)
+    assistant_actions,
     brain_commands,
     conversation,
     graph_buttons,
@@ -53,6 +55,7 @@ def build_application(token: str, api_url: str,
     app.add_handler(CallbackQueryHandler(ssh_commands.confirmed, pattern=f"^{CONFIRM_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(brain_commands.decided, pattern=f"^{PROPOSAL_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(graph_buttons.resolved, pattern=graph_buttons.PATTERN))
+    app.add_handler(CallbackQueryHandler(assistant_actions.offer_decided, pattern=f"^{OFFER_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(guard.stale_button))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.COMMAND, help_commands.unknown_command))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.TEXT & ~filters.COMMAND, session_commands.relay),

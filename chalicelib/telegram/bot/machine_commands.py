@@ -10,6 +10,8 @@ from chalicelib.kernel.errors import DomainError, NotFound, Unavailable
 from chalicelib.telegram.bot.context import Context, blocking, command, reply, services
 from chalicelib.telegram.domain.bot_commands import parse_engines
 
+MAX_REGISTRY_LINES = 60
+
 
 def _machine_line(m: dict[str, Any]) -> str:
     engines = ", ".join(m["engine_priority"]) or "-"
@@ -50,16 +52,27 @@ async def _invite(update: Update, context: Context, machine_id: str | None) -> N
 
 @command("repos")
 async def repos(update: Update, context: Context) -> None:
-    listed = await blocking(services(context).machines.list_machines)
+    bot = services(context)
+    listed = await blocking(bot.machines.list_machines)
     owners: dict[str, list[str]] = {}
     for m in listed:
         for name in [*m["projects"], *m["repos"]]:
             owners.setdefault(name, []).append(m["id"])
-    if not owners:
+    registry = await blocking(bot.repo_registry) if bot.repo_registry is not None else []
+    if not owners and not registry:
         await reply(update, context, "No repositories registered: agents report the projects they have.")
         return
-    lines = [f"- {name}: {', '.join(sorted(set(ids)))}" for name, ids in sorted(owners.items())]
-    await reply(update, context, "Repositories (machines that have them):\n" + "\n".join(lines))
+    parts = []
+    if owners:
+        lines = [f"- {name}: {', '.join(sorted(set(ids)))}" for name, ids in sorted(owners.items())]
+        parts.append("Repositories (machines that have them):\n" + "\n".join(lines))
+    if registry:
+        lines = [f"- {r['full_name']} ({r['default_branch']}){' [archived]' if r['archived'] else ''}"
+                 for r in registry[:MAX_REGISTRY_LINES]]
+        extra = len(registry) - MAX_REGISTRY_LINES
+        more = f"\n... and {extra} more" if extra > 0 else ""
+        parts.append("GitHub repositories (default branch):\n" + "\n".join(lines) + more)
+    await reply(update, context, "\n\n".join(parts))
 
 
 @command("engines")

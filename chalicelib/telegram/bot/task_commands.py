@@ -19,7 +19,7 @@ ACTIVE = ("queued", "dispatched", "running")
 @command("task")
 async def task(update: Update, context: Context) -> None:
     request = parse_task(context.args or [])
-    tasks = services(context).tasks
+    tasks, bot_offers = services(context).tasks, services(context).offers
     title = topic_title(request.project, request.description)
     place = await open_topic(update, context, title)
     header = f"📋 {request.project}\n{request.description}\n\nProgress streams here; /cancel stops it."
@@ -31,7 +31,9 @@ async def task(update: Update, context: Context) -> None:
     if place.topic_id:  # without a topic the header above lands in this chat already
         link = topic_link(place.chat_id, place.topic_id)
         where = f" Progress: {link}" if link else " Progress streams to its topic."
-        await reply(update, context, f"Task {short_id(created.id)} queued for {created.project}.{where}")
+        branch = await blocking(bot_offers.default_branch, created.project) if bot_offers else None
+        on = f" (default branch {branch})" if branch else ""
+        await reply(update, context, f"Task {short_id(created.id)} queued for {created.project}{on}.{where}")
 
 
 @command("cancel")

@@ -28,10 +28,13 @@ def fake_openai() -> Iterator[FakeOpenAI]:
 
 
 @pytest.fixture
-def keyed(tmp_path: Path, database_url: str, moto_endpoint: str, fake_openai: FakeOpenAI) -> Iterator[Container]:
+def keyed(
+    tmp_path: Path, database_url: str, moto_endpoint: str, fake_openai: FakeOpenAI
+) -> Iterator[Container]:
     """An OpenAI key pointing at the fake: the workers ask the model through the budgeted port."""
     settings = settings_for_test(tmp_path / "keyed", database_url, moto_endpoint).replace(
-        openai_api_key="sk-test", openai_base_url=fake_openai.base_url, embedding_provider="local")
+        openai_api_key="sk-test", openai_base_url=fake_openai.base_url, embedding_provider="local"
+    )
     container = make_container(settings, with_queues=False)
     container.embedder = WordEmbedder()  # type: ignore[misc]
     set_container(container)

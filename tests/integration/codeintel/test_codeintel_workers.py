@@ -3,30 +3,51 @@ nothing new changes nothing, and the rules path without an OpenAI key."""
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from chalicelib.bootstrap import Container
-from chalicelib.kernel.schedule_table import SCHEDULES
+from chalicelib.kernel.schedule_table import SCHEDULES, ScheduleSpec
 from infra.local.scheduler import run_schedule_once
 from tests.support.codeintel_world import remember, seed_project, session, state, texts
 
 BY_NAME = {spec.name: spec for spec in SCHEDULES}
 
 
+def run(spec: ScheduleSpec) -> dict[str, Any]:
+    """The worker's handler, invoked as EventBridge invokes it; its counts."""
+    return cast(dict[str, Any], run_schedule_once(spec))
+
+
 def test_every_worker_has_its_row_in_the_schedule_table() -> None:
-    periods = {name: BY_NAME[name].rate_expression for name in (
-        "session-synthesizer", "edit-analyzer", "repo-expertise", "style-extractor", "cross-project",
-        "transcript-indexer", "github-sync")}
-    assert periods == {"session-synthesizer": "rate(30 minutes)", "edit-analyzer": "rate(15 minutes)",
-                       "repo-expertise": "rate(1 day)", "style-extractor": "rate(7 days)",
-                       "cross-project": "rate(7 days)", "transcript-indexer": "rate(1 hour)",
-                       "github-sync": "rate(1 day)"}
+    periods = {
+        name: BY_NAME[name].rate_expression
+        for name in (
+            "session-synthesizer",
+            "edit-analyzer",
+            "repo-expertise",
+            "style-extractor",
+            "cross-project",
+            "transcript-indexer",
+            "github-sync",
+        )
+    }
+    assert periods == {
+        "session-synthesizer": "rate(30 minutes)",
+        "edit-analyzer": "rate(15 minutes)",
+        "repo-expertise": "rate(1 day)",
+        "style-extractor": "rate(7 days)",
+        "cross-project": "rate(7 days)",
+        "transcript-indexer": "rate(1 hour)",
+        "github-sync": "rate(1 day)",
+    }
 
 
 def test_the_session_synthesizer_summarises_each_completed_session_once(intel: Container) -> None:
     seed_project(intel, sessions=2)
 
-    first = run_schedule_once(BY_NAME["session-synthesizer"])
+    first = run(BY_NAME["session-synthesizer"])
     before = state(intel)
-    second = run_schedule_once(BY_NAME["session-synthesizer"])
+    second = run(BY_NAME["session-synthesizer"])
 
     assert first == {"synthesized": 2, "by_llm": 0}
     assert second == {"synthesized": 0, "by_llm": 0}
@@ -48,12 +69,14 @@ def test_the_session_synthesizer_is_bounded_per_run(intel: Container) -> None:
     assert intel.codeintel.session_synthesizer.run(limit=2)["synthesized"] == 0
 
 
-def test_the_edit_analyzer_stores_hot_files_co_changes_and_failing_files_as_patterns(intel: Container) -> None:
+def test_the_edit_analyzer_stores_hot_files_co_changes_and_failing_files_as_patterns(
+    intel: Container,
+) -> None:
     seed_project(intel, sessions=4)
 
-    first = run_schedule_once(BY_NAME["edit-analyzer"])
+    first = run(BY_NAME["edit-analyzer"])
     before = state(intel)
-    second = run_schedule_once(BY_NAME["edit-analyzer"])
+    second = run(BY_NAME["edit-analyzer"])
 
     assert first == {"projects": 1, "changed": 1, "patterns": 4}
     assert second == {"projects": 0, "changed": 0, "patterns": 0}
@@ -73,8 +96,10 @@ def test_new_edits_replace_the_patterns_instead_of_adding_to_them(intel: Contain
 
     assert again["changed"] == 1
     hot = [t for t in texts(intel, "billing", "pattern_observation") if t.startswith("Hot files")]
-    assert hot == ["Hot files: src/billing/invoices.py (4 edits), src/billing/totals.py (4 edits), "
-                   "tests/test_invoices_0.py (2 edits), tests/test_invoices_1.py (1 edit)"]
+    assert hot == [
+        "Hot files: src/billing/invoices.py (4 edits), src/billing/totals.py (4 edits), "
+        "tests/test_invoices_0.py (2 edits), tests/test_invoices_1.py (1 edit)"
+    ]
 
 
 def test_repo_expertise_documents_areas_key_files_conventions_and_decisions(intel: Container) -> None:
@@ -82,9 +107,9 @@ def test_repo_expertise_documents_areas_key_files_conventions_and_decisions(inte
     remember(intel, "billing", "project_rule", "Always run the billing migrations before the tests")
     remember(intel, "billing", "decision", "Invoices are stored in cents, never floats")
 
-    first = run_schedule_once(BY_NAME["repo-expertise"])
+    first = run(BY_NAME["repo-expertise"])
     before = state(intel)
-    second = run_schedule_once(BY_NAME["repo-expertise"])
+    second = run(BY_NAME["repo-expertise"])
 
     assert first == {"projects": 1, "changed": 1, "by_llm": 0}
     assert second == {"projects": 0, "changed": 0, "by_llm": 0}
@@ -112,27 +137,30 @@ def test_tasks_on_a_repository_get_its_expertise_in_their_prompt(intel: Containe
 def test_the_style_extractor_writes_one_style_line_from_the_added_code(intel: Container) -> None:
     seed_project(intel)
 
-    first = run_schedule_once(BY_NAME["style-extractor"])
+    first = run(BY_NAME["style-extractor"])
     before = state(intel)
-    second = run_schedule_once(BY_NAME["style-extractor"])
+    second = run(BY_NAME["style-extractor"])
 
     assert first["changed"] == 1 and second == {"projects": 0, "changed": 0, "by_llm": 0}
     assert state(intel) == before
     (style,) = texts(intel, "billing", "style")
-    assert style.startswith("Style: python; snake_case names; 4-space indent; double quotes; "
-                            "tests change with the code")
+    assert style.startswith(
+        "Style: python; snake_case names; 4-space indent; double quotes; tests change with the code"
+    )
     assert style.endswith("prefers httpx, pydantic, pytest")
     assert intel.sessions.briefing("billing")["style"] == style
 
 
 def test_lessons_confirmed_in_two_projects_are_proposed_into_global_with_provenance(intel: Container) -> None:
-    billing = remember(intel, "billing", "project_rule", "Always run database migrations before running tests")
+    billing = remember(
+        intel, "billing", "project_rule", "Always run database migrations before running tests"
+    )
     shop = remember(intel, "shop", "task_lesson", "Run the database migrations before running the tests")
     remember(intel, "shop", "project_rule", "Prefer small pull requests")
 
-    first = run_schedule_once(BY_NAME["cross-project"])
+    first = run(BY_NAME["cross-project"])
     before = state(intel)
-    second = run_schedule_once(BY_NAME["cross-project"])
+    second = run(BY_NAME["cross-project"])
 
     assert first == {"groups": 1, "proposed": 1, "by_llm": 0}
     assert second == {"groups": 1, "proposed": 0, "by_llm": 0}
@@ -147,13 +175,20 @@ def test_lessons_confirmed_in_two_projects_are_proposed_into_global_with_provena
 
 def test_transcripts_are_indexed_redacted_and_left_out_of_default_search(intel: Container) -> None:
     secret = "sk-proj-" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0"
-    session(intel, "t1", "billing", ["src/billing/invoices.py"], transcript=[
-        {"role": "user", "text": f"The flaky webhook retry uses key {secret} in staging", "line": 1},
-        {"role": "assistant", "text": "The webhook retry backs off exponentially now. " * 60, "line": 2}])
+    session(
+        intel,
+        "t1",
+        "billing",
+        ["src/billing/invoices.py"],
+        transcript=[
+            {"role": "user", "text": f"The flaky webhook retry uses key {secret} in staging", "line": 1},
+            {"role": "assistant", "text": "The webhook retry backs off exponentially now. " * 60, "line": 2},
+        ],
+    )
 
-    first = run_schedule_once(BY_NAME["transcript-indexer"])
+    first = run(BY_NAME["transcript-indexer"])
     before = state(intel)
-    second = run_schedule_once(BY_NAME["transcript-indexer"])
+    second = run(BY_NAME["transcript-indexer"])
 
     assert first["sessions"] == 1 and first["chunks"] >= 2
     assert second == {"sessions": 0, "chunks": 0}

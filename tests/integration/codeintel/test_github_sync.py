@@ -29,7 +29,8 @@ def github() -> Iterator[FakeGitHub]:
 @pytest.fixture
 def synced(tmp_path: Path, database_url: str, github: FakeGitHub) -> Iterator[Container]:
     settings = settings_for_test(tmp_path / "home", database_url, None).replace(
-        github_token=TOKEN, github_api_url=github.api_url)
+        github_token=TOKEN, github_api_url=github.api_url
+    )
     container = make_container(settings, with_queues=False)
     set_container(container)
     yield container
@@ -37,7 +38,9 @@ def synced(tmp_path: Path, database_url: str, github: FakeGitHub) -> Iterator[Co
     container.close()
 
 
-def test_the_registry_gets_every_repository_and_its_default_branch(synced: Container, github: FakeGitHub) -> None:
+def test_the_registry_gets_every_repository_and_its_default_branch(
+    synced: Container, github: FakeGitHub
+) -> None:
     first = run_schedule_once(SYNC)
 
     assert first == {"added": 151, "updated": 0, "unchanged": 0, "pages": 2}
@@ -80,7 +83,8 @@ def test_a_wrong_token_fails_the_run_loudly(tmp_path: Path, database_url: str, g
     import urllib.error
 
     settings = settings_for_test(tmp_path / "home", database_url, None).replace(
-        github_token="ghp_wrong", github_api_url=github.api_url)
+        github_token="ghp_wrong", github_api_url=github.api_url
+    )
     container = make_container(settings, with_queues=False)
     try:
         with pytest.raises(urllib.error.HTTPError, match="401"):

@@ -1,0 +1,108 @@
+"""Facts a user states about themselves and their preferences, read from one message.
+
+`stated_facts` is the deterministic reader (no model): first-person statements of preference,
+habit or identity. The assistant asks the model instead when one is configured, and keeps this
+as the fallback.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+MAX_FACT_CHARS = 240
+_CLAUSE = re.compile(r"[^.!?\n;]+")
+_PATTERNS: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("identity", re.compile(r"\bmy name is (?P<x>[\w' -]{2,40})", re.I), "The user's name is {x}"),
+    ("identity", re.compile(r"\bcall me (?P<x>[\w' -]{2,40})", re.I), "The user wants to be called {x}"),
+    ("identity", re.compile(r"\bi(?: am|'m) an? (?P<x>[\w' /+-]{3,80})", re.I), "The user is a {x}"),
+    (
+        "identity",
+        re.compile(r"\bi work (?:at|for|on) (?P<x>[\w' ./+-]{2,80})", re.I),
+        "The user works {w} {x}",
+    ),
+    (
+        "preference",
+        re.compile(r"\bi (?:really |strongly )?(?:prefer|like|love|want) (?P<x>.{3,160})", re.I),
+        "The user prefers {x}",
+    ),
+    (
+        "preference",
+        re.compile(r"\bi (?:hate|dislike|don't like|do not like|can't stand) (?P<x>.{3,160})", re.I),
+        "The user dislikes {x}",
+    ),
+    (
+        "preference",
+        re.compile(r"\b(?:please )?(?:always|from now on) (?P<x>.{3,160})", re.I),
+        "The user wants: always {x}",
+    ),
+    ("preference", re.compile(r"\b(?:please )?never (?P<x>.{3,160})", re.I), "The user wants: never {x}"),
+    ("preference", re.compile(r"\bi (?:usually |always )?use (?P<x>.{3,120})", re.I), "The user uses {x}"),
+)
+FACTS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "facts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "kind": {"type": "string", "enum": ["preference", "identity"]},
+                    "fact": {"type": "string"},
+                },
+                "required": ["kind", "fact"],
+                "additionalProperties": False,
+            },
+        }
+    },
+    "required": ["facts"],
+    "additionalProperties": False,
+}
+_CUES = re.compile(r"\b(i|i'm|my|me|always|never|prefer|call me)\b", re.I)
+
+
+@dataclass(frozen=True)
+class UserFact:
+    kind: str  # preference | identity
+    text: str
+
+
+def worth_reading(message: str) -> bool:
+    """Whether a message may state something about the user (spares the model the rest)."""
+    return bool(_CUES.search(message)) and not message.lstrip().startswith("/")
+
+
+def stated_facts(message: str) -> list[UserFact]:
+    facts: list[UserFact] = []
+    for clause in _CLAUSE.findall(message):
+        for kind, pattern, template in _PATTERNS:
+            match = pattern.search(clause)
+            if match:
+                value = " ".join(match.group("x").split()).rstrip(",")
+                works = clause[match.start() : match.end()].lower().split("work ", 1)[-1].split(" ", 1)[0]
+                facts.append(UserFact(kind, template.format(x=value, w=works)[:MAX_FACT_CHARS]))
+                break
+    return _unique(facts)
+
+
+def facts_from_answer(answer: dict[str, Any] | None) -> list[UserFact]:
+    items = (answer or {}).get("facts")
+    if not isinstance(items, list):
+        return []
+    facts = [
+        UserFact(str(i.get("kind")), " ".join(str(i.get("fact") or "").split())[:MAX_FACT_CHARS])
+        for i in items
+        if isinstance(i, dict)
+    ]
+    return _unique([f for f in facts if f.text and f.kind in ("preference", "identity")])
+
+
+def _unique(facts: list[UserFact]) -> list[UserFact]:
+    seen: set[str] = set()
+    out = []
+    for fact in facts:
+        if fact.text.lower() not in seen:
+            seen.add(fact.text.lower())
+            out.append(fact)
+    return out[:5]

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_snapshots import MemorySnapshots
     from chalicelib.memory.services.memory_transfer import MemoryTransfer
     from chalicelib.memory.services.ports import Embedder, MemoryUnits
+    from chalicelib.ops.services.health_monitor import HealthMonitor
     from chalicelib.sessions.services.ports import SessionUnits
     from chalicelib.sessions.services.sessions import SessionService
     from chalicelib.ssh.services.ssh_runs import SshRuns
@@ -682,6 +683,15 @@ class Container:
 
         return BrainLoop(self.brain_units, self.llm, QueueDepths(lambda: self.queues), self.brain_channel,
                          expire=self.brain_decisions.expire_due)
+
+    # The health monitor (every minute): alerts Telegram once per outage; CloudWatch metrics in AWS.
+    @cached_property
+    def health_monitor(self) -> HealthMonitor:
+        from chalicelib.ops.adapters.health_wiring import build_health_monitor
+
+        return build_health_monitor(self.settings, self.db.ping, lambda: self.queues,
+                                    self.machine_registry.list_machines, self.llm_units,
+                                    lambda: self.telegram_gateway, self.alert_chat_id)
 
     def warm_up(self) -> None:
         """Pay one-time costs (pool, models) before the first request; used by long-lived servers."""

@@ -37,6 +37,8 @@ class Access:
     secrets: tuple[str, ...]  # the settings (SecretSpec.var) whose secrets the function reads
     sends: tuple[str, ...] = ()  # queue keys it sends to; MACHINES for the agents' queues
     creates_machine_queues: bool = False
+    reads_queue_depths: bool = False  # GetQueueAttributes on the table's queues and their DLQs
+    puts_health_metrics: bool = False  # cloudwatch:PutMetricData in the Itachi/Health namespace
 
 
 ACCESS: dict[str, Access] = {
@@ -59,7 +61,9 @@ ACCESS: dict[str, Access] = {
     "functions.embed_pending:handler": Access((DB, OPENAI)),
     "functions.reflection:handler": Access((DB, OPENAI)),
     # Proposals go to Telegram; the orient call uses the LLM; DLQ depths are read.
-    "functions.brain_loop:handler": Access((DB, BOT, OPENAI)),
+    "functions.brain_loop:handler": Access((DB, BOT, OPENAI), reads_queue_depths=True),
+    # Alerts go to Telegram (the bot's handlers are not built: no OpenAI key needed).
+    "functions.health_monitor:handler": Access((DB, BOT), reads_queue_depths=True, puts_health_metrics=True),
     # The LLM reducer when the key is set, the deterministic one otherwise.
     "functions.memory_eviction:handler": Access((DB, OPENAI)),
     # Code intelligence: the memory write path embeds, and four of them ask the LLM.

@@ -23,6 +23,7 @@ API_P95_LATENCY_MS = 3000
 CPU_CREDITS_MIN = 20
 FREE_STORAGE_MIN_BYTES = 2 * 1024**3
 API_ID = "APIHandler"
+HEALTH_PAGED_CHECKS = ("api", "database", "queues")
 
 
 def alarm(description: str, namespace: str, metric: str, dimensions: list[Json], statistic: str, *,
@@ -89,6 +90,14 @@ def _api_and_database_alarms(stage: str) -> Json:
     }
 
 
+def _health_alarms(stage: str) -> Json:
+    """The health monitor's checks that page (functions/health_monitor.py): critical for 5 minutes."""
+    return {f"Health{check.capitalize()}Alarm": alarm(
+        f"The {check} health check was critical for 5 minutes", "Itachi/Health", "CheckLevel",
+        [{"Name": "Stage", "Value": stage}, {"Name": "Check", "Value": check}], "Minimum", threshold=2)
+        for check in HEALTH_PAGED_CHECKS}
+
+
 def resources(stage: str) -> Json:
     res: Json = {
         "AlarmTopic": {"Type": "AWS::SNS::Topic", "Properties": {
@@ -100,4 +109,5 @@ def resources(stage: str) -> Json:
     res.update(_queue_alarms())
     res.update(_function_alarms())
     res.update(_api_and_database_alarms(stage))
+    res.update(_health_alarms(stage))
     return res

@@ -7,7 +7,7 @@ a queue's attributes or tags: machine queues get their redrive policy when they 
 
 from __future__ import annotations
 
-from chalicelib.kernel.queue_table import QueueSpec, queue_name
+from chalicelib.kernel.queue_table import QUEUES, QueueSpec, queue_name
 from infra.aws.access import MACHINES, Access
 from infra.aws.cfn import NO_VALUE, PRIVATE, Json, assume_role, get_att, sqs_arn
 from infra.aws.secrets import SecretSpec, secret_arns
@@ -30,6 +30,16 @@ def queue_statements(prefix: str, access: Access, consumes: QueueSpec | None = N
         out.append({"Sid": "CreateMachineQueues", "Effect": "Allow",
                     "Action": ["sqs:CreateQueue", "sqs:GetQueueAttributes"],
                     "Resource": queue_arn(prefix, MACHINES)})
+    if access.reads_queue_depths:
+        keys = [k for spec in QUEUES for k in (spec.key, spec.dlq_key)]
+        out.append({"Sid": "ReadQueueDepths", "Effect": "Allow",
+                    "Action": ["sqs:GetQueueUrl", "sqs:GetQueueAttributes"],
+                    "Resource": [queue_arn(prefix, key) for key in keys]})
+    if access.puts_health_metrics:
+        # PutMetricData has no resource type; the namespace condition narrows it.
+        out.append({"Sid": "PutHealthMetrics", "Effect": "Allow", "Action": "cloudwatch:PutMetricData",
+                    "Resource": "*",
+                    "Condition": {"StringEquals": {"cloudwatch:namespace": "Itachi/Health"}}})
     if consumes is not None:
         out.append({"Sid": "ConsumeItsQueue", "Effect": "Allow",
                     "Action": ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility",

@@ -49,6 +49,7 @@ EXPECTED: dict[str, tuple[set[str], set[str], bool]] = {
     "functions.codeintel:github_sync": ({DB, "GITHUB_TOKEN"}, set(), False),
     "functions.reflection:handler": ({DB, AI}, set(), False),
     "functions.brain_loop:handler": ({DB, BOT, AI}, set(), False),
+    "functions.health_monitor:handler": ({DB, BOT}, set(), False),
     "functions.memory_eviction:handler": ({DB, AI}, set(), False),
 }
 SECRET_VARS = {"DatabaseUrlSecret": MASTER, "DatabaseAppSecret": DB, "ItachiApiKeysSecret": KEYS,
@@ -113,6 +114,31 @@ def test_every_function_reads_only_its_secrets_and_sends_only_to_its_queues(
         creators = [s for s in statements if "sqs:CreateQueue" in as_list(s["Action"])]
         assert bool(creators) == creates, logical_id
         assert all(queue_key(r, prefix) == MACHINES for s in creators for r in as_list(s["Resource"]))
+
+
+def test_only_the_monitors_read_queue_depths_and_only_the_health_monitor_puts_metrics(
+        stage_template: tuple[str, dict[str, Any]]) -> None:
+    stage, template = stage_template
+    prefix = load_stage(stage).queue_prefix
+    readers, metric_writers = set(), set()
+    for logical_id, fn in template["Resources"].items():
+        if fn["Type"] != "AWS::Serverless::Function":
+            continue
+        for s in statements_of(template["Resources"][fn["Properties"]["Role"]["Fn::GetAtt"][0]]):
+            if s.get("Sid") == "ReadQueueDepths":
+                readers.add(handler_of(logical_id, fn))
+                keys = {queue_key(r, prefix) for r in as_list(s["Resource"])}
+                assert keys == {k for q in QUEUES for k in (q.key, f"{q.key}-dlq")}
+                assert set(as_list(s["Action"])) == {"sqs:GetQueueUrl", "sqs:GetQueueAttributes"}
+            if "cloudwatch:PutMetricData" in as_list(s["Action"]):
+                metric_writers.add(handler_of(logical_id, fn))
+                assert s["Condition"] == {"StringEquals": {"cloudwatch:namespace": "Itachi/Health"}}
+    assert readers == {"functions.brain_loop:handler", "functions.health_monitor:handler"}
+    assert metric_writers == {"functions.health_monitor:handler"}
+    health = {k: v for k, v in template["Resources"].items()
+              if v["Type"] == "AWS::CloudWatch::Alarm" and v["Properties"]["Namespace"] == "Itachi/Health"}
+    assert sorted(a["Properties"]["Dimensions"][1]["Value"] for a in health.values()) == [
+        "api", "database", "queues"]
 
 
 def test_no_role_may_change_queue_attributes_or_tags(stage_template: tuple[str, dict[str, Any]]) -> None:

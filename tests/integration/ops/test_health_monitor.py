@@ -18,7 +18,7 @@ import pytest
 from chalicelib.bootstrap import Container
 from chalicelib.kernel.migrations import apply_migrations
 from infra.local.postgres import start_postgres
-from infra.local.postgres_watch import postmaster_pid, process_alive
+from infra.local.postgres_watch import PostgresWatch, postmaster_pid, process_alive
 from tests.fakes.fake_telegram import FakeTelegram
 from tests.support.local_stack import make_container, settings_for_test
 from tests.support.orchestration import wait_for
@@ -71,9 +71,13 @@ def test_killing_postgres_alerts_once_after_three_checks_and_once_when_it_is_bac
     (alert,) = alerts(fake)
     assert alert.startswith("🔴 database has failed 3 checks in a row")
 
-    server.ensure_postgres_running()  # as `itachi up`'s watch does
-    recovered = wait_for(lambda: [r for r in [monitor.run()] if r.recoveries], timeout_s=60,
-                         what="a check that sees the database again")
+    watch = PostgresWatch(server, root / "pgdata", say=lambda line: None)  # `itachi up`'s restarter
+    watch.start()
+    try:
+        recovered = wait_for(lambda: [r for r in [monitor.run()] if r.recoveries], timeout_s=120,
+                             what="a check that sees the database again")
+    finally:
+        watch.stop()
 
     # Five checks failed while it was down, and more if a check ran while it was starting again.
     (recovery,) = recovered[0].recoveries

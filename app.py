@@ -17,6 +17,10 @@ from chalicelib.auth.request_guard import UNAUTHORIZED, admit, vet_answer
 from chalicelib.auth.request_principal import current_principal, reset_principal, set_principal
 from chalicelib.bootstrap import get_container
 from chalicelib.brain import routes as brain_routes
+from chalicelib.console.routes import auth_pages as console_auth_pages
+from chalicelib.console.routes import memory_pages as console_memory_pages
+from chalicelib.console.routes import overview_pages as console_overview_pages
+from chalicelib.console.routes import task_pages as console_task_pages
 from chalicelib.graph import routes as graph_routes
 from chalicelib.kernel.errors import DomainError
 from chalicelib.kernel.http import error_response
@@ -61,6 +65,11 @@ app.register_blueprint(invite_routes.bp)
 app.register_blueprint(brain_routes.bp)
 app.register_blueprint(agent_profile_routes.bp)
 app.register_blueprint(agent_run_routes.bp)
+app.register_blueprint(console_auth_pages.bp)  # the web console (cookie sessions, see chalicelib/console)
+app.register_blueprint(console_auth_pages.api)
+app.register_blueprint(console_memory_pages.bp)
+app.register_blueprint(console_task_pages.bp)
+app.register_blueprint(console_overview_pages.bp)
 
 
 _KEYED_PATHS = ("/mcp", "/openapi.json")

@@ -10,6 +10,7 @@ from agent import install_hooks, wrappers
 from agent.commands import (
     agent_commands,
     brain_commands,
+    console_commands,
     graph_commands,
     join_commands,
     key_commands,
@@ -56,6 +57,7 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     ssh_commands.add_ssh_parser,
     graph_commands.add_graph_parser,
     graph_commands.add_recall_parser,
+    console_commands.add_console_parser,
 ]
 
 

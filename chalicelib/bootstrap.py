@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from chalicelib.brain.services.ports import BrainUnits, ProposalChannel
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
     from chalicelib.codeintel.services.workers import CodeIntelWorkers
+    from chalicelib.console.services.console_auth import ConsoleAuth
+    from chalicelib.console.services.reads import ReadsFactory
     from chalicelib.graph.services.graph_admin import GraphAdmin
     from chalicelib.graph.services.graph_retrieve import GraphRetrieve
     from chalicelib.graph.services.graph_store import GraphStore
@@ -699,6 +701,23 @@ class Container:
         from chalicelib.memory.adapters.embedders import warm_up_embedder
 
         warm_up_embedder(self.embedder)
+
+    @cached_property
+    def console_auth(self) -> ConsoleAuth:
+        from chalicelib.console.adapters.console_repository import PostgresConsoleUnitOfWork
+        from chalicelib.console.services.console_auth import ConsoleAuth
+
+        def admin_name(key: str) -> str | None:
+            principal = self.authenticator.principal(key)
+            return principal.name if principal is not None and principal.is_admin else None
+
+        return ConsoleAuth(partial(PostgresConsoleUnitOfWork, self.db), admin_name)
+
+    @property
+    def console_reads(self) -> ReadsFactory:
+        from chalicelib.console.adapters.console_reads import console_reads
+
+        return partial(console_reads, self.db)
 
     def close(self) -> None:
         if "memory" in self.__dict__:

@@ -34,6 +34,7 @@ from infra.local.scheduler import Scheduler
 from infra.local.sqs_dispatcher import SqsDispatcher
 
 READY_LINE = "Itachi API ready on {url}"
+CONSOLE_LINE = "Web console: {url}/console (sign in with the API key, or run `itachi console` for a link)"
 
 
 @dataclass
@@ -189,6 +190,7 @@ def run_forever(options: StackOptions) -> int:
     try:
         url = stack.start()
         print(READY_LINE.format(url=url), flush=True)
+        print(CONSOLE_LINE.format(url=url), flush=True)
         while not stopping.wait(1.0):
             pass
     finally:

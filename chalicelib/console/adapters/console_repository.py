@@ -1,0 +1,63 @@
+"""Console sessions and one-time links in Postgres (migration 0120)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from chalicelib.console.domain.cookies import ConsoleSession
+from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+
+
+class PostgresConsoleRepository:
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    def open(self, token_hash: bytes, csrf_token: str, signed_in_as: str, expires_at: datetime) -> None:
+        self._conn.execute(
+            "INSERT INTO console_sessions (token_hash, csrf_token, signed_in_as, expires_at) "
+            "VALUES (%s, %s, %s, %s)",
+            (token_hash, csrf_token, signed_in_as, expires_at),
+        )
+
+    def live(self, token_hash: bytes, now: datetime) -> ConsoleSession | None:
+        row = self._conn.execute(
+            "SELECT csrf_token, signed_in_as, expires_at FROM console_sessions "
+            "WHERE token_hash = %s AND ended_at IS NULL AND expires_at > %s",
+            (token_hash, now),
+        ).fetchone()
+        return ConsoleSession(row["csrf_token"], row["signed_in_as"], row["expires_at"]) if row else None
+
+    def end(self, token_hash: bytes, now: datetime) -> None:
+        self._conn.execute(
+            "UPDATE console_sessions SET ended_at = %s WHERE token_hash = %s AND ended_at IS NULL",
+            (now, token_hash),
+        )
+
+    def add_link(self, token_hash: bytes, created_by: str, expires_at: datetime) -> None:
+        self._conn.execute(
+            "INSERT INTO console_links (token_hash, created_by, expires_at) VALUES (%s, %s, %s)",
+            (token_hash, created_by, expires_at),
+        )
+
+    def spend_link(self, token_hash: bytes, now: datetime) -> str | None:
+        row = self._conn.execute(
+            "UPDATE console_links SET used_at = %s WHERE token_hash = %s AND used_at IS NULL "
+            "AND expires_at > %s RETURNING created_by",
+            (now, token_hash, now),
+        ).fetchone()
+        return row["created_by"] if row else None
+
+    def purge(self, now: datetime) -> int:
+        cutoff = now - timedelta(days=1)
+        gone = self._conn.execute("DELETE FROM console_sessions WHERE expires_at < %s", (cutoff,)).rowcount
+        return int(
+            gone + self._conn.execute("DELETE FROM console_links WHERE expires_at < %s", (cutoff,)).rowcount
+        )
+
+
+class PostgresConsoleUnitOfWork(PostgresUnitOfWork):
+    console: PostgresConsoleRepository
+
+    def _bind(self, conn: Any) -> None:
+        self.console = PostgresConsoleRepository(conn)

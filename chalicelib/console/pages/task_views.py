@@ -1,0 +1,127 @@
+"""The task pages' HTML: the list, one task, and its live output polled with a cursor.
+
+The output block polls `…/output?after=SEQ` every second while the task is not finished; each
+answer appends the new events to `#output` (an out-of-band swap) and replaces the poller with one
+carrying the new cursor, or with the result once the task has finished.
+"""
+
+from __future__ import annotations
+
+from chalicelib.console.domain.html import Markup, el, fragment
+from chalicelib.console.pages.layout import post_button, short, table, when
+from chalicelib.tasks.domain.task_model import Task, TaskEvent
+from chalicelib.tasks.domain.task_states import TaskStatus
+
+
+def task_rows(base: str, tasks: list[Task]) -> Markup:
+    return table(
+        ("task", "project", "status", "machine", "engine", "created", "finished"),
+        [
+            [
+                el(
+                    "a",
+                    {"href": f"{base}/console/tasks/{t.id}", "class": "task-link"},
+                    short(t.description, 120),
+                ),
+                t.project,
+                el("span", {"class": f"status {t.status.value}"}, t.status.value),
+                t.machine_id or t.target_machine or "—",
+                t.current_engine or t.engine or "—",
+                when(t.created_at),
+                when(t.finished_at),
+            ]
+            for t in tasks
+        ],
+        id_="task-table",
+    )
+
+
+def event_lines(events: list[TaskEvent]) -> Markup:
+    return fragment(
+        *[
+            el(
+                "div",
+                {"class": f"event {e.kind}", "data-seq": e.seq},
+                el("span", {"class": "kind"}, e.kind),
+                " ",
+                e.text or short(e.data, 400),
+            )
+            for e in events
+        ]
+    )
+
+
+def result_block(task: Task) -> Markup:
+    return el(
+        "section",
+        {"id": "result", "class": f"result {task.status.value}"},
+        el("h2", None, f"Result: {task.status.value}"),
+        el("pre", {"class": "content"}, task.result_summary or task.error or "—"),
+        el(
+            "p",
+            None,
+            "files changed: ",
+            ", ".join(task.files_changed) or "none",
+            f" · exit code {task.exit_code}" if task.exit_code is not None else "",
+            f" · cost ${task.cost_usd:.4f}" if task.cost_usd is not None else "",
+        ),
+    )
+
+
+def poller(base: str, task: Task, after: int, more: bool = False) -> Markup:
+    if task.status.terminal and not more:
+        return el("div", {"id": "poller", "data-done": "true"}, result_block(task))
+    return el(
+        "div",
+        {
+            "id": "poller",
+            "hx-get": f"{base}/console/tasks/{task.id}/output?after={after}",
+            "hx-trigger": "every 1s",
+            "hx-swap": "outerHTML",
+        },
+        el("p", {"class": "note"}, f"following live output (after event {after})…"),
+    )
+
+
+def output_update(base: str, task: Task, events: list[TaskEvent], after: int, more: bool) -> Markup:
+    status = el(
+        "span",
+        {"id": "task-status", "hx-swap-oob": "true", "class": f"status {task.status.value}"},
+        task.status.value,
+    )
+    appended = el("div", {"hx-swap-oob": "beforeend:#output"}, event_lines(events)) if events else fragment()
+    return fragment(poller(base, task, after, more), appended, status)
+
+
+def task_detail(base: str, csrf: str, task: Task, events: list[TaskEvent], after: int) -> Markup:
+    action = f"{base}/console/tasks/{task.id}"
+    buttons = []
+    if not task.status.terminal:
+        buttons.append(post_button(f"{action}/cancel", csrf, "Cancel", confirm="Cancel this task?"))
+    if task.status in (TaskStatus.FAILED, TaskStatus.CANCELLED, TaskStatus.TIMED_OUT, TaskStatus.COMPLETED):
+        buttons.append(post_button(f"{action}/retry", csrf, "Retry as a new task"))
+    facts = [
+        ("project", task.project),
+        ("repo", task.repo or "—"),
+        ("machine", task.machine_id or "—"),
+        ("engine", task.current_engine or task.engine or "—"),
+        ("attempts", f"{task.attempts}/{task.max_attempts}"),
+        ("created", when(task.created_at)),
+        ("started", when(task.started_at)),
+        ("finished", when(task.finished_at)),
+        ("branch", task.branch or "—"),
+    ]
+    return fragment(
+        el(
+            "p",
+            None,
+            "status ",
+            el("span", {"id": "task-status", "class": f"status {task.status.value}"}, task.status.value),
+        ),
+        el("pre", {"class": "content", "id": "task-description"}, task.description),
+        el("div", {"class": "actions"}, *buttons),
+        el("dl", {"class": "facts"}, *[fragment(el("dt", None, k), el("dd", None, v)) for k, v in facts]),
+        el("h2", None, "Output"),
+        el("div", {"id": "output", "class": "output"}, event_lines(events)),
+        poller(base, task, after),
+    )

@@ -6,6 +6,11 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test lint typecheck unit package deploy scan clean
 
+# The web console's front-end libraries (htmx, Chart.js): pinned in package-lock.json, installed
+# from the npm registry, served from node_modules/ and copied into the Lambda zip. No build step.
+CONSOLE_ASSETS := chalicelib/console/assets
+CONSOLE_STAMP  := $(CONSOLE_ASSETS)/node_modules/.installed
+
 # The policy scanner lives in a virtualenv of its own: checkov pins a boto3 the Lambda cannot use.
 SCAN_VENV  := .venv-scan
 SCAN_STAMP := $(SCAN_VENV)/.installed
@@ -27,7 +32,11 @@ $(STAMP): requirements.txt requirements-local.txt requirements-dev.txt pyproject
 	$(BIN)/python -m chalicelib.memory.adapters.onnx_model
 	touch $(STAMP)
 
-run: $(STAMP)
+$(CONSOLE_STAMP): $(CONSOLE_ASSETS)/package.json $(CONSOLE_ASSETS)/package-lock.json
+	npm ci --prefix $(CONSOLE_ASSETS) --ignore-scripts --no-audit --no-fund
+	touch $(CONSOLE_STAMP)
+
+run: $(STAMP) $(CONSOLE_STAMP)
 	$(BIN)/itachi migrate
 	$(BIN)/itachi up
 
@@ -40,7 +49,7 @@ $(SCAN_STAMP): requirements-scan.txt
 	$(SCAN_VENV)/bin/python -m pip install -q -r requirements-scan.txt
 	touch $(SCAN_STAMP)
 
-test: $(STAMP) lint
+test: $(STAMP) $(CONSOLE_STAMP) lint
 	$(BIN)/python -m pytest
 
 # checkov over both stages' templates (tests/integration/test_policy_scan.py, marked `scan`). Kept out of
@@ -48,13 +57,13 @@ test: $(STAMP) lint
 scan: $(STAMP) $(SCAN_STAMP)
 	$(BIN)/python -m pytest -q -m scan tests/integration/test_policy_scan.py
 
-unit: $(STAMP)
+unit: $(STAMP) $(CONSOLE_STAMP)
 	$(BIN)/python -m pytest -m "unit or functional"
 
 # AWS. `make package` works offline: dist/lambda.zip and dist/template.json for $(STAGE), linted.
 STAGE ?= prod
 
-package: $(STAMP)
+package: $(STAMP) $(CONSOLE_STAMP)
 	$(BIN)/python -m infra.package --stage $(STAGE)
 	$(BIN)/cfn-lint dist/template.json
 
@@ -64,4 +73,4 @@ deploy: package scan
 	$(BIN)/python -m infra.deploy deploy --stage $(STAGE) --skip-package $(foreach p,$(PARAMS),--param $(p))
 
 clean:
-	rm -rf $(VENV) $(SCAN_VENV) dist build .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) $(SCAN_VENV) $(CONSOLE_ASSETS)/node_modules dist build .mypy_cache .ruff_cache .pytest_cache

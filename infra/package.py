@@ -43,7 +43,7 @@ ZIP_NAME = "lambda.zip"
 TEMPLATE_NAME = "template.json"
 LAMBDA_GLIBC = (2, 26)  # the python3.11 Lambda runtime (Amazon Linux 2)
 LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
-IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo")
+IGNORED = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "node_modules")
 
 
 class PackageError(RuntimeError):
@@ -128,12 +128,26 @@ def vendor_dependencies(requirements: Path, target: Path) -> list[str]:
     return names
 
 
+def copy_console_assets(code: Path) -> None:
+    """The console's library files as `npm ci` installed them (only the ones it serves)."""
+    from chalicelib.console.assets import FILES, HERE
+
+    target = code / HERE.relative_to(REPO_ROOT / "chalicelib")
+    for relative, _ in FILES.values():
+        source = HERE / relative
+        if not source.is_file():
+            raise PackageError(f"{source} is missing: run `npm ci --prefix {HERE}` (make does)")
+        (target / relative).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target / relative)
+
+
 def stage_project(stage: str, work: Path) -> Path:
     """Lay out the Chalice project that `chalice package` turns into the zip."""
     project = work / "project"
     project.mkdir(parents=True)
     shutil.copy2(REPO_ROOT / "app.py", project / "app.py")
     shutil.copytree(REPO_ROOT / "chalicelib", project / "chalicelib", ignore=IGNORED)
+    copy_console_assets(project / "chalicelib")
     shutil.copytree(REPO_ROOT / ".chalice", project / ".chalice",
                     ignore=shutil.ignore_patterns("deployments", "venv"))
     (project / "requirements.txt").write_text("# dependencies are vendored by infra/package.py\n")

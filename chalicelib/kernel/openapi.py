@@ -30,6 +30,13 @@ OPEN_PATHS = {"/health"}  # no credentials
 TOKEN_PATHS = {"/api/machines/join"}  # no API key: a one-time invite token in the body
 TELEGRAM_PATH = "/telegram/webhook"
 MCP_PATH = "/mcp"
+CONSOLE_PREFIX = "/console"  # the web console: HTML pages behind a session cookie (chalicelib/console)
+CONSOLE_OPEN = {"/console/login", "/console/assets/{name}"}
+CONSOLE_STATUSES = {303: "no session: to the sign-in page (or after a form: where to go next)",
+                    400: "invalid input", 401: "no session (htmx requests, forms)",
+                    403: "missing or wrong CSRF token", 404: "not found",
+                    409: "conflict with the current state",
+                    503: "a dependency is unavailable"}
 
 
 @dataclass
@@ -92,7 +99,20 @@ def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
     return params
 
 
+def _console_responses(path: str) -> dict[str, Any]:
+    page = {"text/html": {"schema": {"type": "string"}}}
+    ok_content = ({kind: {"schema": {"type": "string"}} for kind in ("text/javascript", "text/css")}
+                  if path.startswith(CONSOLE_PREFIX + "/assets/") else page)
+    answers: dict[str, Any] = {"200": {"description": "the page", "content": ok_content}}
+    for status, description in CONSOLE_STATUSES.items():
+        answers[str(status)] = {"description": description} if status == 303 else {
+            "description": description, "content": page}
+    return answers
+
+
 def _responses(path: str, statuses: set[int]) -> dict[str, Any]:
+    if path.startswith(CONSOLE_PREFIX):
+        return _console_responses(path)
     if path == MCP_PATH:  # JSON-RPC: the MCP transport picks the status (405 for a stream request...)
         return {"default": {"description": "a JSON-RPC answer, or the MCP transport's HTTP error"}}
     body = {"application/json": {"schema": {"type": "object"}}}
@@ -105,8 +125,10 @@ def _responses(path: str, statuses: set[int]) -> dict[str, Any]:
 
 
 def _security(path: str) -> list[dict[str, list[str]]]:
-    if path in OPEN_PATHS or path in TOKEN_PATHS:
+    if path in OPEN_PATHS or path in TOKEN_PATHS or path in CONSOLE_OPEN:
         return []
+    if path.startswith(CONSOLE_PREFIX):
+        return [{"consoleSession": []}]
     return [{"telegramSecret": []}] if path == TELEGRAM_PATH else [{"bearerAuth": []}]
 
 
@@ -141,6 +163,7 @@ def build_spec(routes: dict[str, dict[str, Any]], *, title: str = "Itachi API",
         "paths": paths,
         "components": {"schemas": components.schemas, "securitySchemes": {
             "bearerAuth": {"type": "http", "scheme": "bearer"},
+            "consoleSession": {"type": "apiKey", "in": "cookie", "name": "itachi_console"},
             "telegramSecret": {"type": "apiKey", "in": "header",
                                "name": "X-Telegram-Bot-Api-Secret-Token"}}},
     }

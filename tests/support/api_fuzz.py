@@ -159,6 +159,16 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("DELETE", "/api/keys/{name}"): (None, None),
     ("POST", "/api/machines/invites"): (invites.InviteBody, None),
     ("POST", "/api/machines/join"): (invites.JoinBody, None),
+    # the web console: HTML behind a session cookie (the fuzzer has none: 303 / 401 / 403 answers)
+    ("POST", "/api/console/links"): (None, None),
+    **{(method, path): (None, None) for method, path in (
+        ("GET", "/console"), ("GET", "/console/login"), ("POST", "/console/login"),
+        ("POST", "/console/logout"), ("GET", "/console/assets/{name}"), ("GET", "/console/memories"),
+        ("GET", "/console/memories/{memory_id}"), ("POST", "/console/memories/{memory_id}/{action}"),
+        ("GET", "/console/tasks"), ("GET", "/console/tasks/{task_id}"),
+        ("GET", "/console/tasks/{task_id}/output"), ("POST", "/console/tasks/{task_id}/{action}"),
+        ("GET", "/console/learning"),
+        ("GET", "/console/sessions"), ("GET", "/console/machines"), ("GET", "/console/spend"))},
 }
 
 def _with_nul(before: str, after: str) -> str:

@@ -15,12 +15,16 @@ OPEN_PATHS = {"/console/login", "/console/assets/{name}"}
 
 
 def _console_routes() -> list[tuple[str, str]]:
-    return sorted((method, path) for path, methods in app.routes.items() if path.startswith("/console")
-                  and path not in OPEN_PATHS for method in methods)
+    return sorted(
+        (method, path)
+        for path, methods in app.routes.items()
+        if path.startswith("/console") and path not in OPEN_PATHS
+        for method in methods
+    )
 
 
 def _concrete(path: str) -> str:
-    return (path.replace("{memory_id}", ANY_ID).replace("{task_id}", ANY_ID).replace("{action}", "forget"))
+    return path.replace("{memory_id}", ANY_ID).replace("{task_id}", ANY_ID).replace("{action}", "forget")
 
 
 def _set_cookie_headers(answer: requests.Response) -> list[str]:
@@ -33,8 +37,14 @@ def test_no_console_page_answers_without_a_session(api: RunningApi) -> None:
     for method, path in routes:
         for cookie in (None, "itachi_console=not-a-session"):
             headers = {"Cookie": cookie} if cookie else {}
-            answer = requests.request(method, api.url + _concrete(path), headers=headers, allow_redirects=False,
-                                      data={"csrf": "x"} if method == "POST" else None, timeout=30)
+            answer = requests.request(
+                method,
+                api.url + _concrete(path),
+                headers=headers,
+                allow_redirects=False,
+                data={"csrf": "x"} if method == "POST" else None,
+                timeout=30,
+            )
             if method == "GET" and path != "/console/logout":
                 assert answer.status_code == 303, (method, path, answer.status_code)
                 assert answer.headers["Location"] == "/console/login"
@@ -46,7 +56,8 @@ def test_no_console_page_answers_without_a_session(api: RunningApi) -> None:
 
 
 def test_signing_in_with_the_api_key_sets_an_httponly_samesite_expiring_cookie_and_never_echoes_the_key(
-        api: RunningApi) -> None:
+    api: RunningApi,
+) -> None:
     user = ConsoleUser(api.url)
     answer = user.sign_in(api.key)
     assert answer.status_code == 303 and answer.headers["Location"] == "/console/memories"
@@ -64,8 +75,11 @@ def test_over_https_the_session_cookie_is_secure(api: RunningApi) -> None:
     user = ConsoleUser(api.url)
     user.get("/console/login", headers={"X-Forwarded-Proto": "https"})
     login_cookie = user.http.cookies.get("itachi_console_login")
-    answer = user.post("/console/login", {"csrf": user.csrf, "key": api.key},
-                       headers={"X-Forwarded-Proto": "https", "Cookie": f"itachi_console_login={login_cookie}"})
+    answer = user.post(
+        "/console/login",
+        {"csrf": user.csrf, "key": api.key},
+        headers={"X-Forwarded-Proto": "https", "Cookie": f"itachi_console_login={login_cookie}"},
+    )
     assert answer.status_code == 303
     assert all("Secure" in c for c in _set_cookie_headers(answer))
 
@@ -76,27 +90,39 @@ def test_a_wrong_key_or_a_login_form_without_its_token_opens_no_session(api: Run
     wrong = user.post("/console/login", {"csrf": user.csrf, "key": "itachi_not_a_key"})
     assert wrong.status_code == 401 and "not a live admin API key" in wrong.text
     assert "itachi_not_a_key" not in wrong.text
-    forged = requests.post(api.url + "/console/login", data={"key": api.key, "csrf": "guess"},
-                           allow_redirects=False, timeout=30)
+    forged = requests.post(
+        api.url + "/console/login", data={"key": api.key, "csrf": "guess"}, allow_redirects=False, timeout=30
+    )
     assert forged.status_code == 403
     assert not any(c.startswith("itachi_console=") for c in _set_cookie_headers(forged))
 
 
 def test_a_state_changing_post_without_the_csrf_token_is_refused_and_changes_nothing(api: RunningApi) -> None:
-    memory_id = requests.post(api.url + "/api/memory", headers=api.headers, timeout=30, json={
-        "project": "console", "content": "The deploy script needs AWS_PROFILE set"}).json()["id"]
+    memory_id = requests.post(
+        api.url + "/api/memory",
+        headers=api.headers,
+        timeout=30,
+        json={"project": "console", "content": "The deploy script needs AWS_PROFILE set"},
+    ).json()["id"]
     user = ConsoleUser(api.url)
     user.sign_in(api.key)
     for data in ({}, {"csrf": "wrong"}, {"csrf": user.csrf + "x"}):
         refused = user.post(f"/console/memories/{memory_id}/forget", data)
         assert refused.status_code == 403 and "CSRF" in refused.text
-    cross_site = user.post(f"/console/memories/{memory_id}/forget", {"csrf": user.csrf},
-                           headers={"Origin": "https://evil.example"})
+    cross_site = user.post(
+        f"/console/memories/{memory_id}/forget",
+        {"csrf": user.csrf},
+        headers={"Origin": "https://evil.example"},
+    )
     assert cross_site.status_code == 403
-    assert requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=30).status_code == 200
+    assert (
+        requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=30).status_code == 200
+    )
     done = user.post(f"/console/memories/{memory_id}/forget", {"csrf": user.csrf})
     assert done.status_code == 303
-    assert requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=30).status_code == 404
+    assert (
+        requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=30).status_code == 404
+    )
 
 
 def test_signing_out_ends_the_session_for_good(api: RunningApi) -> None:
@@ -106,8 +132,12 @@ def test_signing_out_ends_the_session_for_good(api: RunningApi) -> None:
     assert user.post("/console/logout", {}).status_code == 403  # no token: no sign-out either
     out = user.post("/console/logout", {"csrf": user.csrf})
     assert out.status_code == 303 and out.headers["Location"] == "/console/login"
-    again = requests.get(api.url + "/console/memories", headers={"Cookie": f"itachi_console={stolen}"},
-                         allow_redirects=False, timeout=30)
+    again = requests.get(
+        api.url + "/console/memories",
+        headers={"Cookie": f"itachi_console={stolen}"},
+        allow_redirects=False,
+        timeout=30,
+    )
     assert again.status_code == 303
 
 
@@ -127,14 +157,23 @@ def test_a_one_time_link_opens_one_session_and_is_then_spent(api: RunningApi) ->
 def test_every_console_answer_carries_a_strict_content_security_policy(api: RunningApi) -> None:
     user = ConsoleUser(api.url)
     user.sign_in(api.key)
-    for path in ("/console/login", "/console/memories", "/console/tasks", "/console/sessions",
-                 "/console/learning", "/console/machines", "/console/spend"):
+    for path in (
+        "/console/login",
+        "/console/memories",
+        "/console/tasks",
+        "/console/sessions",
+        "/console/learning",
+        "/console/machines",
+        "/console/spend",
+    ):
         answer = user.get(path)
         assert answer.status_code == 200, path
         csp = answer.headers["Content-Security-Policy"]
         assert "default-src 'none'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp
         assert "frame-ancestors 'none'" in csp and answer.headers["X-Content-Type-Options"] == "nosniff"
-        assert "<script>" not in answer.text and " on" not in answer.text.split("<body", 1)[-1].split(">", 1)[0]
+        assert (
+            "<script>" not in answer.text and " on" not in answer.text.split("<body", 1)[-1].split(">", 1)[0]
+        )
     script = user.get("/console/assets/htmx.min.js")
     assert script.status_code == 200 and script.headers["Content-Type"].startswith("text/javascript")
     assert user.get("/console/assets/package.json").status_code == 404

@@ -84,6 +84,10 @@ def test_lambda_zip_is_far_below_the_limit_and_carries_compiled_modules(dist: Pa
     assert "chalicelib/migrations/0001_foundation.sql" in names
     assert "certs/rds-ca-bundle.pem" in names  # what DATABASE_SSLROOTCERT names
     assert not any(n.startswith(("torch/", "infra/local/", "tests/", "agent/", "hooks/")) for n in names)
+    # the console's libraries as npm installed them: the served files only
+    assert "chalicelib/console/assets/node_modules/htmx.org/dist/htmx.min.js" in names
+    assert "chalicelib/console/assets/node_modules/chart.js/dist/chart.umd.min.js" in names
+    assert {n for n in names if "node_modules" in n and not n.endswith(".min.js")} == set()
 
 
 def test_every_queue_has_a_dlq_and_visibility_six_times_its_consumer_timeout(

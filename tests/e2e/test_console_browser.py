@@ -20,7 +20,7 @@ import pytest
 from chalicelib.contracts.api_transport import ApiError
 from tests.support.agent_harness import fake_engine_env, make_repo
 from tests.support.chromium import browser_page, ensure_chromium, screenshot
-from tests.support.orchestration import client_for
+from tests.support.orchestration import client_for, wait_for
 from tests.support.up_process import UpProcess
 
 pytestmark = pytest.mark.e2e
@@ -42,7 +42,7 @@ def test_a_person_signs_in_fixes_memory_follows_a_task_and_sees_spend_in_a_real_
     }
     up = UpProcess(home, env=env)
     try:
-        assert any(f"{up.url}/console" in line for line in up.lines())  # `itachi up` prints the console URL
+        wait_for(lambda: any(f"{up.url}/console" in line for line in up.lines()), what="the console URL")
         key = json.loads((home / "config.json").read_text())["api_key"]
         client = client_for(up.url, key)
         fact = client.post(

@@ -168,7 +168,8 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
         ("GET", "/console/tasks"), ("GET", "/console/tasks/{task_id}"),
         ("GET", "/console/tasks/{task_id}/output"), ("POST", "/console/tasks/{task_id}/{action}"),
         ("GET", "/console/learning"),
-        ("GET", "/console/sessions"), ("GET", "/console/machines"), ("GET", "/console/spend"))},
+        ("GET", "/console/sessions"), ("GET", "/console/machines"), ("GET", "/console/spend"),
+        ("GET", "/console/brain"), ("POST", "/console/brain/{proposal_id}/{decision}"))},
 }
 
 def _with_nul(before: str, after: str) -> str:

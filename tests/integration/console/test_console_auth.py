@@ -24,7 +24,8 @@ def _console_routes() -> list[tuple[str, str]]:
 
 
 def _concrete(path: str) -> str:
-    return path.replace("{memory_id}", ANY_ID).replace("{task_id}", ANY_ID).replace("{action}", "forget")
+    return (path.replace("{memory_id}", ANY_ID).replace("{task_id}", ANY_ID).replace("{action}", "forget")
+            .replace("{proposal_id}", ANY_ID).replace("{decision}", "approve"))
 
 
 def _set_cookie_headers(answer: requests.Response) -> list[str]:

@@ -45,6 +45,8 @@ def _children(children: Iterable[Child]) -> str:
 def safe_url(url: str) -> str:
     """A link target: relative or http(s) only (a stored `javascript:` becomes a harmless '#')."""
     stripped = url.strip()
+    if stripped.startswith(("//", "/\\")):  # protocol-relative: another site
+        return "#"
     return stripped if stripped.lower().startswith(_SAFE_URL_SCHEMES) else "#"
 
 

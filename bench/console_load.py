@@ -32,16 +32,7 @@ from scale import QUESTIONS, corpus, load, text
 
 sys.path.insert(0, str(ROOT))
 
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+from tests.support.chromium import CHROMIUM, FLAGS
 
 
 def sign_in(url: str, key: str) -> requests.Session:
@@ -104,7 +95,7 @@ def browser_times(
     host = urllib.parse.urlsplit(url).hostname
     with tempfile.TemporaryDirectory() as profile, sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
-            profile, executable_path="/usr/bin/chromium", headless=True, args=FLAGS
+            profile, executable_path=CHROMIUM, headless=True, args=FLAGS
         )
         context.add_cookies([{"name": "itachi_console", "value": cookie, "domain": host, "path": "/console"}])
         page = context.new_page()

@@ -52,7 +52,9 @@ def get_server(pgserver: ModuleType, pgdata: Path, deadline_s: float = START_DEA
     while True:
         try:
             return pgserver.get_server(pgdata, cleanup_mode="stop", postgres_version=POSTGRES_MAJOR)
-        except (subprocess.SubprocessError, OSError):
+        except (subprocess.SubprocessError, OSError, AssertionError):
+            # AssertionError: the package read a postmaster.pid still being written (initdb's
+            # standalone backend leaves a short one with a negative pid): wait and attach again.
             pgserver.PostgresServer._instances.pop(pgdata.expanduser().resolve(), None)
             if time.monotonic() >= deadline:
                 raise
@@ -74,7 +76,7 @@ def _wait_until_ready_or_gone(pgdata: Path, deadline: float) -> None:
 
 def _alive(pid: str) -> bool:
     try:
-        os.kill(int(pid), 0)
+        os.kill(abs(int(pid)), 0)  # a standalone backend writes its pid negated
     except PermissionError:
         return True  # running as the package's own system user
     except (ValueError, OSError):

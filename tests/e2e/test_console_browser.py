@@ -79,7 +79,7 @@ def _sign_in_and_fix_memory(page: Any, url: str, key: str, client: Any, memory_i
     page.click("#search")
     page.wait_for_selector("#results .note:has-text('best matches')")  # htmx swapped the results in
     assert "hybrid search" in page.inner_text("#results")
-    assert "q=where+is+the+staging+database" in page.url  # and pushed the search into the history
+    assert "q=where%20is%20the%20staging%20database" in page.url  # and pushed the search into the history
     page.wait_for_selector(f"#results a[href$='/console/memories/{memory_id}']")
     screenshot(page, "02-memories-search")
     page.click(f"a[href$='/console/memories/{memory_id}']")

@@ -34,6 +34,9 @@ class FakePgServerModule(types.ModuleType):
             return "the failed handle, which never started"
         if self.calls <= self.failures:
             self.PostgresServer._instances[key] = object()
+            pid_file = pgdata / "postmaster.pid"
+            if pid_file.exists() and len(pid_file.read_text().split()) < 8:
+                raise AssertionError("line_vars: ...")  # the package's check of a short postmaster.pid
             raise subprocess.TimeoutExpired("pg_ctl", 10)
         return "a running server"
 
@@ -72,3 +75,17 @@ def test_a_server_that_never_starts_fails_with_the_packages_error_at_the_deadlin
         get_server(module, tmp_path, deadline_s=0.2)
     assert module.calls >= 1
     assert module.PostgresServer._instances == {}
+
+
+def test_a_half_written_pid_file_of_a_standalone_backend_is_waited_out(tmp_path: Path) -> None:
+    pid_file = tmp_path / "postmaster.pid"  # initdb's standalone backend: its pid negated, 7 lines
+    pid_file.write_text(f"-{os.getpid()}\n{tmp_path}\n1700000000\n5432\n\n\n 0 0\n")
+    backend_exits = threading.Timer(0.5, pid_file.unlink)
+    backend_exits.start()
+    module = FakePgServerModule(failures=1)
+    try:
+        assert get_server(module, tmp_path, deadline_s=60) == "a running server"
+    finally:
+        backend_exits.cancel()
+    assert module.calls == 2 and module.PostgresServer._instances == {}
+    assert not pid_file.exists()  # it waited for the backend rather than retrying at once

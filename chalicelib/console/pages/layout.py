@@ -122,6 +122,22 @@ def flash(message: str | None) -> Markup:
     return el("p", {"class": "flash", "role": "status"}, message) if message else fragment()
 
 
+def status_filter(statuses: list[str], current: str | None, *extra: Child, label: str = "Show") -> Markup:
+    """A GET form choosing one status (or any), with more fields after it."""
+    return el(
+        "form",
+        {"method": "get", "class": "filters"},
+        el(
+            "select",
+            {"name": "status"},
+            el("option", {"value": ""}, "any status"),
+            *[el("option", {"value": s, "selected": s == current}, s) for s in statuses],
+        ),
+        *extra,
+        el("button", {"type": "submit"}, label),
+    )
+
+
 __all__ = [
     "Markup",
     "bare_page",
@@ -132,6 +148,7 @@ __all__ = [
     "page",
     "post_button",
     "short",
+    "status_filter",
     "table",
     "text",
     "when",

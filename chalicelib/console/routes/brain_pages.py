@@ -6,7 +6,7 @@ from chalice import Response
 
 from chalicelib.bootstrap import get_container
 from chalicelib.console.domain.html import el, fragment
-from chalicelib.console.pages.layout import flash, page, post_button, short, table, when
+from chalicelib.console.pages.layout import flash, page, post_button, short, status_filter, table, when
 from chalicelib.console.routes.common import bounded_text, console_blueprint
 from chalicelib.console.web import Ctx, html, redirect
 from chalicelib.kernel.errors import InvalidInput
@@ -47,17 +47,7 @@ def brain(ctx: Ctx) -> Response:
         ]
         for p in proposals
     ]
-    filters = el(
-        "form",
-        {"method": "get", "class": "filters"},
-        el(
-            "select",
-            {"name": "status"},
-            el("option", {"value": ""}, "any status"),
-            *[el("option", {"value": s, "selected": s == status}, s) for s in STATUSES],
-        ),
-        el("button", {"type": "submit"}, "Show"),
-    )
+    filters = status_filter(list(STATUSES), status)
     summary = el(
         "p",
         {"id": "brain-state"},

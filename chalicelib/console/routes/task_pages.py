@@ -6,7 +6,7 @@ from chalice import Response
 
 from chalicelib.bootstrap import get_container
 from chalicelib.console.domain.html import el
-from chalicelib.console.pages.layout import flash, page
+from chalicelib.console.pages.layout import flash, page, status_filter
 from chalicelib.console.pages.task_views import output_update, task_detail, task_rows
 from chalicelib.console.routes.common import bounded_text, console_blueprint, parse_int
 from chalicelib.console.web import Ctx, html, redirect
@@ -23,17 +23,11 @@ def tasks(ctx: Ctx) -> Response:
     status = bounded_text(ctx.query("status"), "status", 40)
     project = bounded_text(ctx.query("project"), "project")
     found = get_container().tasks.list_tasks(status=status, project=project, limit=100)
-    filters = el(
-        "form",
-        {"method": "get", "class": "filters"},
-        el(
-            "select",
-            {"name": "status"},
-            el("option", {"value": ""}, "any status"),
-            *[el("option", {"value": s.value, "selected": s.value == status}, s.value) for s in TaskStatus],
-        ),
+    filters = status_filter(
+        [s.value for s in TaskStatus],
+        status,
         el("input", {"name": "project", "value": project or "", "placeholder": "project", "maxlength": 300}),
-        el("button", {"type": "submit"}, "Filter"),
+        label="Filter",
     )
     return html(
         page(

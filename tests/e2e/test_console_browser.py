@@ -130,6 +130,9 @@ def _follow_a_task(page: Any, url: str, client: Any, repo: str) -> None:
     kinds = page.eval_on_selector_all("#output .event", "els => els.map(e => e.classList[1])")
     assert len(kinds) > first and {"started", "completed"} <= set(kinds)
     assert page.get_attribute("#poller", "hx-get") is None  # polling stopped
+    # the summary followed too: no Cancel on a finished task, a Retry instead, the attempt counted
+    assert page.locator("form[action$='/cancel']").count() == 0
+    assert page.locator("form[action$='/retry']").count() == 1 and "1/2" in page.inner_text("#task-summary")
     screenshot(page, "05-task-live-output")
     page.goto(url + "/console/tasks")
     assert task["id"] in page.content()

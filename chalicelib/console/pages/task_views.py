@@ -83,17 +83,16 @@ def poller(base: str, task: Task, after: int, more: bool = False) -> Markup:
     )
 
 
-def output_update(base: str, task: Task, events: list[TaskEvent], after: int, more: bool) -> Markup:
-    status = el(
-        "span",
-        {"id": "task-status", "hx-swap-oob": "true", "class": f"status {task.status.value}"},
-        task.status.value,
-    )
+def output_update(
+    base: str, csrf: str, task: Task, events: list[TaskEvent], after: int, more: bool
+) -> Markup:
+    """One poll's answer: the new poller, the new events appended, the summary brought up to date."""
     appended = el("div", {"hx-swap-oob": "beforeend:#output"}, event_lines(events)) if events else fragment()
-    return fragment(poller(base, task, after, more), appended, status)
+    return fragment(poller(base, task, after, more), appended, summary(base, csrf, task, oob=True))
 
 
-def task_detail(base: str, csrf: str, task: Task, events: list[TaskEvent], after: int) -> Markup:
+def summary(base: str, csrf: str, task: Task, *, oob: bool = False) -> Markup:
+    """Status, actions and facts: rendered with the page and again with every poll."""
     action = f"{base}/console/tasks/{task.id}"
     buttons = []
     if not task.status.terminal:
@@ -111,16 +110,24 @@ def task_detail(base: str, csrf: str, task: Task, events: list[TaskEvent], after
         ("finished", when(task.finished_at)),
         ("branch", task.branch or "—"),
     ]
-    return fragment(
+    return el(
+        "section",
+        {"id": "task-summary", "hx-swap-oob": "true" if oob else None},
         el(
             "p",
             None,
             "status ",
             el("span", {"id": "task-status", "class": f"status {task.status.value}"}, task.status.value),
         ),
-        el("pre", {"class": "content", "id": "task-description"}, task.description),
         el("div", {"class": "actions"}, *buttons),
         el("dl", {"class": "facts"}, *[fragment(el("dt", None, k), el("dd", None, v)) for k, v in facts]),
+    )
+
+
+def task_detail(base: str, csrf: str, task: Task, events: list[TaskEvent], after: int) -> Markup:
+    return fragment(
+        el("pre", {"class": "content", "id": "task-description"}, task.description),
+        summary(base, csrf, task),
         el("h2", None, "Output"),
         el("div", {"id": "output", "class": "output"}, event_lines(events)),
         poller(base, task, after),

@@ -68,7 +68,11 @@ def task_output(ctx: Ctx, task_id: str) -> Response:
     found = service.get(task_id)  # read after the events: a finished status comes with every event
     cursor = events[-1].seq if events else after
     # A full page means more events are waiting: keep polling before showing the result.
-    return html(output_update(ctx.base, found, events, cursor, more=len(events) == EVENTS_PER_POLL))
+    return html(
+        output_update(
+            ctx.base, ctx.session.csrf_token, found, events, cursor, more=len(events) == EVENTS_PER_POLL
+        )
+    )
 
 
 @bp.page("/console/tasks/{task_id}/{action}", methods=("POST",))

@@ -20,7 +20,7 @@ PAYLOADS = (
 )
 
 
-def _store(api: RunningApi, content: str, project: str = "console", **fields: object) -> str:
+def _store(api: RunningApi, content: str, project: str = "console", **fields: str) -> str:
     answer = requests.post(
         api.url + "/api/memory",
         headers=api.headers,

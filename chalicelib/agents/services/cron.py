@@ -54,11 +54,13 @@ class AgentCron:
         with self._units() as uow:
             return uow.cron.jobs(profile)
 
-    def remove(self, job_id: str) -> None:
-        try:
-            job_id = str(uuid.UUID(job_id.strip()))
-        except ValueError:
-            raise NotFound(f"no cron job {job_id!r}") from None
+    def remove(self, ref: str) -> None:
+        """Remove a job by id or by a unique prefix of at least six characters."""
+        ref = ref.strip().lower()
+        matches = [j.id for j in self.jobs() if j.id == ref or (len(ref) >= 6 and j.id.startswith(ref))]
+        if len(matches) != 1:
+            raise NotFound(f"no cron job {ref!r}" if not matches else f"cron job prefix {ref!r} is ambiguous")
+        job_id = matches[0]
         with self._units() as uow:
             removed = uow.cron.delete(job_id)
             uow.commit()

@@ -518,7 +518,8 @@ class Container:
             onboarding=self.machine_onboarding, public_url=self.settings.public_url,
             brain=self.brain_decisions, graph_admin=self.graph_admin,
             assistant=self.user_model, offers=self.task_offers,
-            repo_registry=self.codeintel.github_sync.repos)
+            repo_registry=self.codeintel.github_sync.repos, agent_runs=self.agent_runs,
+            agent_cron=self.agent_cron)
 
     # The Telegram assistant (docs/telegram.md, "Assistant"): what it learns about its user, the
     # context providers around the conversation, and natural-language task offers.

@@ -17,6 +17,8 @@ from chalicelib.telegram.services.ports import Keyboard
 if TYPE_CHECKING:
     from chalicelib.assistant.services.task_offers import TaskOffers
     from chalicelib.assistant.services.user_model import UserModel
+    from chalicelib.agents.services.cron import AgentCron
+    from chalicelib.agents.services.runs import SubagentRuns
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
     from chalicelib.graph.services.graph_admin import GraphAdmin
@@ -89,6 +91,8 @@ class BotServices:
     assistant: UserModel | None = None  # learns facts and personality traits from free text
     offers: TaskOffers | None = None  # natural-language requests offered as tasks (Create / Cancel)
     repo_registry: Callable[[], list[dict[str, Any]]] | None = None  # GitHub sync's repos, for /repos
+    agent_runs: SubagentRuns | None = None  # /spawn and /agents
+    agent_cron: AgentCron | None = None  # /agents cron
 
 
 def services(context: Context) -> BotServices:

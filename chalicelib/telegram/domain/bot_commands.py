@@ -42,6 +42,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("remind", "/remind <when> <message>", "Set a reminder (30m, 2h, 17:30, tomorrow 9am)"),
     CommandSpec("brain", "/brain [on|off|proposals|config interval|budget|max <value>]",
                 "The brain loop: status, kill switch, settings, proposals"),
+    CommandSpec("spawn", "/spawn <profile> <task>",
+                "Start a specialist subagent (code-reviewer, researcher, devops, yours) in a topic"),
+    CommandSpec("agents", "/agents [cron [rm <id>]]", "Active subagent runs, or their cron jobs"),
     CommandSpec("start", "/start", "Introduce the bot"),
     CommandSpec("help", "/help", "List the commands"),
 )

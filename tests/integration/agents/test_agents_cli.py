@@ -12,13 +12,31 @@ from tests.conftest import RunningApi
 
 def itachi(api: RunningApi, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "ITACHI_API_URL": api.url, "ITACHI_API_KEY": api.key, "ITACHI_HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "agent.cli", "agents", *args], env=env, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "agent.cli", "agents", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_profiles_runs_messages_and_cron_from_the_command_line(api: RunningApi, tmp_path: Path) -> None:
-    added = itachi(api, tmp_path, "profile", "add", "doc-writer", "--prompt", "You write docs.",
-                   "--tools", "Read,Write", "--permission-mode", "acceptEdits", "--budget", "300")
+    added = itachi(
+        api,
+        tmp_path,
+        "profile",
+        "add",
+        "doc-writer",
+        "--prompt",
+        "You write docs.",
+        "--tools",
+        "Read,Write",
+        "--permission-mode",
+        "acceptEdits",
+        "--budget",
+        "300",
+    )
     listed = itachi(api, tmp_path, "profile", "list")
     shown = itachi(api, tmp_path, "profile", "show", "doc-writer")
     spawned = itachi(api, tmp_path, "spawn", "doc-writer", "Document the cron API", "--machine", "nowhere")

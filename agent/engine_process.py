@@ -71,6 +71,9 @@ def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
            "ITACHI_PROJECT": runner.task["project"], "ITACHI_CLIENT": name}
     if fallback:
         env[FALLBACK_ENV] = "1"
+    if options.get("run_id"):  # a subagent run: its hooks flush notes to it, its tools name it
+        env["ITACHI_AGENT_RUN_ID"] = str(options["run_id"])
+        env["ITACHI_AGENT_PROFILE"] = str(options.get("profile") or "")
     logs = ctx.config.home / "logs" / "tasks"
     logs.mkdir(parents=True, exist_ok=True)
     if runner.stopped:

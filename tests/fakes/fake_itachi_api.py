@@ -97,6 +97,8 @@ class FakeItachiApi(LocalHttpServer):
             return Reply(201, {"id": f"mem-{len(self.requests)}", "deduplicated": False})
         if method == "POST" and path.startswith("/api/session/"):
             return Reply(200, {"ok": True})
+        if method == "POST" and path.startswith("/api/agents/runs/") and path.endswith("/notes"):
+            return Reply(201, {"kind": "notes"})
         return Reply(404, {"error": "not found"})
 
 

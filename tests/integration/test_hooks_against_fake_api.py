@@ -83,11 +83,11 @@ class Workspace:
         text = (PAYLOADS / name).read_text().replace("/home/dev/myproject", self.cwd.as_posix())
         return {**json.loads(text), **changes}
 
-    def run(self, hook: str, payload: dict[str, Any] | bytes, *args: str,
-            timeout: float = 20) -> tuple[subprocess.CompletedProcess[bytes], float]:
+    def run(self, hook: str, payload: dict[str, Any] | bytes, *args: str, timeout: float = 20,
+            extra_env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess[bytes], float]:
         env = {"PATH": os.environ.get("PATH", ""), "HOME": str(self.cwd.parent),
                "SYSTEMROOT": os.environ.get("SYSTEMROOT", ""), "ITACHI_HOME": str(self.home),
-               "CLAUDE_CONFIG_DIR": str(self.claude)}
+               "CLAUDE_CONFIG_DIR": str(self.claude), **(extra_env or {})}
         if not (self.home / "config.json").exists():
             env.update(ITACHI_API_URL=self.api_url, ITACHI_API_KEY="test-key")
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
@@ -296,6 +296,18 @@ def test_pre_compact_captures_the_trigger_and_the_transcript_tail(ws: Workspace,
     (event,) = api.posted("/api/session/event")
     assert event["event"] == "pre_compact" and event["data"]["trigger"] == "manual"
     assert {"role": "user", "text": "create hello.txt", "line": 39} in event["data"]["turns"]
+
+
+def test_pre_compact_in_a_subagent_run_flushes_its_working_notes_to_the_run(
+    ws: Workspace, api: FakeItachiApi
+) -> None:
+    run_id = "5f0c2a9e-1b7d-4c3e-9a8f-0d6b2e4c1a70"
+    payload = ws.payload("PreCompact.json", transcript_path=str(SAMPLE_TRANSCRIPT))
+    done, _ = ws.run("pre_compact", payload, extra_env={"ITACHI_AGENT_RUN_ID": run_id})
+    assert done.returncode == 0
+    (notes,) = api.posted(f"/api/agents/runs/{run_id}/notes")
+    assert "notes.md written and edited." in notes["notes"] and "create hello.txt" not in notes["notes"]
+    assert len(api.posted("/api/session/event")) == 1
 
 
 def test_session_end_sends_grouped_turns_and_extracts_in_the_background(

@@ -67,7 +67,7 @@ class SubagentRuns:
             run.project, run.prompt, repo=run.repo, engine=profile.engine, target_machine=run.target_machine,
             time_budget_s=run.time_budget_s, cost_budget_usd=run.cost_budget_usd, max_attempts=1,
             telegram_chat_id=run.telegram_chat_id, telegram_topic_id=run.telegram_topic_id,
-            idempotency_key=run.task_key, engine_options=profile.engine_options()))
+            idempotency_key=run.task_key, engine_options={**profile.engine_options(), "run_id": run.id}))
         with self._units() as uow:
             uow.runs.set_task(run.id, task.id)
             uow.commit()

@@ -79,6 +79,12 @@ def take_turns(runner: TaskRunner, engine: Engine, proc: subprocess.Popen[str], 
                 runner.batcher.add(wire)
             if event.kind != "result" or proc.stdin is None or proc.stdin.closed:
                 continue
+            budget = runner.task.get("cost_budget_usd")
+            if budget is not None and summary.cost_usd is not None and summary.cost_usd > float(budget):
+                runner.event("notice", f"cost budget of ${budget} spent (${summary.cost_usd:.4f}): "
+                                       "no further turns")
+                close_stdin(proc)
+                continue
             message = runner.inbox.take()
             if message is None or runner.stopped or not write_turn(proc, message[1]):
                 close_stdin(proc)

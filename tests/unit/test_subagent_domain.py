@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -46,13 +47,14 @@ def test_a_profile_is_validated_field_by_field() -> None:
         {"name": "doc-writer", "system_prompt": "Write docs.", "allowed_tools": "Read, Write"}
     )
     assert good.allowed_tools == ("Read", "Write") and good.permission_mode == "acceptEdits"
-    for body, field in [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"name": "Doc Writer", "system_prompt": "x"}, "name"),
         ({"name": "a", "system_prompt": ""}, "system_prompt"),
         ({"name": "a", "system_prompt": "x", "engine": "cobol"}, "engine"),
         ({"name": "a", "system_prompt": "x", "time_budget_s": 0}, "time_budget_s"),
         ({"name": "a", "system_prompt": "x", "allowed_tools": ["Bash; rm -rf /"]}, "allowed_tools"),
-    ]:
+    ]
+    for body, field in cases:
         with pytest.raises(InvalidInput) as refused:
             profile_from_body(body)
         assert refused.value.field == field

@@ -15,10 +15,10 @@ from chalicelib.telegram.domain.telegram_text import split_message
 from chalicelib.telegram.services.ports import Keyboard
 
 if TYPE_CHECKING:
-    from chalicelib.assistant.services.task_offers import TaskOffers
-    from chalicelib.assistant.services.user_model import UserModel
     from chalicelib.agents.services.cron import AgentCron
     from chalicelib.agents.services.runs import SubagentRuns
+    from chalicelib.assistant.services.task_offers import TaskOffers
+    from chalicelib.assistant.services.user_model import UserModel
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
     from chalicelib.graph.services.graph_admin import GraphAdmin

@@ -24,8 +24,8 @@ from chalicelib.assistant.domain.task_intent import OFFER_PREFIX
 from chalicelib.brain.domain.proposals import CALLBACK_PREFIX as PROPOSAL_PREFIX
 from chalicelib.ssh.domain.run_story import CONFIRM_PREFIX
 from chalicelib.telegram.bot import (  # noqa: F401 (imported for their @command bindings)
-    assistant_actions,
     agent_commands,
+    assistant_actions,
     brain_commands,
     conversation,
     graph_buttons,

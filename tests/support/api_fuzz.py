@@ -169,7 +169,10 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
         ("GET", "/console/tasks/{task_id}/output"), ("POST", "/console/tasks/{task_id}/{action}"),
         ("GET", "/console/learning"),
         ("GET", "/console/sessions"), ("GET", "/console/machines"), ("GET", "/console/spend"),
-        ("GET", "/console/brain"), ("POST", "/console/brain/{proposal_id}/{decision}"))},
+        ("GET", "/console/brain"), ("POST", "/console/brain/{proposal_id}/{decision}"),
+        ("GET", "/console/graph"), ("GET", "/console/graph/{node_id}"),
+        ("POST", "/console/graph/contradictions/{contradiction_id}/{resolution}"),
+        ("POST", "/console/agents/{run_id}/cancel"))},
 }
 
 def _with_nul(before: str, after: str) -> str:

@@ -14,6 +14,7 @@ NAV = (
     ("Tasks", "/console/tasks"),
     ("Machines", "/console/machines"),
     ("Spend", "/console/spend"),
+    ("Graph", "/console/graph"),
     ("Brain", "/console/brain"),
 )
 HTMX_CONFIG = json.dumps(

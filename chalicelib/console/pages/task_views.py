@@ -7,6 +7,7 @@ carrying the new cursor, or with the result once the task has finished.
 
 from __future__ import annotations
 
+from chalicelib.agents.domain.records import AgentRun
 from chalicelib.console.domain.html import Markup, el, fragment
 from chalicelib.console.pages.layout import post_button, short, table, when
 from chalicelib.tasks.domain.task_model import Task, TaskEvent
@@ -33,6 +34,29 @@ def task_rows(base: str, tasks: list[Task]) -> Markup:
             for t in tasks
         ],
         id_="task-table",
+    )
+
+
+def run_rows(base: str, csrf: str, runs: list[AgentRun]) -> Markup:
+    """Subagent runs: each runs as a task, whose page follows its output."""
+    return table(
+        ("run", "profile", "project", "status", "task", "cost", "created", ""),
+        [
+            [
+                short(r.prompt, 120),
+                r.profile,
+                r.project,
+                el("span", {"class": f"status {r.status}"}, r.status),
+                el("a", {"href": f"{base}/console/tasks/{r.task_id}"}, r.task_id[:8]) if r.task_id else "—",
+                f"${r.cost_usd:.4f}" if r.cost_usd is not None else "—",
+                when(r.created_at),
+                post_button(f"{base}/console/agents/{r.id}/cancel", csrf, "Cancel")
+                if r.status == "active"
+                else "",
+            ]
+            for r in runs
+        ],
+        id_="run-table",
     )
 
 

@@ -7,7 +7,7 @@ from chalice import Response
 from chalicelib.bootstrap import get_container
 from chalicelib.console.domain.html import el
 from chalicelib.console.pages.layout import flash, page, status_filter
-from chalicelib.console.pages.task_views import output_update, task_detail, task_rows
+from chalicelib.console.pages.task_views import output_update, run_rows, task_detail, task_rows
 from chalicelib.console.routes.common import bounded_text, console_blueprint, parse_int
 from chalicelib.console.web import Ctx, html, redirect
 from chalicelib.kernel.errors import InvalidInput
@@ -22,7 +22,9 @@ EVENTS_PER_POLL = 200
 def tasks(ctx: Ctx) -> Response:
     status = bounded_text(ctx.query("status"), "status", 40)
     project = bounded_text(ctx.query("project"), "project")
-    found = get_container().tasks.list_tasks(status=status, project=project, limit=100)
+    container = get_container()
+    found = container.tasks.list_tasks(status=status, project=project, limit=100)
+    runs = container.agent_runs.search(limit=50)
     filters = status_filter(
         [s.value for s in TaskStatus],
         status,
@@ -37,6 +39,8 @@ def tasks(ctx: Ctx) -> Response:
             "Tasks",
             filters,
             task_rows(ctx.base, found),
+            el("h2", None, "Subagent runs"),
+            run_rows(ctx.base, ctx.session.csrf_token, runs),
         )
     )
 
@@ -97,3 +101,9 @@ def task_action(ctx: Ctx, task_id: str, action: str) -> Response:
         )
         return redirect(ctx.url(f"/console/tasks/{new.id}", done="retried"))
     raise InvalidInput("action: cancel or retry", field="action")
+
+
+@bp.page("/console/agents/{run_id}/cancel", methods=("POST",))
+def cancel_run(ctx: Ctx, run_id: str) -> Response:
+    get_container().agent_runs.cancel(run_id)
+    return redirect(ctx.url("/console/tasks", done="run-cancelled"))

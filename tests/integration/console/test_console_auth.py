@@ -23,9 +23,16 @@ def _console_routes() -> list[tuple[str, str]]:
     )
 
 
+PARAMS = {"{memory_id}": ANY_ID, "{task_id}": ANY_ID, "{action}": "forget", "{proposal_id}": ANY_ID,
+          "{decision}": "approve", "{node_id}": ANY_ID, "{contradiction_id}": ANY_ID,
+          "{resolution}": "keep_both", "{run_id}": ANY_ID}
+
+
 def _concrete(path: str) -> str:
-    return (path.replace("{memory_id}", ANY_ID).replace("{task_id}", ANY_ID).replace("{action}", "forget")
-            .replace("{proposal_id}", ANY_ID).replace("{decision}", "approve"))
+    for name, value in PARAMS.items():
+        path = path.replace(name, value)
+    assert "{" not in path, path
+    return path
 
 
 def _set_cookie_headers(answer: requests.Response) -> list[str]:

@@ -8,8 +8,9 @@ local fake OpenAI server (no real key is used or needed). The fake answers a typ
 prompt is to be stored, one fact or instruction, `search_entity`, `store_memory`, `done`; an
 instruction with similar older ones is reconciled (the fake finds no conflict). Tokens are what
 `llm_usage` recorded: the input as the fake counts it (4 characters a token, as OpenAI's rule
-of thumb), so they measure what Itachi sends (prompts, schemas, tool definitions, the growing loop transcript); completion
-tokens are the scripted answers' and stand in for a real model's short tool calls.
+of thumb), so they measure what Itachi sends (prompts, schemas, tool definitions, the growing
+loop transcript); completion tokens are the scripted answers' and stand in for a real model's
+short tool calls.
 """
 
 from __future__ import annotations

@@ -51,9 +51,15 @@ def build_graph(container: Any, chosen: Chosen) -> tuple[int, float]:
     for _, conv in chosen:
         project = f"locomo-{conv.sample_id}"
         for start in range(0, len(conv.turns), TURNS_PER_UNIT):
+            turns = conv.turns[start : start + TURNS_PER_UNIT]
+            found_all = [extract(turn.text, now) for turn in turns]
+            # One embedding batch for the unit: the writes below then find every vector cached.
+            texts = {m.name for f in found_all for m in f.entities} | {
+                i.content for f in found_all for i in f.items
+            }
+            container.embedder.embed(sorted(texts))
             with container.graph_units() as uow:
-                for turn in conv.turns[start : start + TURNS_PER_UNIT]:
-                    found = extract(turn.text, now)
+                for turn, found in zip(turns, found_all, strict=True):
                     written = write_extraction(
                         uow.graph, container.embedder, project, found, "user", {"dia_id": turn.dia_id}
                     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 from chalice import Response
 from pydantic import ValidationError
 
@@ -62,6 +64,8 @@ def index_document() -> Response:
 def search() -> Response:
     q = parse_query(bp.current_request, SearchQuery)
     memory = get_container().memory
+    graph = [_graph_pool().submit(work, q.query, q.project) for work in (_graph_context, _learn_prompt)
+             ] if q.graph else []
     per_scope = q.per_scope_limits()
     if per_scope is not None:  # one request, one query embedding, both scopes (the prompt hook)
         result = memory.search_each(q.query, q.project, project_limit=per_scope[0], global_limit=per_scope[1],
@@ -70,27 +74,41 @@ def search() -> Response:
         result = memory.search(q.query, q.project, limit=q.limit, category=q.category, mode=q.mode,
                                include_global=q.include_global, tag=q.tag)
     answer = search_json(result)
-    if q.graph:
-        answer["graph"] = _graph_context(q.query, q.project)
+    if graph:  # it ran beside the memory search; one query embedding serves both
+        answer["graph"] = graph[0].result()
+        graph[1].result()
     return ok(answer)
 
 
+_pool: ThreadPoolExecutor | None = None
+
+
+def _graph_pool() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="graph-context")
+    return _pool
+
+
 def _graph_context(prompt: str, project: str) -> dict[str, object] | None:
-    """The graph memory's fast context for the prompt, and the prompt queued for its store pipeline.
-    The graph is an extra: if it fails, the memory answer still goes out."""
+    """The graph memory's fast context for the prompt (None if it failed: the memories still go out)."""
     from chalicelib.kernel.logging import log_failure
 
-    container = get_container()
     try:
-        container.graph_store.submit(project, prompt, "user", {"via": "prompt"})
-    except Exception as exc:
-        log_failure("graph: prompt not queued for storage", exc)
-    try:
-        found = container.graph_retrieve.fast(project, prompt)
+        return {"text": get_container().graph_retrieve.fast(project, prompt).text}
     except Exception as exc:
         log_failure("graph: fast context failed", exc)
         return None
-    return {"text": found.text}
+
+
+def _learn_prompt(prompt: str, project: str) -> None:
+    """Queue the prompt for the graph's store pipeline."""
+    from chalicelib.kernel.logging import log_failure
+
+    try:
+        get_container().graph_store.submit(project, prompt, "user", {"via": "prompt"})
+    except Exception as exc:
+        log_failure("graph: prompt not queued for storage", exc)
 
 
 @bp.route("/api/memory/recent", methods=["GET"])

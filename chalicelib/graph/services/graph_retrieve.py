@@ -33,6 +33,7 @@ from chalicelib.graph.services.graph_tools import GraphTools
 from chalicelib.graph.services.graph_writer import embed_all
 from chalicelib.graph.services.ports import GraphUnits
 from chalicelib.graph.services.tool_loop import run_tool_loop
+from chalicelib.kernel.redaction import redact
 from chalicelib.llm.services.ports import LanguageModel, ToolModel
 from chalicelib.memory.services.ports import Embedder
 
@@ -42,6 +43,7 @@ INSTRUCTION_KEEP = 15
 BROAD = 20
 GLOBAL_SCOPE, GLOBAL_MIN_SIMILARITY, GLOBAL_FLOOR = 0.8, 0.15, 0.6
 NEIGHBOUR_SCORE = 0.5
+MAX_QUERY_CHARS = 2_000  # as the memory search's
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,8 @@ class GraphRetrieve:
         return GraphContext(sections, render(sections))
 
     def _sections(self, project: str, query: str, extra: Sequence[Node] = ()) -> Sections:
-        vector = embed_all(self._embedder, [query[:2000]])[0]
+        # The memory search's exact query text: its vector is then in the embedder's LRU already.
+        vector = embed_all(self._embedder, [redact(query).strip()[:MAX_QUERY_CHARS]])[0]
         with self._units() as uow:
             entities = [
                 replace(e, score=1.0) for e in uow.graph.find_entities(project, candidate_keys(query), 15)

@@ -27,6 +27,7 @@ from agent.worktrees import WorktreeManager
 from chalicelib.contracts.agent_api import HeartbeatRequest, Registration
 from chalicelib.contracts.agent_vocabulary import MachineStatus
 from chalicelib.contracts.api_transport import ApiClient, ApiError
+from chalicelib.contracts.log_lines import JsonLineFormatter
 from chalicelib.kernel.queues import SqsQueue
 
 AGENT_VERSION = "0.1.0"
@@ -159,7 +160,9 @@ def _hostname() -> str:
 
 
 def run_agent(home: Path, *, mode: str, machine_id: str | None = None) -> int:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     config = AgentConfig.load(home, machine_id=machine_id)
+    handler = logging.StreamHandler()  # `itachi up` and `itachi join` send it to logs/agent.log
+    handler.setFormatter(JsonLineFormatter("agent", machine_id=config.machine_id))
+    logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
     api = ApiClient.configured(home)
     return AgentDaemon(config, api, mode=mode).run_forever()

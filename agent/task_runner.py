@@ -107,14 +107,17 @@ class TaskRunner:
     def run(self) -> None:
         watch = threading.Thread(target=self._watch, name=f"watch-{self.task_id[:8]}", daemon=True)
         watch.start()
+        ids = {"task_id": self.task_id}
+        log.info("task %s started (attempt %s)", self.task_id, self.attempt, extra=ids)
         try:
             finish = self._execute()
         except Exception as exc:  # report it as the task's failure rather than leave it running
-            log.exception("task %s crashed in the agent", self.task_id)
+            log.exception("task %s crashed in the agent", self.task_id, extra=ids)
             finish = Finish("failed", error=f"agent error: {exc}")
         finally:
             self._done.set()
             watch.join(timeout=5)
+        log.info("task %s ended: %s", self.task_id, finish.status, extra=ids)
         try:
             self._report(finish)
         finally:
@@ -143,19 +146,21 @@ class TaskRunner:
     def _report(self, finish: Finish) -> None:
         self.batcher.flush()
         if finish.status in NO_RESULT:
-            log.warning("task %s stopped (%s): no result reported", self.task_id, finish.status)
+            log.warning("task %s stopped (%s): no result reported", self.task_id, finish.status,
+                        extra={"task_id": self.task_id})
             return
         ws = finish.workspace
         try:
             call_with_retry(lambda: self.post("result", finish.result(self.ctx.machine_id, self.attempt)))
         except ApiError as exc:
-            log.warning("task %s result not accepted: %s", self.task_id, exc)
+            log.warning("task %s result not accepted: %s", self.task_id, exc, extra={"task_id": self.task_id})
             return
         learned = finish.outcome(self.attempt, time.monotonic() - self.started)
         try:
             call_with_retry(lambda: self.post("outcome", learned))
         except ApiError as exc:
-            log.warning("task %s outcome not recorded: %s", self.task_id, exc)
+            log.warning("task %s outcome not recorded: %s", self.task_id, exc,
+                        extra={"task_id": self.task_id})
         policy = self.ctx.config.worktree_policy
         if ws and ws.host is None and (policy == "remove" or (policy == "remove-on-success"
                                                               and finish.status == "completed")):

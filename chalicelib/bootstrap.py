@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_transfer import MemoryTransfer
     from chalicelib.memory.services.ports import Embedder, MemoryUnits
     from chalicelib.ops.services.health_monitor import HealthMonitor
+    from chalicelib.ops.services.log_tail import LogTail
     from chalicelib.sessions.services.ports import SessionUnits
     from chalicelib.sessions.services.sessions import SessionService
     from chalicelib.ssh.services.ssh_runs import SshRuns
@@ -516,7 +517,7 @@ class Container:
                                              integrity=lambda: self.memory_integrity,
                                              snapshots=lambda: self.memory_snapshots),
             onboarding=self.machine_onboarding, public_url=self.settings.public_url,
-            brain=self.brain_decisions, graph_admin=self.graph_admin,
+            brain=self.brain_decisions, logs=self.log_tail, graph_admin=self.graph_admin,
             assistant=self.user_model, offers=self.task_offers,
             repo_registry=self.codeintel.github_sync.repos, agent_runs=self.agent_runs,
             agent_cron=self.agent_cron)
@@ -686,6 +687,24 @@ class Container:
 
         return BrainLoop(self.brain_units, self.llm, QueueDepths(lambda: self.queues), self.brain_channel,
                          expire=self.brain_decisions.expire_due)
+
+    @cached_property
+    def log_tail(self) -> LogTail:
+        """/logs: the local log files, or the stack's CloudWatch Logs (named as its queue prefix) in AWS."""
+        import os
+
+        from chalicelib.ops.services.log_tail import LogSource, LogTail
+
+        def source() -> LogSource:
+            if os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):
+                from chalicelib.kernel.cloudwatch_logs import CloudWatchLogs
+
+                return CloudWatchLogs(self.settings.queue_prefix, region=self.settings.aws_region)
+            from chalicelib.contracts.log_files import LocalLogFiles
+
+            return LocalLogFiles(self.settings.home / "logs")
+
+        return LogTail(source)
 
     # The health monitor (every minute): alerts Telegram once per outage; CloudWatch metrics in AWS.
     @cached_property

@@ -37,6 +37,7 @@ class Access:
     secrets: tuple[str, ...]  # the settings (SecretSpec.var) whose secrets the function reads
     sends: tuple[str, ...] = ()  # queue keys it sends to; MACHINES for the agents' queues
     creates_machine_queues: bool = False
+    reads_logs: bool = False  # FilterLogEvents on the stack's function log groups (/logs)
     reads_queue_depths: bool = False  # GetQueueAttributes on the table's queues and their DLQs
     puts_health_metrics: bool = False  # cloudwatch:PutMetricData in the Itachi/Health namespace
 
@@ -48,7 +49,7 @@ ACCESS: dict[str, Access] = {
     MIGRATIONS: Access((MASTER, DB)),
     "functions.dispatch_consumer:handler": Access((DB, BOT), (MACHINES, "telegram-outbox")),
     "functions.telegram_consumer:handler": Access((DB, BOT, OPENAI),
-                                                  ("dispatch", "telegram-outbox", MACHINES)),
+                                                  ("dispatch", "telegram-outbox", MACHINES), reads_logs=True),
     "functions.telegram_outbox:handler": Access((DB, BOT, OPENAI), ("telegram-outbox",)),
     "functions.ingest_consumer:handler": Access((DB, OPENAI)),
     "functions.cleanup:handler": Access((DB,)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from chalicelib.kernel.queue_table import QUEUES, QueueSpec, queue_name
 from infra.aws.access import MACHINES, Access
-from infra.aws.cfn import NO_VALUE, PRIVATE, Json, assume_role, get_att, sqs_arn
+from infra.aws.cfn import NO_VALUE, PRIVATE, Json, assume_role, get_att, sqs_arn, sub
 from infra.aws.secrets import SecretSpec, secret_arns
 
 TRACING = "TracingEnabled"  # condition: X-Ray active tracing
@@ -40,6 +40,11 @@ def queue_statements(prefix: str, access: Access, consumes: QueueSpec | None = N
         out.append({"Sid": "PutHealthMetrics", "Effect": "Allow", "Action": "cloudwatch:PutMetricData",
                     "Resource": "*",
                     "Condition": {"StringEquals": {"cloudwatch:namespace": "Itachi/Health"}}})
+    if access.reads_logs:
+        out.append({"Sid": "ReadTheStacksLogs", "Effect": "Allow",
+                    "Action": ["logs:DescribeLogGroups", "logs:FilterLogEvents"],
+                    "Resource": sub("arn:${AWS::Partition}:logs:${AWS::Region}:${AWS::AccountId}"
+                                    ":log-group:/aws/lambda/${AWS::StackName}-*")})
     if consumes is not None:
         out.append({"Sid": "ConsumeItsQueue", "Effect": "Allow",
                     "Action": ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility",

@@ -61,6 +61,7 @@ class LocalStack:
     _scheduler: Scheduler | None = None
     _dispatcher: SqsDispatcher | None = None
     _poller: Any = None  # Telegram long polling (local mode)
+    _log_file: Any = None  # the handler writing logs/server.log
 
     def start(self) -> str:
         """Bring every part up; return the API URL once /health answers."""
@@ -75,6 +76,9 @@ class LocalStack:
             raise
 
     def _start(self, home: Path) -> str:
+        from infra.local.server_log import log_server_to
+
+        self._log_file = log_server_to(home / "logs")
         url = self.options.database_url
         if not url:
             self._pg, url = start_postgres(home)
@@ -170,6 +174,11 @@ class LocalStack:
         if self._pg is not None:
             self._pg.cleanup()
             self._pg = None
+        if self._log_file is not None:
+            from infra.local.server_log import stop_logging
+
+            stop_logging(self._log_file)
+            self._log_file = None
         if self._lock is not None:
             (self.options.home / "run" / "state.json").unlink(missing_ok=True)
             self._lock.release()

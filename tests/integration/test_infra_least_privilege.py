@@ -134,6 +134,11 @@ def test_only_the_monitors_read_queue_depths_and_only_the_health_monitor_puts_me
                 metric_writers.add(handler_of(logical_id, fn))
                 assert s["Condition"] == {"StringEquals": {"cloudwatch:namespace": "Itachi/Health"}}
     assert readers == {"functions.brain_loop:handler", "functions.health_monitor:handler"}
+    log_readers = {handler_of(k, fn) for k, fn in template["Resources"].items()
+                   if fn["Type"] == "AWS::Serverless::Function"
+                   for s in statements_of(template["Resources"][fn["Properties"]["Role"]["Fn::GetAtt"][0]])
+                   if "logs:FilterLogEvents" in as_list(s["Action"])}
+    assert log_readers == {"functions.telegram_consumer:handler"}
     assert metric_writers == {"functions.health_monitor:handler"}
     health = {k: v for k, v in template["Resources"].items()
               if v["Type"] == "AWS::CloudWatch::Alarm" and v["Properties"]["Namespace"] == "Itachi/Health"}

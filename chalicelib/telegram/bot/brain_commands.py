@@ -1,4 +1,4 @@
-"""/brain (status, on, off, config, reject with a reason) and the proposals' Approve / Reject buttons."""
+"""/brain (status, on, off, config, reject with a reason), the proposals' Approve / Reject buttons, /logs."""
 
 from __future__ import annotations
 
@@ -56,6 +56,17 @@ async def brain(update: Update, context: Context) -> None:
     else:
         raise InvalidInput(USAGE)
     await reply(update, context, _status_text(state))
+
+
+@command("logs")
+async def logs(update: Update, context: Context) -> None:
+    tail = services(context).logs
+    if tail is None:
+        raise Unavailable("Logs are not available here.")
+    args = context.args or []
+    if len(args) > 1:
+        raise InvalidInput("Usage: /logs [task id | function]")
+    await reply(update, context, await blocking(tail.last, args[0] if args else None))
 
 
 async def decided(update: Update, context: Context) -> None:

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
     from chalicelib.graph.services.graph_admin import GraphAdmin
     from chalicelib.learning.services.task_feedback import TaskFeedback
+    from chalicelib.ops.services.log_tail import LogTail
     from chalicelib.ssh.services.ssh_runs import SshRuns
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
     from chalicelib.tasks.services.machines import MachineRegistry
@@ -87,6 +88,7 @@ class BotServices:
     onboarding: MachineOnboarding | None = None  # /machines invite
     public_url: str = ""  # ITACHI_PUBLIC_URL, for the join command an invite shows
     brain: ProposalDecisions | None = None  # /brain and the proposals' buttons
+    logs: LogTail | None = None  # /logs
     graph_admin: GraphAdmin | None = None  # the graph memory's contradiction buttons
     assistant: UserModel | None = None  # learns facts and personality traits from free text
     offers: TaskOffers | None = None  # natural-language requests offered as tasks (Create / Cancel)

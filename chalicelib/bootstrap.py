@@ -51,10 +51,12 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.task_feedback import TaskFeedback
     from chalicelib.learning.services.task_lessons import TaskLessons
     from chalicelib.llm.services.ports import LanguageModel, LlmUnits
+    from chalicelib.memory.domain.memory_model import SearchHit
     from chalicelib.memory.services.lifecycle_ports import LifecycleUnits
     from chalicelib.memory.services.memory_eviction import MemoryEviction
     from chalicelib.memory.services.memory_integrity import MemoryIntegrity
     from chalicelib.memory.services.memory_lifecycle import MemoryLifecycle
+    from chalicelib.memory.services.memory_recall import MemoryRecall
     from chalicelib.memory.services.memory_service import MemoryService
     from chalicelib.memory.services.memory_snapshots import MemorySnapshots
     from chalicelib.memory.services.memory_transfer import MemoryTransfer
@@ -323,6 +325,17 @@ class Container:
                                 s.search_recency_half_life_days)
         return MemoryService(self.memory_units, self.embedder, weights=weights,
                              query_timeout_s=s.embedding_timeout_s)
+
+    @cached_property
+    def memory_recall(self) -> MemoryRecall:
+        from chalicelib.memory.services.memory_recall import MemoryRecall
+
+        memory = self.memory
+
+        def search(query: str, project: str, limit: int) -> list[SearchHit]:
+            return memory.search(query, project, limit=limit).hits
+
+        return MemoryRecall(self.memory_units, search)  # type: ignore[arg-type]  # it binds `recall`
 
     # Memory lifecycle: phased eviction, archive and restore, tags and listing (docs/memory.md).
     @cached_property

@@ -1,5 +1,6 @@
-"""PostToolUse: record each file edit as a code-change memory and a session edit, and push
-edited files that sync (end-to-end encrypted; their contents are never recorded).
+"""PostToolUse: record each file edit as a code-change memory and a session edit, push edited
+files that sync (end-to-end encrypted; their contents are never recorded), and recall what
+memory holds about a file just read or a command that just failed (`hooks.recall`).
 
 A tool call that reports a failure is recorded as a ``tool_failure`` session event (it feeds
 the session's difficulty) and as a failed edit, never as a code change.
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hooks import file_sync
+from hooks import file_sync, recall
 from hooks.edits import edits_from_payload, failure_of
 from hooks.runtime import HookContext, fail_open
 
@@ -17,11 +18,12 @@ BUDGET_S = 2.0
 MAX_FILES = 20
 
 
-def handle(ctx: HookContext) -> None:
-    """POST code-change + session edit per edited file, or a tool_failure event."""
+def handle(ctx: HookContext) -> str | None:
+    """POST code-change + session edit per edited file, or a tool_failure event; print recall."""
     tool = str(ctx.payload.get("tool_name") or "")
     error = failure_of(ctx.payload)
-    edits = edits_from_payload(ctx.payload)[:MAX_FILES]
+    reads = tool in recall.READ_TOOLS or tool in recall.SHELL_TOOLS
+    edits = [] if reads else edits_from_payload(ctx.payload)[:MAX_FILES]
     project, client = ctx.project, ctx.config.client
     synced = file_sync.synced_paths(ctx, [e.file for e in edits]) if error is None else {}
     posts: list[tuple[str, dict[str, Any]]] = []
@@ -47,11 +49,12 @@ def handle(ctx: HookContext) -> None:
             "client": client,
             "data": {"tool": tool, "error": error, "files": [e.file for e in edits]},
         }))
+    context = recall.recall_output(ctx)  # first: the model waits for it, the records can be late
     if posts:
         ctx.api.post_many(posts)
     if synced:
         file_sync.push_edits(ctx, sorted(set(synced.values())))
-    return None
+    return context
 
 
 def _is_secret_file(path: str) -> bool:

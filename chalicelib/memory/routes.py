@@ -16,9 +16,12 @@ from chalicelib.memory.schemas import (
     IndexIn,
     MemoryIdPath,
     MemoryIn,
+    PromoteIn,
+    RecallQuery,
     RecentQuery,
     SearchQuery,
     StatsQuery,
+    hit_json,
     memory_json,
     search_json,
     stats_json,
@@ -69,10 +72,12 @@ def search() -> Response:
     per_scope = q.per_scope_limits()
     if per_scope is not None:  # one request, one query embedding, both scopes (the prompt hook)
         result = memory.search_each(q.query, q.project, project_limit=per_scope[0], global_limit=per_scope[1],
-                                    category=q.category, mode=q.mode, tag=q.tag)
+                                    category=q.category, mode=q.mode, tag=q.tag,
+                                    include_untrusted=q.include_untrusted)
     else:
         result = memory.search(q.query, q.project, limit=q.limit, category=q.category, mode=q.mode,
-                               include_global=q.include_global, tag=q.tag)
+                               include_global=q.include_global, tag=q.tag,
+                               include_untrusted=q.include_untrusted)
     answer = search_json(result)
     if graph:  # it ran beside the memory search; one query embedding serves both
         answer["graph"] = graph[0].result()
@@ -115,8 +120,20 @@ def _learn_prompt(prompt: str, project: str) -> None:
 def recent() -> Response:
     q = parse_query(bp.current_request, RecentQuery)
     memories = get_container().memory.recent(q.project, limit=q.limit, category=q.category,
-                                             metadata=q.metadata_filter())
+                                             metadata=q.metadata_filter(),
+                                             include_untrusted=q.include_untrusted)
     return ok({"results": [memory_json(m) for m in memories]})
+
+
+@bp.route("/api/memory/recall", methods=["GET"])
+def recall() -> Response:
+    """What memory holds about a file being read, or the recorded fixes for an error (trusted only)."""
+    q = parse_query(bp.current_request, RecallQuery).checked()
+    recall = get_container().memory_recall
+    if q.file is not None:
+        return ok({"results": [memory_json(m) for m in recall.about_file(q.project, q.file, q.limit)]})
+    assert q.error is not None
+    return ok({"results": [hit_json(h) for h in recall.for_error(q.project, q.error, q.limit)]})
 
 
 @bp.route("/api/memory/stats", methods=["GET"])
@@ -135,6 +152,14 @@ def forget(memory_id: str) -> Response:
     ident = parse_memory_id(memory_id)
     get_container().memory.delete(ident)
     return ok({"id": ident, "deleted": True})
+
+
+@bp.route("/api/memory/{memory_id}/promote", methods=["POST"])
+def promote(memory_id: str) -> Response:
+    """A person vouches for a quarantined memory (admin keys only: an agent cannot promote)."""
+    ident = parse_memory_id(memory_id)
+    body = parse_body(bp.current_request, PromoteIn) if bp.current_request.raw_body else PromoteIn()
+    return ok(memory_json(get_container().memory.promote(ident, body.by)))
 
 
 def parse_memory_id(raw: str) -> str:

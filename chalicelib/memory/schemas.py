@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.wire import Fraction, captured
 from chalicelib.memory.domain.memory_model import Memory, MemoryDraft, MemoryStats, SearchHit, SearchResult
+from chalicelib.memory.domain.provenance import Source
 
 Project = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
 Category = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
@@ -35,6 +36,8 @@ class MemoryIn(_Wire):
     confidence: Fraction | None = None
     session_id: str | None = Field(default=None, max_length=200)
     source_ids: list[str] = Field(default_factory=list, max_length=200)
+    # Where the text came from; tool, web and agent text is stored quarantined (untrusted).
+    source: Source = "unspecified"
 
     @field_validator("files", "source_ids")
     @classmethod
@@ -58,7 +61,7 @@ class MemoryIn(_Wire):
                            summary=self.summary or "", files=tuple(self.files), metadata=self.metadata,
                            created_at=self.created_at, significance=self.significance,
                            confidence=self.confidence, session_id=self.session_id,
-                           source_ids=tuple(self.source_ids))
+                           source_ids=tuple(self.source_ids), source=self.source)
 
 
 class BatchIn(_Wire):
@@ -95,6 +98,8 @@ class SearchQuery(_Wire):
     tag: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")
     # The prompt hook: also answer the graph memory's context (`graph`), and learn from the prompt.
     graph: bool = False
+    include_untrusted: bool = False  # quarantined memories too (never for injection)
+    explain: bool = False  # each candidate's vector, text and recency parts, winners and losers
 
     def per_scope_limits(self) -> tuple[int, int] | None:
         """(project_limit, global_limit) when the request asks per scope (a missing one is 0)."""
@@ -114,6 +119,7 @@ class RecentQuery(_Wire):
     limit: int = Field(default=10, ge=1, le=200)
     category: str | None = OptionalCategory
     tag: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[^\x00-\x1f]+$")
+    include_untrusted: bool = False
 
     def metadata_filter(self) -> dict[str, Any] | None:
         """Memories stored with this tag: metadata.tags contains it."""
@@ -122,6 +128,24 @@ class RecentQuery(_Wire):
 
 class StatsQuery(_Wire):
     project: str | None = Field(default=None, min_length=1, max_length=300)
+
+
+class RecallQuery(_Wire):
+    """Exactly one of `file` (a path relative to the project) and `error` (a command's output)."""
+
+    project: str = Project
+    file: str | None = Field(default=None, min_length=1, max_length=2_000)
+    error: str | None = Field(default=None, min_length=1, max_length=8_000)
+    limit: int = Field(default=3, ge=1, le=20)
+
+    def checked(self) -> RecallQuery:
+        if (self.file is None) == (self.error is None):
+            raise InvalidInput("give exactly one of file and error", field="file")
+        return self
+
+
+class PromoteIn(_Wire):
+    by: str = Field(default="admin", min_length=1, max_length=200, pattern=r"^[^\x00-\x1f]+$")
 
 
 class MemoryIdPath(_Wire):
@@ -135,7 +159,8 @@ def _iso(value: datetime | None) -> str | None:
 def hit_json(hit: SearchHit) -> dict[str, Any]:
     return {"id": hit.id, "project": hit.project, "category": hit.category, "content": hit.content,
             "summary": hit.summary, "score": hit.score, "created_at": _iso(hit.created_at),
-            "metadata": hit.metadata, "files": list(hit.files)}
+            "metadata": hit.metadata, "files": list(hit.files), "source": hit.source,
+            "trusted": hit.trusted}
 
 
 def search_json(result: SearchResult) -> dict[str, Any]:

@@ -83,7 +83,7 @@ class MemoryTable:
             last_reinforced_at=draft.created_at or now, access_count=0, last_accessed_at=None, phase=0,
             superseded_by=None, session_id=draft.session_id, source_ids=draft.source_ids,
             created_at=draft.created_at or now, updated_at=now, embedding_model=draft.embedding_model,
-            tags=draft.tags,
+            tags=draft.tags, source=draft.source, trusted=draft.trusted,
         ), draft.content_hash, None if draft.embedding is None else list(draft.embedding), next(self._seq))
         return memory_id
 
@@ -146,8 +146,9 @@ class InMemoryMemoryRepository:
                 self._t.update(memory_id, access_count=row.memory.access_count + 1, last_accessed_at=now)
 
     def recent(self, project: str | None, category: str | None, limit: int,
-               metadata: dict[str, Any] | None = None) -> list[model.Memory]:
+               metadata: dict[str, Any] | None = None, include_untrusted: bool = False) -> list[model.Memory]:
         found = [r.memory for r in self._t.live() if project in (None, r.memory.project)
+                 and (include_untrusted or r.memory.trusted)
                  and category in (None, r.memory.category) and _contains(r.memory.metadata, metadata)]
         found.sort(key=lambda m: m.id)
         return sorted(found, key=lambda m: m.created_at, reverse=True)[:limit]
@@ -194,6 +195,14 @@ class InMemoryMemoryRepository:
                        superseded_by=superseded_by or m.superseded_by)
         return True
 
+    def promote(self, memory_id: str, by: str) -> bool:
+        row = self._t.rows.get(memory_id)
+        if row is None:
+            return False
+        self._t.update(memory_id, trusted=True, promoted_at=row.memory.promoted_at or self._t.clock(),
+                       promoted_by=row.memory.promoted_by or by, updated_at=self._t.clock())
+        return True
+
     def revive(self, memory_id: str) -> bool:
         if memory_id not in self._t.rows:
             return False
@@ -232,7 +241,8 @@ class InMemorySearchIndex:
             m = r.memory
             if m.project not in scope.projects or scope.category not in (None, m.category) \
                     or not _contains(m.metadata, scope.metadata) \
-                    or (scope.tag is not None and scope.tag not in m.tags):
+                    or (scope.tag is not None and scope.tag not in m.tags) \
+                    or not (scope.include_untrusted or m.trusted):
                 continue
             held = terms & set(_TERM.findall(f"{m.summary} {m.content}".lower()))
             vector = cosine(r.embedding, embedding) if embedding is not None and r.embedding else None
@@ -244,7 +254,7 @@ class InMemorySearchIndex:
         scored.sort(key=lambda s: (-s[0], -s[1].created_at.timestamp(), s[1].id))
         return [model.SearchHit(id=m.id, project=m.project, category=m.category, content=m.content,
                           summary=m.summary, score=score, created_at=m.created_at, metadata=m.metadata,
-                          files=m.files)
+                          files=m.files, source=m.source, trusted=m.trusted)
                 for score, m in scored[:limit]]
 
     def refresh_statistics(self) -> float:

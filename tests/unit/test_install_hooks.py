@@ -53,7 +53,7 @@ def test_user_scope_writes_every_claude_hook_with_its_timeout(claude_dir: Path, 
     assert timeouts == {"SessionStart": 15, "UserPromptSubmit": 8, "PostToolUse": 10,
                         "PostToolUseFailure": 10, "PreCompact": 10, "Stop": 10, "SessionEnd": 5}
     group = settings["hooks"]["PostToolUse"][0]
-    assert group["matcher"] == "Write|Edit|MultiEdit"
+    assert group["matcher"] == "Write|Edit|MultiEdit|Read|Bash"
     assert group["hooks"][0] == {"type": "command", "timeout": 10,
                                  "command": f"'{PYTHON}' -I -m hooks.post_tool_use --itachi-client claude"}
 

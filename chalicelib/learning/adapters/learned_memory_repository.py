@@ -1,5 +1,8 @@
 """The learning loop's reads of `memories`: project rules and lessons, with their lesson stats.
 
+Rules and lessons served to a model are trusted memories only: quarantined text (tool output,
+web pages, other agents) never becomes a rule or a lesson until a person promotes it.
+
 Writes go through the memory core's write path and repository (bound to the same unit of
 work), never from here. Bound to one unit of work's connection. Similarities are cosine
 similarities in [-1, 1] (1 is the same direction), computed exactly (the expression form keeps
@@ -48,7 +51,7 @@ class PostgresLearnedMemories:
         """Live rules of a project, by confidence x times_reinforced, then the most recently reinforced."""
         rows = self._conn.execute(
             f"SELECT {_ITEM} FROM memories m WHERE m.project = %s AND m.category = 'project_rule'"
-            " AND m.superseded_by IS NULL"
+            " AND m.superseded_by IS NULL AND m.trusted"
             " ORDER BY m.confidence * m.times_reinforced DESC, m.last_reinforced_at DESC LIMIT %s",
             (project, limit),
         ).fetchall()
@@ -61,7 +64,7 @@ class PostgresLearnedMemories:
             f"SELECT {_ITEM}, 1 - (m.embedding <=> %s) AS similarity,"
             " COALESCE(s.applications, 0) AS applications, s.last_applied_at"
             " FROM memories m LEFT JOIN lesson_stats s ON s.lesson_id = m.id"
-            " WHERE m.project = ANY(%s) AND m.category = %s AND m.superseded_by IS NULL"
+            " WHERE m.project = ANY(%s) AND m.category = %s AND m.superseded_by IS NULL AND m.trusted"
             " AND m.embedding IS NOT NULL ORDER BY similarity DESC LIMIT %s",
             (_vector(embedding), list(projects), category, limit),
         ).fetchall()

@@ -30,7 +30,7 @@ COLUMNS = (
     " m.confidence, m.times_reinforced, m.last_reinforced_at, coalesce(a.access_count, 0) AS access_count,"
     " a.last_accessed_at,"
     " m.phase, m.superseded_by, m.session_id, m.source_ids, m.created_at, m.updated_at, m.embedding_model,"
-    " m.tags"
+    " m.tags, m.source, m.trusted, m.promoted_at, m.promoted_by"
 )
 # Memories with their access statistics (kept in a narrow table of their own, see 0011).
 MEMORIES = "memories m LEFT JOIN memory_access a ON a.memory_id = m.id"
@@ -48,6 +48,8 @@ def to_memory(r: dict[str, Any]) -> Memory:
         superseded_by=str(r["superseded_by"]) if r["superseded_by"] else None, session_id=r["session_id"],
         source_ids=tuple(r["source_ids"] or ()), created_at=r["created_at"], updated_at=r["updated_at"],
         embedding_model=r.get("embedding_model"), tags=tuple(r.get("tags") or ()),
+        source=r.get("source") or "unspecified", trusted=bool(r.get("trusted", True)),
+        promoted_at=r.get("promoted_at"), promoted_by=r.get("promoted_by"),
     )
 
 
@@ -85,10 +87,11 @@ class PostgresMemoryRepository:
         found = self._conn.execute(
             "INSERT INTO memories AS m (project, category, content, summary, files, metadata, embedding,"
             " embedding_model, significance, confidence, content_hash, session_id, source_ids,"
-            " created_at, last_reinforced_at, tags)"
+            " created_at, last_reinforced_at, tags, source, trusted)"
             " VALUES (%(project)s, %(category)s, %(content)s, %(summary)s, %(files)s, %(metadata)s,"
             " %(embedding)s, %(model)s, %(significance)s, %(confidence)s, %(hash)s, %(session)s,"
-            " %(sources)s, coalesce(%(created)s, now()), coalesce(%(created)s, now()), %(tags)s)"
+            " %(sources)s, coalesce(%(created)s, now()), coalesce(%(created)s, now()), %(tags)s,"
+            " %(source)s, %(trusted)s)"
             " ON CONFLICT (project, content_hash) DO UPDATE SET"
             " times_reinforced = m.times_reinforced + 1,"
             " last_reinforced_at = greatest(m.last_reinforced_at, excluded.last_reinforced_at)"
@@ -99,7 +102,7 @@ class PostgresMemoryRepository:
              "significance": _score(draft.significance), "confidence": _score(draft.confidence),
              "hash": draft.content_hash,
              "session": draft.session_id, "sources": list(draft.source_ids), "created": draft.created_at,
-             "tags": list(draft.tags)},
+             "tags": list(draft.tags), "source": draft.source, "trusted": draft.trusted},
         ).fetchone()
         assert found is not None
         return str(found["id"]), bool(found["inserted"])
@@ -203,8 +206,8 @@ class PostgresMemoryRepository:
         return cur.rowcount
 
     def recent(self, project: str | None, category: str | None, limit: int,
-               metadata: dict[str, Any] | None = None) -> list[Memory]:
-        where: list[str] = [LIVE]
+               metadata: dict[str, Any] | None = None, include_untrusted: bool = False) -> list[Memory]:
+        where: list[str] = [LIVE if include_untrusted else f"{LIVE} AND m.trusted"]
         params: list[Any] = []
         if category is None:
             where.append("NOT (m.category = ANY(%s))")
@@ -260,6 +263,13 @@ class PostgresMemoryRepository:
             {"meta": Jsonb(metadata) if metadata is not None else None, "merge": merge,
              "sig": significance, "conf": confidence, "sup": superseded_by, "id": memory_id},
         ).rowcount == 1
+
+    def promote(self, memory_id: str, by: str) -> bool:
+        """A person vouches for a quarantined memory: from now on it may be injected."""
+        return self._conn.execute(
+            "UPDATE memories SET trusted = true, promoted_at = coalesce(promoted_at, now()),"
+            " promoted_by = coalesce(promoted_by, %s), updated_at = now() WHERE id = %s",
+            (by, memory_id)).rowcount == 1
 
     def revive(self, memory_id: str) -> bool:
         return self._conn.execute("UPDATE memories SET superseded_by = NULL, updated_at = now()"

@@ -90,8 +90,8 @@ _CANDIDATES = {
 }
 _FINAL = """
 candidates AS ({candidates})
-SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, m.created_at,
-  ({score}) * (1 - %(w_recency)s + %(w_recency)s * power(0.5, greatest(0, extract(epoch FROM
+SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, m.created_at, m.source,
+  m.trusted, ({score}) * (1 - %(w_recency)s + %(w_recency)s * power(0.5, greatest(0, extract(epoch FROM
     now() - greatest(m.created_at, m.last_reinforced_at)) / 86400.0) / %(half_life)s)) AS score
 FROM candidates c JOIN memories m ON m.id = c.id CROSS JOIN query q
 ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(limit)s
@@ -115,6 +115,8 @@ def build_statement(mode: SearchMode, scope: SearchScope) -> str:
         filters.append("m.metadata @> %(metadata)s")
     if scope.tag is not None:
         filters.append("m.tags @> ARRAY[%(tag)s]::text[]")
+    if not scope.include_untrusted:
+        filters.append("m.trusted")
     where = " AND ".join(filters)
     parts = ["WITH", _TERMS]
     if mode in ("hybrid", "text"):
@@ -171,7 +173,8 @@ class PostgresMemorySearch:
         return [
             SearchHit(id=str(r["id"]), project=r["project"], category=r["category"], content=r["content"],
                       summary=r["summary"], score=round(float(r["score"]), 6), created_at=r["created_at"],
-                      metadata=dict(r["metadata"] or {}), files=tuple(r["files"] or ()))
+                      metadata=dict(r["metadata"] or {}), files=tuple(r["files"] or ()),
+                      source=r["source"], trusted=bool(r["trusted"]))
             for r in rows
         ]
 

@@ -17,6 +17,7 @@ from chalicelib.memory.adapters.integrity_repository import PostgresIntegrityRep
 from chalicelib.memory.adapters.lifecycle_repository import PostgresLifecycleRepository
 from chalicelib.memory.adapters.memory_repository import PostgresMemoryRepository
 from chalicelib.memory.adapters.memory_search import PostgresMemorySearch, VectorFeatures
+from chalicelib.memory.adapters.recall_repository import PostgresMemoryRecall
 from chalicelib.memory.adapters.snapshot_repository import PostgresSnapshotRepository
 from chalicelib.memory.adapters.transfer_repository import PostgresTransferRepository
 from chalicelib.memory.services.ports import TransientConflict
@@ -31,6 +32,7 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
     integrity: PostgresIntegrityRepository
     transfer: PostgresTransferRepository
     snapshots: PostgresSnapshotRepository
+    recall: PostgresMemoryRecall
 
     def __init__(self, db: Any, features: VectorFeatures) -> None:
         super().__init__(db)
@@ -43,6 +45,7 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
         self.integrity = PostgresIntegrityRepository(conn)
         self.transfer = PostgresTransferRepository(conn)
         self.snapshots = PostgresSnapshotRepository(conn)
+        self.recall = PostgresMemoryRecall(conn)
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

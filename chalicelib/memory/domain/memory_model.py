@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from chalicelib.memory.domain.provenance import is_trusted
+
 GLOBAL_PROJECT = "_global"
 SearchMode = Literal["hybrid", "text", "vector"]
 SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "text", "vector")
@@ -48,6 +50,12 @@ class MemoryDraft:
     embedding: list[float] | None = None
     embedding_model: str | None = None
     tags: tuple[str, ...] = ()  # free tags; the write path adds the automatic ones
+    source: str = "unspecified"  # where the text came from (`provenance.SOURCES`)
+
+    @property
+    def trusted(self) -> bool:
+        """Untrusted text (tool output, web, other agents) is quarantined until promoted."""
+        return is_trusted(self.source)
 
     @property
     def content_hash(self) -> str:
@@ -81,6 +89,10 @@ class Memory:
     updated_at: datetime
     embedding_model: str | None = None
     tags: tuple[str, ...] = ()
+    source: str = "unspecified"
+    trusted: bool = True
+    promoted_at: datetime | None = None
+    promoted_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +117,8 @@ class SearchHit:
     created_at: datetime
     metadata: dict[str, Any]
     files: tuple[str, ...] = ()
+    source: str = "unspecified"
+    trusted: bool = True
 
 
 @dataclass(frozen=True)
@@ -135,6 +149,7 @@ class SearchScope:
     category: str | None = None
     metadata: dict[str, Any] | None = None
     tag: str | None = None
+    include_untrusted: bool = False  # quarantined memories only when asked for by name
 
 
 @dataclass(frozen=True)

@@ -73,36 +73,42 @@ class MemoryService:
         if diff:
             content += "\n" + cap(diff, 2_000)
         return self.remember(MemoryDraft(project=project, category=category, content=content,
-                                         files=(file,), metadata={**(metadata or {}), "file": file}))
+                                         files=(file,), metadata={**(metadata or {}), "file": file},
+                                         source="assistant"))
 
     # -- searching and reading ----------------------------------------------------------------
 
     def search(self, query: str, project: str, *, limit: int = 10, category: str | None = None,
                mode: SearchMode = "hybrid", include_global: bool = True,
                metadata: dict[str, Any] | None = None, weights: SearchWeights | None = None,
-               tag: str | None = None) -> SearchResult:
+               tag: str | None = None, include_untrusted: bool = False) -> SearchResult:
         """The best `limit` memories of `project` (plus `_global`), scores in [0, 1]."""
         alone = project == GLOBAL_PROJECT or not include_global
         projects = (project,) if alone else (project, GLOBAL_PROJECT)
         return self.search_scopes(query, [(projects, limit)], category=category, mode=mode,
-                                  metadata=metadata, weights=weights, tag=tag)
+                                  metadata=metadata, weights=weights, tag=tag,
+                                  include_untrusted=include_untrusted)
 
     def search_each(self, query: str, project: str, *, project_limit: int, global_limit: int,
                     category: str | None = None, mode: SearchMode = "hybrid",
-                    tag: str | None = None) -> SearchResult:
+                    tag: str | None = None, include_untrusted: bool = False) -> SearchResult:
         """The best `project_limit` memories of `project`, then the best `global_limit` of `_global`:
         one query embedding for both. For `_global` itself, its best max(limits)."""
         if project == GLOBAL_PROJECT:
             scopes = [((project,), max(project_limit, global_limit))]
         else:
             scopes = [((project,), project_limit), ((GLOBAL_PROJECT,), global_limit)]
-        return self.search_scopes(query, scopes, category=category, mode=mode, tag=tag)
+        return self.search_scopes(query, scopes, category=category, mode=mode, tag=tag,
+                                  include_untrusted=include_untrusted)
 
     def search_scopes(self, query: str, scopes: Sequence[tuple[tuple[str, ...], int]], *,
                       category: str | None = None, mode: SearchMode = "hybrid",
                       metadata: dict[str, Any] | None = None,
-                      weights: SearchWeights | None = None, tag: str | None = None) -> SearchResult:
-        """For each (projects, limit), its best memories: hits in scope order, each scope by score."""
+                      weights: SearchWeights | None = None, tag: str | None = None,
+                      include_untrusted: bool = False) -> SearchResult:
+        """For each (projects, limit), its best memories: hits in scope order, each scope by score.
+
+        Quarantined (untrusted) memories are left out unless `include_untrusted`."""
         if mode not in SEARCH_MODES:
             raise InvalidInput(f"mode must be one of {', '.join(SEARCH_MODES)}", field="mode")
         text = redact(query).strip()[:MAX_QUERY_CHARS]
@@ -120,17 +126,25 @@ class MemoryService:
         with self._units() as uow:
             for projects, limit in scopes:
                 if limit > 0:
-                    hits += uow.search.search(text, vector, SearchScope(projects, category, metadata, tag),
+                    hits += uow.search.search(text, vector, SearchScope(projects, category, metadata, tag,
+                                                                      include_untrusted),
                                               mode=used, limit=limit, weights=chosen)
             uow.memories.record_access([h.id for h in hits], throttled=True)
             uow.commit()
         return SearchResult(hits, used, degraded)
 
     def recent(self, project: str | None = None, *, limit: int = 10, category: str | None = None,
-               metadata: dict[str, Any] | None = None) -> list[Memory]:
+               metadata: dict[str, Any] | None = None, include_untrusted: bool = False) -> list[Memory]:
         """Newest live memories first, optionally of one project, category and metadata subset."""
         with self._units() as uow:
-            return uow.memories.recent(project, category, limit, metadata)
+            return uow.memories.recent(project, category, limit, metadata, include_untrusted)
+
+    def promote(self, memory_id: str, by: str) -> Memory:
+        """A person vouches for a quarantined memory: it may be injected from now on."""
+        with self._units() as uow:
+            if not uow.memories.promote(memory_id, by):
+                raise NotFound(f"no memory {memory_id}", field="id")
+            return self._commit_and_get(uow, memory_id)
 
     def get(self, memory_id: str, *, record_access: bool = True) -> Memory:
         with self._units() as uow:

@@ -28,6 +28,7 @@ from chalicelib.memory.domain.dedup_guard import same_facts
 from chalicelib.memory.domain.memory_hygiene import clean
 from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult, content_hash, embedding_text
 from chalicelib.memory.domain.memory_tags import auto_tags, free_tags, merge_tags
+from chalicelib.memory.domain.provenance import carries_instructions
 from chalicelib.memory.services.deadline_embedding import DeadlineEmbedder
 from chalicelib.memory.services.ports import MemoryRepository, MemoryUnits, MemoryWriteUnit, TransientConflict
 
@@ -154,6 +155,9 @@ class MemoryStore:
             raise InvalidInput(f"{prefix}.{index}: {exc.message}", field=field) from None
         tags = merge_tags(free_tags(cleaned.metadata, cleaned.tags),
                           auto_tags(cleaned.category, cleaned.files, cleaned.content))
+        if not cleaned.trusted and carries_instructions(cleaned.content):  # a hint for the reviewer
+            return dataclasses.replace(cleaned, tags=tags,
+                                       metadata={**cleaned.metadata, "quarantine": "carries instructions"})
         return dataclasses.replace(cleaned, tags=tags)
 
     def _after_write(self, inserted: int) -> None:

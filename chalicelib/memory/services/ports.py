@@ -98,8 +98,8 @@ class MemoryRepository(Protocol):
         ...
 
     def recent(self, project: str | None, category: str | None, limit: int,
-               metadata: dict[str, Any] | None = None) -> list[Memory]:
-        """Newest live memories first."""
+               metadata: dict[str, Any] | None = None, include_untrusted: bool = False) -> list[Memory]:
+        """Newest live memories first (quarantined ones only when asked for)."""
         ...
 
     def stats(self, project: str | None) -> MemoryStats: ...
@@ -115,6 +115,10 @@ class MemoryRepository(Protocol):
                       significance: float | None = None, confidence: float | None = None,
                       superseded_by: str | None = None) -> bool:
         """Set what is given (metadata merged unless `merge` is False); False if unknown."""
+        ...
+
+    def promote(self, memory_id: str, by: str) -> bool:
+        """Mark a quarantined memory trusted (a person vouched for it); False if unknown."""
         ...
 
     def revive(self, memory_id: str) -> bool:

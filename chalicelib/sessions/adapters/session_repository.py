@@ -98,7 +98,7 @@ class PostgresSessionRepository:
     def recent_memory_texts(self, project: str, categories: tuple[str, ...], limit: int) -> list[str]:
         rows = self._conn.execute(
             "SELECT COALESCE(NULLIF(summary, ''), content) AS text FROM memories"
-            " WHERE project = %s AND category = ANY(%s) AND superseded_by IS NULL"
+            " WHERE project = %s AND category = ANY(%s) AND superseded_by IS NULL AND trusted"
             " ORDER BY created_at DESC LIMIT %s",
             (project, list(categories), limit),
         ).fetchall()

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_snapshots import MemorySnapshots
     from chalicelib.memory.services.memory_transfer import MemoryTransfer
     from chalicelib.memory.services.ports import Embedder, MemoryUnits
+    from chalicelib.memory.services.search_explain import SearchExplainer
     from chalicelib.ops.services.health_monitor import HealthMonitor
     from chalicelib.ops.services.log_tail import LogTail
     from chalicelib.sessions.services.ports import SessionUnits
@@ -336,6 +337,12 @@ class Container:
             return memory.search(query, project, limit=limit).hits
 
         return MemoryRecall(self.memory_units, search)  # type: ignore[arg-type]  # it binds `recall`
+
+    @cached_property
+    def search_explainer(self) -> SearchExplainer:
+        from chalicelib.memory.services.search_explain import SearchExplainer
+
+        return SearchExplainer(self.memory_units, self.memory)  # type: ignore[arg-type]  # binds `explain`
 
     # Memory lifecycle: phased eviction, archive and restore, tags and listing (docs/memory.md).
     @cached_property

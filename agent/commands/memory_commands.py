@@ -40,6 +40,11 @@ def add_search_parser(sub: Any) -> None:
     p.add_argument("--project", help="project to search (default: this directory's project)")
     p.add_argument("--category", help="only memories of this category")
     p.add_argument("--no-global", action="store_true", help="leave out the _global memories")
+    p.add_argument("--explain", action="store_true",
+                   help="show each candidate's vector, text and recency parts, its rank in each, "
+                        "and the candidates that lost")
+    p.add_argument("--untrusted", action="store_true",
+                   help="include quarantined memories (tool output, web, other agents)")
     p.set_defaults(func=cmd_search)
 
 
@@ -48,14 +53,44 @@ def cmd_search(args: argparse.Namespace) -> int:
 
     params = {"query": " ".join(args.query), "project": _project(args), "limit": args.limit,
               "mode": "text" if args.exact else "hybrid", "category": args.category,
-              "include_global": "false" if args.no_global else None}
+              "include_global": "false" if args.no_global else None,
+              "include_untrusted": "true" if args.untrusted else None,
+              "explain": "true" if args.explain else None}
     try:
         answer = _client().get("/api/memory/search", **params)
     except ApiError as exc:
         print(f"search failed: {exc.message}", file=sys.stderr)
         return 1
-    print(json.dumps(answer, indent=2) if args.json else render_results(answer))
+    if args.json:
+        print(json.dumps(answer, indent=2))
+    else:
+        print(render_explanation(answer) if args.explain else render_results(answer))
     return 0
+
+
+def render_explanation(answer: dict[str, Any]) -> str:
+    """One line per candidate: fused score and rank, then each part with its rank; the cut marked."""
+    weights = answer.get("weights") or {}
+    lines = [f"mode {answer.get('mode')}" + (f" (degraded: {answer['degraded']})" if answer.get("degraded")
+                                             else "")
+             + f", weights vector {weights.get('vector')} text {weights.get('text')} recency "
+               f"{weights.get('recency')} (half-life {weights.get('half_life_days')} days)",
+             "rank  score   vector (rank)   text (rank)     recency (rank)  memory"]
+    candidates = answer.get("candidates") or []
+    for item in candidates:
+        if not item.get("selected") and item.get("rank") == answer.get("limit", 0) + 1:
+            lines.append(f"---- cut at {answer.get('limit')}: the candidates below lost ----")
+        parts, ranks = item.get("parts") or {}, item.get("ranks") or {}
+        cells = [f"{parts[p]:.3f} ({ranks[p]:>2})" if parts.get(p) is not None else "    -        "
+                 for p in ("vector", "text", "recency")]
+        first = " ".join(str(item.get("content") or "").split())
+        text = first if len(first) <= 90 else first[:89] + "…"
+        flag = "" if item.get("trusted", True) else " [untrusted]"
+        lines.append(f"{item.get('rank'):>4}  {item.get('score', 0):.3f}   " + "   ".join(cells)
+                     + f"  [{item.get('category')}] {text}{flag}")
+    if not candidates:
+        lines.append("No candidates.")
+    return "\n".join(lines)
 
 
 def render_results(answer: dict[str, Any]) -> str:

@@ -66,6 +66,12 @@ def index_document() -> Response:
 @bp.route("/api/memory/search", methods=["GET"])
 def search() -> Response:
     q = parse_query(bp.current_request, SearchQuery)
+    if q.explain:
+        if q.per_scope_limits() is not None:
+            raise InvalidInput("explain takes limit, not project_limit/global_limit", field="explain")
+        return ok(get_container().search_explainer.explain(
+            q.query, q.project, limit=q.limit, category=q.category, mode=q.mode,
+            include_global=q.include_global, include_untrusted=q.include_untrusted))
     memory = get_container().memory
     graph = [_graph_pool().submit(work, q.query, q.project) for work in (_graph_context, _learn_prompt)
              ] if q.graph else []

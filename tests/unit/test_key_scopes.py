@@ -124,7 +124,9 @@ ADMIN_ONLY = {"GET /api/usage", "POST /api/memory/evict", "POST /api/memory/chec
               "POST /api/brain/proposals/{proposal_id}/reject",
               # subagent profiles and removing cron jobs
               "POST /api/agents/profiles", "DELETE /api/agents/profiles/{name}",
-              "DELETE /api/agents/cron/{job_id}"}
+              "DELETE /api/agents/cron/{job_id}",
+              # a person vouching for quarantined text: an agent's key must not be able to
+              "POST /api/memory/{memory_id}/promote"}
 NO_KEY = {"GET /health", "POST /telegram/webhook", "POST /api/machines/join"}
 
 

@@ -16,6 +16,7 @@ only; every value is a parameter.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from psycopg.types.json import Jsonb
 
@@ -155,18 +156,10 @@ class PostgresMemorySearch:
         if mode != "text" and embedding is None:
             raise ValueError("a vector search needs the query embedding")
         pool = candidate_pool(limit)
-        params = {
-            "query": query, "vector": vector(embedding), "projects": list(scope.projects),
-            "category": scope.category, "metadata": Jsonb(scope.metadata) if scope.metadata else None,
-            "tag": scope.tag,
-            "pool": pool, "limit": limit, "candidate_terms": CANDIDATE_TERMS,
-            "text_budget": TEXT_BUDGET, "max_share": MAX_SHARE, "wide": 4 * pool,
-            "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
-            "half_life": weights.half_life_days, "use_ann": False,
-        }
-        conn = self._conn
+        params = self.parameters(query, embedding, scope, pool=pool, limit=limit, weights=weights)
         if mode != "text":
-            params["use_ann"] = self._plan_vector_scan(pool, scope)
+            params["use_ann"] = self.plan_vector_scan(pool, scope)
+        conn = self._conn
         # Never a prepared statement: a generic plan cannot see how selective the project is
         # and was measured ten times slower on a large project (psycopg prepares after 5 runs).
         rows = conn.execute(build_statement(mode, scope), params, prepare=False).fetchall()
@@ -178,7 +171,21 @@ class PostgresMemorySearch:
             for r in rows
         ]
 
-    def _plan_vector_scan(self, pool: int, scope: SearchScope) -> bool:
+    @staticmethod
+    def parameters(query: str, embedding: Sequence[float] | None, scope: SearchScope, *, pool: int,
+                   limit: int, weights: SearchWeights) -> dict[str, Any]:
+        """The statement's parameters (`use_ann` False until a vector plan sets it)."""
+        return {
+            "query": query, "vector": vector(embedding), "projects": list(scope.projects),
+            "category": scope.category, "metadata": Jsonb(scope.metadata) if scope.metadata else None,
+            "tag": scope.tag,
+            "pool": pool, "limit": limit, "candidate_terms": CANDIDATE_TERMS,
+            "text_budget": TEXT_BUDGET, "max_share": MAX_SHARE, "wide": 4 * pool,
+            "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
+            "half_life": weights.half_life_days, "use_ann": False,
+        }
+
+    def plan_vector_scan(self, pool: int, scope: SearchScope) -> bool:
         """Set this transaction's HNSW breadth (and iterative scan); True to use the index at all."""
         use_ann, ef = vector_plan(pool, self._scope_share(scope.projects))
         self._conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))

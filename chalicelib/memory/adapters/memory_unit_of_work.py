@@ -18,6 +18,7 @@ from chalicelib.memory.adapters.lifecycle_repository import PostgresLifecycleRep
 from chalicelib.memory.adapters.memory_repository import PostgresMemoryRepository
 from chalicelib.memory.adapters.memory_search import PostgresMemorySearch, VectorFeatures
 from chalicelib.memory.adapters.recall_repository import PostgresMemoryRecall
+from chalicelib.memory.adapters.search_explain import PostgresSearchExplain
 from chalicelib.memory.adapters.snapshot_repository import PostgresSnapshotRepository
 from chalicelib.memory.adapters.transfer_repository import PostgresTransferRepository
 from chalicelib.memory.services.ports import TransientConflict
@@ -33,6 +34,7 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
     transfer: PostgresTransferRepository
     snapshots: PostgresSnapshotRepository
     recall: PostgresMemoryRecall
+    explain: PostgresSearchExplain
 
     def __init__(self, db: Any, features: VectorFeatures) -> None:
         super().__init__(db)
@@ -46,6 +48,7 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
         self.transfer = PostgresTransferRepository(conn)
         self.snapshots = PostgresSnapshotRepository(conn)
         self.recall = PostgresMemoryRecall(conn)
+        self.explain = PostgresSearchExplain(conn, self._features)
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

@@ -111,16 +111,7 @@ class MemoryService:
         Quarantined (untrusted) memories are left out unless `include_untrusted`."""
         if mode not in SEARCH_MODES:
             raise InvalidInput(f"mode must be one of {', '.join(SEARCH_MODES)}", field="mode")
-        text = redact(query).strip()[:MAX_QUERY_CHARS]
-        if not text:
-            raise InvalidInput("query is empty", field="query")
-        used, degraded, vector = mode, None, None
-        if mode != "text":
-            embedded = self._embedding.embed([text], self._query_timeout_s)
-            if embedded.vectors is None:
-                used, degraded = "text", embedded.failure
-            else:
-                vector = embedded.vectors[0]
+        text, used, degraded, vector = self.prepare_query(query, mode)
         chosen = weights.normalised() if weights else self._weights
         hits: list[SearchHit] = []
         with self._units() as uow:
@@ -132,6 +123,22 @@ class MemoryService:
             uow.memories.record_access([h.id for h in hits], throttled=True)
             uow.commit()
         return SearchResult(hits, used, degraded)
+
+    def prepare_query(self, query: str,
+                      mode: SearchMode) -> tuple[str, SearchMode, str | None, list[float] | None]:
+        """(redacted query, mode used, why it degraded, query vector): text only when embedding fails."""
+        text = redact(query).strip()[:MAX_QUERY_CHARS]
+        if not text:
+            raise InvalidInput("query is empty", field="query")
+        used: SearchMode = mode
+        degraded, vector = None, None
+        if mode != "text":
+            embedded = self._embedding.embed([text], self._query_timeout_s)
+            if embedded.vectors is None:
+                used, degraded = "text", embedded.failure
+            else:
+                vector = list(embedded.vectors[0])
+        return text, used, degraded, vector
 
     def recent(self, project: str | None = None, *, limit: int = 10, category: str | None = None,
                metadata: dict[str, Any] | None = None, include_untrusted: bool = False) -> list[Memory]:

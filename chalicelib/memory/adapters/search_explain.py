@@ -1,0 +1,60 @@
+"""Explain one memory search: every candidate the statement considered, with its parts.
+
+The same candidate selection as `memory_search` (constant SQL fragments, every value a
+parameter), but the whole candidate pool comes back with the vector part (clamped cosine
+similarity), the text part (IDF-weighted share of the query's terms), the recency factor and
+the fused score, so the caller can rank each part and show the candidates that lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from chalicelib.memory.adapters.memory_repository import Conn
+from chalicelib.memory.adapters.memory_search import (
+    _CANDIDATES,
+    _COSINE,
+    _COVERAGE,
+    _SCORE,
+    PostgresMemorySearch,
+    VectorFeatures,
+    build_statement,
+)
+from chalicelib.memory.domain.memory_model import SearchMode, SearchScope
+from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool
+
+_RECENCY = ("(1 - %(w_recency)s + %(w_recency)s * power(0.5, greatest(0, extract(epoch FROM"
+            " now() - greatest(m.created_at, m.last_reinforced_at)) / 86400.0) / %(half_life)s))")
+_EXPLAIN = """
+candidates AS ({candidates})
+SELECT m.id, m.project, m.category, m.content, m.created_at, m.source, m.trusted,
+  {vector_part} AS vector_part, {text_part} AS text_part, {recency} AS recency_part,
+  ({score}) * {recency} AS score
+FROM candidates c JOIN memories m ON m.id = c.id CROSS JOIN query q
+ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(pool)s
+"""
+
+
+def explain_statement(mode: SearchMode, scope: SearchScope) -> str:
+    head = build_statement(mode, scope).split("candidates AS (", 1)[0]
+    return head + _EXPLAIN.format(
+        candidates=_CANDIDATES[mode], score=_SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE),
+        vector_part="NULL::float8" if mode == "text" else _COSINE,
+        text_part="NULL::float8" if mode == "vector" else _COVERAGE, recency=_RECENCY)
+
+
+class PostgresSearchExplain:
+    def __init__(self, conn: Conn, features: VectorFeatures) -> None:
+        self._conn = conn
+        self._search = PostgresMemorySearch(conn, features)
+
+    def candidates(self, query: str, embedding: Sequence[float] | None, scope: SearchScope, *,
+                   mode: SearchMode, limit: int, weights: SearchWeights) -> list[dict[str, Any]]:
+        """Every candidate of the search's pool, best fused score first, with its parts."""
+        pool = candidate_pool(limit)
+        params = self._search.parameters(query, embedding, scope, pool=pool, limit=limit, weights=weights)
+        if mode != "text":
+            params["use_ann"] = self._search.plan_vector_scan(pool, scope)
+        rows = self._conn.execute(explain_statement(mode, scope), params, prepare=False).fetchall()
+        return [dict(r) for r in rows]

@@ -114,15 +114,16 @@ class PostgresMemoryRepository:
         rows = self._conn.execute(
             "INSERT INTO memories AS m (project, category, content, summary, files, metadata, embedding,"
             " embedding_model, significance, confidence, content_hash, session_id, source_ids,"
-            " created_at, last_reinforced_at, tags)"
+            " created_at, last_reinforced_at, tags, source, trusted)"
             f" SELECT d.project, d.category, d.content, d.summary, {_texts('d.files')}, d.metadata,"
             f" d.embedding, d.model, d.significance, d.confidence, d.hash, d.session, {_texts('d.sources')},"
-            f" coalesce(d.created, now()), coalesce(d.created, now()), {_texts('d.tags')}"
+            f" coalesce(d.created, now()), coalesce(d.created, now()), {_texts('d.tags')},"
+            " d.source, d.trusted"
             " FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::jsonb[], %s::jsonb[],"
             " %s::vector[], %s::text[], %s::real[], %s::real[], %s::text[], %s::text[], %s::jsonb[],"
-            " %s::timestamptz[], %s::jsonb[]) WITH ORDINALITY AS d(project, category, content, summary,"
-            " files, metadata, embedding, model, significance, confidence, hash, session, sources, created,"
-            " tags, n) ORDER BY d.n"
+            " %s::timestamptz[], %s::jsonb[], %s::text[], %s::boolean[]) WITH ORDINALITY AS d(project,"
+            " category, content, summary, files, metadata, embedding, model, significance, confidence, hash,"
+            " session, sources, created, tags, source, trusted, n) ORDER BY d.n"
             " ON CONFLICT (project, content_hash) DO UPDATE SET"
             " times_reinforced = m.times_reinforced + 1,"
             " last_reinforced_at = greatest(m.last_reinforced_at, excluded.last_reinforced_at)"
@@ -133,7 +134,8 @@ class PostgresMemoryRepository:
              [d.embedding_model for d in drafts], [_score(d.significance) for d in drafts],
              [_score(d.confidence) for d in drafts], [d.content_hash for d in drafts],
              [d.session_id for d in drafts], [Jsonb(list(d.source_ids)) for d in drafts],
-             [d.created_at for d in drafts], [Jsonb(list(d.tags)) for d in drafts]),
+             [d.created_at for d in drafts], [Jsonb(list(d.tags)) for d in drafts],
+             [d.source for d in drafts], [d.trusted for d in drafts]),
             prepare=False,
         ).fetchall()
         found = {(r["project"], r["content_hash"]): (str(r["id"]), bool(r["inserted"])) for r in rows}

@@ -61,6 +61,7 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_snapshots import MemorySnapshots
     from chalicelib.memory.services.memory_transfer import MemoryTransfer
     from chalicelib.memory.services.ports import Embedder, MemoryUnits
+    from chalicelib.memory.services.rule_import import RuleImport
     from chalicelib.memory.services.search_explain import SearchExplainer
     from chalicelib.ops.services.health_monitor import HealthMonitor
     from chalicelib.ops.services.log_tail import LogTail
@@ -343,6 +344,12 @@ class Container:
         from chalicelib.memory.services.search_explain import SearchExplainer
 
         return SearchExplainer(self.memory_units, self.memory)  # type: ignore[arg-type]  # binds `explain`
+
+    @cached_property
+    def rule_import(self) -> RuleImport:
+        from chalicelib.memory.services.rule_import import RuleImport
+
+        return RuleImport(self.memory_units, self.memory)  # type: ignore[arg-type]  # binds `imports`
 
     # Memory lifecycle: phased eviction, archive and restore, tags and listing (docs/memory.md).
     @cached_property

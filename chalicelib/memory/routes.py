@@ -13,6 +13,7 @@ from chalicelib.kernel.http import ApiBlueprint, ok, parse_body, parse_query
 from chalicelib.memory.schemas import (
     BatchIn,
     CodeChangeIn,
+    ImportRulesIn,
     IndexIn,
     MemoryIdPath,
     MemoryIn,
@@ -129,6 +130,16 @@ def recent() -> Response:
                                              metadata=q.metadata_filter(),
                                              include_untrusted=q.include_untrusted)
     return ok({"results": [memory_json(m) for m in memories]})
+
+
+@bp.route("/api/memory/import-rules", methods=["POST"])
+def import_rules() -> Response:
+    """Other tools' rule files as project rules and memories: new ones stored, known ones reported."""
+    from chalicelib.memory.services.rule_import import ImportedText
+
+    body = parse_body(bp.current_request, ImportRulesIn)
+    items = [ImportedText(i.category, i.content, i.path, i.tool) for i in body.items]
+    return ok(get_container().rule_import.run(body.project, items, dry_run=body.dry_run))
 
 
 @bp.route("/api/memory/recall", methods=["GET"])

@@ -144,6 +144,19 @@ class RecallQuery(_Wire):
         return self
 
 
+class ImportRuleItem(_Wire):
+    category: str = Category
+    content: str = Field(min_length=1, max_length=4_000)
+    path: str = Field(min_length=1, max_length=500)
+    tool: str = Field(min_length=1, max_length=40, pattern=r"^[a-z0-9_-]+$")
+
+
+class ImportRulesIn(_Wire):
+    project: str = Project
+    items: list[ImportRuleItem] = Field(min_length=1, max_length=500)
+    dry_run: bool = False
+
+
 class PromoteIn(_Wire):
     by: str = Field(default="admin", min_length=1, max_length=200, pattern=r"^[^\x00-\x1f]+$")
 

@@ -72,6 +72,7 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("GET", "/api/memory/recent"): (None, memory.RecentQuery),
     ("GET", "/api/memory/stats"): (None, memory.StatsQuery),
     ("GET", "/api/memory/recall"): (None, memory.RecallQuery),
+    ("POST", "/api/memory/import-rules"): (memory.ImportRulesIn, None),
     ("GET", "/api/memory/{memory_id}"): (None, None),
     ("DELETE", "/api/memory/{memory_id}"): (None, None),
     ("POST", "/api/memory/{memory_id}/promote"): (memory.PromoteIn, None),

@@ -13,6 +13,7 @@ from typing import Any
 import psycopg
 
 from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.memory.adapters.import_repository import PostgresImportCheck
 from chalicelib.memory.adapters.integrity_repository import PostgresIntegrityRepository
 from chalicelib.memory.adapters.lifecycle_repository import PostgresLifecycleRepository
 from chalicelib.memory.adapters.memory_repository import PostgresMemoryRepository
@@ -35,6 +36,7 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
     snapshots: PostgresSnapshotRepository
     recall: PostgresMemoryRecall
     explain: PostgresSearchExplain
+    imports: PostgresImportCheck
 
     def __init__(self, db: Any, features: VectorFeatures) -> None:
         super().__init__(db)
@@ -49,6 +51,7 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
         self.snapshots = PostgresSnapshotRepository(conn)
         self.recall = PostgresMemoryRecall(conn)
         self.explain = PostgresSearchExplain(conn, self._features)
+        self.imports = PostgresImportCheck(conn)
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

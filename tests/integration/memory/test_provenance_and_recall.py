@@ -69,7 +69,7 @@ def test_an_untrusted_rule_is_never_served_as_a_rule_until_promoted(api: Running
 
 
 def test_recall_by_file_and_by_error_answers_trusted_memories_that_match(api: RunningApi) -> None:
-    memories = [
+    memories: list[dict[str, Any]] = [
         {"category": "decision", "content": "The session cache in src/cache/store.py is write-through.",
          "source": "user"},
         {"category": "decision", "content": "Never touch src/cache/store.py on Fridays.", "source": "tool"},

@@ -1,0 +1,80 @@
+"""Import other tools' rule files (CLAUDE.md, AGENTS.md, Cursor, Copilot, Cline, Windsurf) as
+project rules and memories, with provenance, idempotently.
+
+The client reads the files (`agent/rule_files.py`) and sends items; each is cleaned the way
+every memory is (redaction, caps), then looked up by content hash in the project: an item the
+project already holds, in any phase, is reported `exists` and left alone (not reinforced), so a
+second run adds nothing. A dry run reports the same without writing. Items are stored with
+`source: import` (trusted: the repository's own people wrote them) and `metadata.import_path`
+and `metadata.imported_from`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from chalicelib.kernel.errors import InvalidInput
+from chalicelib.memory.domain.memory_hygiene import clean
+from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult
+
+
+@dataclass(frozen=True)
+class ImportedText:
+    category: str
+    content: str
+    path: str
+    tool: str
+
+
+class ImportCheck(Protocol):
+    def present(self, project: str, hashes: Sequence[str]) -> set[str]: ...
+
+
+class ImportUnit(Protocol):
+    @property
+    def imports(self) -> ImportCheck: ...
+
+
+class Writer(Protocol):
+    def remember_many(self, drafts: Sequence[MemoryDraft], *,
+                      near_dedup: bool = True) -> list[StoreResult]: ...
+
+
+class RuleImport:
+    def __init__(self, units: Callable[[], AbstractContextManager[ImportUnit]], memory: Writer) -> None:
+        self._units = units
+        self._memory = memory
+
+    def run(self, project: str, items: Sequence[ImportedText], *, dry_run: bool) -> dict[str, Any]:
+        drafts = [self._draft(project, item, i) for i, item in enumerate(items)]
+        with self._units() as uow:
+            present = uow.imports.present(project, [d.content_hash for d in drafts])
+        fresh: list[MemoryDraft] = []
+        seen: set[str] = set()
+        report = []
+        for item, draft in zip(items, drafts, strict=True):
+            new = draft.content_hash not in present and draft.content_hash not in seen
+            seen.add(draft.content_hash)
+            if new:
+                fresh.append(draft)
+            report.append({"category": draft.category, "content": draft.content, "path": item.path,
+                           "tool": item.tool, "status": "new" if new else "exists"})
+        ids: list[str] = []
+        if fresh and not dry_run:
+            ids = [r.id for r in self._memory.remember_many(fresh, near_dedup=False)]
+        return {"project": project, "dry_run": dry_run, "added": 0 if dry_run else len(fresh),
+                "would_add": len(fresh), "existing": len(items) - len(fresh), "ids": ids, "items": report}
+
+    @staticmethod
+    def _draft(project: str, item: ImportedText, index: int) -> MemoryDraft:
+        metadata = {"source": "import", "import_path": item.path, "imported_from": item.tool}
+        try:
+            return clean(MemoryDraft(project=project, category=item.category, content=item.content,
+                                     metadata=metadata, source="import",
+                                     significance=0.7 if item.category == "project_rule" else None,
+                                     confidence=0.9 if item.category == "project_rule" else None))
+        except InvalidInput as exc:
+            raise InvalidInput(f"items.{index}: {exc.message}", field=f"items.{index}.{exc.field}") from None

@@ -1,0 +1,95 @@
+"""`itachi import-rules` on a repository holding every rule file it knows, against a running API."""
+
+from __future__ import annotations
+
+import json
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import RunningApi
+from tests.integration.memory.test_memory_cli import itachi
+
+PROJECT = "github.com/acme/imported"
+FILES = {
+    "CLAUDE.md": "# Project\n\nThis service sends invoices.\n\n- Run make test before every push.\n",
+    ".claude/CLAUDE.md": "- Keep modules under 200 lines.\n",
+    "AGENTS.md": "## Conventions\n\n1. Use UTC timestamps everywhere.\n",
+    ".cursorrules": "- Prefer pathlib over os.path.\n",
+    ".cursor/rules/python.mdc": "---\ndescription: Python\nglobs: \"*.py\"\nalwaysApply: false\n---\n"
+                                "- Type every public function.\n```\n- not a rule, an example\n```\n",
+    ".github/copilot-instructions.md": "- Write test names as sentences.\n",
+    ".clinerules": "- Never commit secrets to the repository.\n",
+    "memory-bank/techContext.md": "# Tech context\n\nPython 3.11, Postgres 16 with pgvector.\n",
+    "memory-bank/activeContext.md": "# Active context\n\nMoving the billing job to the queue.\n",
+    ".windsurfrules": "- Document every route in docs/api.md.\n",
+    ".windsurf/rules/style.md": "- Keep lines under 110 characters.\n",
+}
+RULES = ["Run make test before every push.", "Keep modules under 200 lines.",
+         "Use UTC timestamps everywhere.", "Prefer pathlib over os.path.", "Type every public function.",
+         "Write test names as sentences.", "Never commit secrets to the repository.",
+         "Document every route in docs/api.md.", "Keep lines under 110 characters."]
+
+
+@pytest.fixture(autouse=True)
+def warm(api: RunningApi) -> None:
+    api.container.warm_up()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "imported"
+    for name, text in FILES.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def get(api: RunningApi, path: str, **query: Any) -> Any:
+    request = urllib.request.Request(f"{api.url}{path}?{urllib.parse.urlencode(query)}", headers=api.headers)
+    with urllib.request.urlopen(request, timeout=60) as response:
+        return json.loads(response.read())
+
+
+def run(api: RunningApi, repo: Path, *flags: str) -> dict[str, Any]:
+    done = itachi(api, "import-rules", str(repo), "--project", PROJECT, "--json", *flags, cwd=repo)
+    assert done.returncode == 0, done.stderr
+    answers = json.loads(done.stdout)["answers"]
+    return {"items": [i for a in answers for i in a["items"]], "added": sum(a["added"] for a in answers)}
+
+
+def rules(api: RunningApi) -> list[str]:
+    return [r["rule"] for r in get(api, "/api/project/learnings", project=PROJECT, limit=15)["rules"]]
+
+
+def test_import_rules_shows_what_it_would_add_then_adds_each_rule_once_and_a_second_run_adds_nothing(
+    api: RunningApi, repo: Path
+) -> None:
+    preview = run(api, repo, "--dry-run")
+    assert preview["added"] == 0 and {i["status"] for i in preview["items"]} == {"new"}
+    assert sorted(i["content"] for i in preview["items"] if i["category"] == "project_rule") == sorted(RULES)
+    assert "not a rule, an example" not in json.dumps(preview)
+    assert get(api, "/api/memory/stats", project=PROJECT)["total"] == 0
+
+    first = run(api, repo)
+    assert first["added"] == len(preview["items"]) == len(RULES) + 3  # 9 rules, 1 guideline, 2 bank sections
+    assert sorted(rules(api)) == sorted(RULES)
+    contexts = get(api, "/api/memory/recent", project=PROJECT, category="project_context")["results"]
+    assert sorted(m["content"] for m in contexts) == [
+        "activeContext / Active context: Moving the billing job to the queue.",
+        "techContext / Tech context: Python 3.11, Postgres 16 with pgvector."]
+    assert all(m["source"] == "import" and m["trusted"] for m in contexts)
+    assert {m["metadata"]["imported_from"] for m in contexts} == {"cline"}
+    guideline = get(api, "/api/memory/recent", project=PROJECT, category="guideline")["results"]
+    assert [(m["content"], m["metadata"]["import_path"]) for m in guideline] == [
+        ("This service sends invoices.", "CLAUDE.md")]
+
+    second = run(api, repo)
+    assert second["added"] == 0 and {i["status"] for i in second["items"]} == {"exists"}
+    assert get(api, "/api/memory/stats", project=PROJECT)["total"] == first["added"]
+    assert sorted(rules(api)) == sorted(RULES)
+    text = itachi(api, "import-rules", str(repo), "--project", PROJECT, "--dry-run", cwd=repo).stdout
+    assert f"{PROJECT}: would add 0, already known {first['added']}" in text

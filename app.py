@@ -10,6 +10,7 @@ from chalice.app import Request
 
 from chalicelib.agents import profile_routes as agent_profile_routes
 from chalicelib.agents import run_routes as agent_run_routes
+from chalicelib.approvals import routes as approval_routes
 from chalicelib.auth import invite_routes
 from chalicelib.auth import routes as key_routes
 from chalicelib.auth.domain.api_keys import Principal
@@ -45,6 +46,7 @@ app = Chalice(app_name="itachi", configure_logs=False)
 # Where idempotent POSTs keep their replies, recorded per caller (the stored key's id, or the admin).
 use_database(lambda: get_container().db, lambda: current_principal().key_id or "admin")
 app.register_blueprint(health_routes.bp)
+app.register_blueprint(approval_routes.bp)
 app.register_blueprint(status_routes.bp)
 app.register_blueprint(usage_routes.bp)
 app.register_blueprint(session_routes.bp)

@@ -41,6 +41,7 @@ _HOOK_TABLE = (
     ("post_tool_use", 10, "PostToolUse Write|Edit|MultiEdit|Read|Bash", "PostToolUse apply_patch|Edit|Write",
      "AfterTool write_file|replace"),
     ("post_tool_use", 10, "PostToolUseFailure", "", ""),
+    ("pre_tool_use", 610, "PreToolUse Bash|Write|Edit|MultiEdit|NotebookEdit|WebFetch", "", ""),
     ("pre_compact", 10, "PreCompact", "", "PreCompress"),
     ("stop", 10, "Stop", "Stop", "AfterAgent"),
     ("session_end", 5, "SessionEnd", "SessionEnd", "SessionEnd"),

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from chalicelib.agents.services.ports import AgentsUnits
     from chalicelib.agents.services.profiles import AgentProfiles
     from chalicelib.agents.services.runs import SubagentRuns
+    from chalicelib.approvals.services.tool_approvals import ToolApprovals
     from chalicelib.assistant.domain.offers import Offer
     from chalicelib.assistant.services.assistant_context import AssistantContext
     from chalicelib.assistant.services.ports import AssistantUnits
@@ -351,6 +352,18 @@ class Container:
 
         return RuleImport(self.memory_units, self.memory)  # type: ignore[arg-type]  # binds `imports`
 
+    # Tool approvals from Telegram (docs/hooks.md, "Tool approvals").
+    @cached_property
+    def tool_approvals(self) -> ToolApprovals:
+        from chalicelib.approvals.adapters.approval_repository import approval_units
+        from chalicelib.approvals.adapters.telegram_channel import NoApprovalChannel, TelegramApprovalChannel
+        from chalicelib.approvals.services.tool_approvals import ApprovalChannel, ToolApprovals
+
+        s = self.settings
+        channel: ApprovalChannel = (TelegramApprovalChannel(lambda: self.telegram_gateway, s.telegram_chat_id)
+                                    if s.telegram_bot_token and s.telegram_chat_id else NoApprovalChannel())
+        return ToolApprovals(approval_units(self.db), channel)  # type: ignore[arg-type]
+
     # Memory lifecycle: phased eviction, archive and restore, tags and listing (docs/memory.md).
     @cached_property
     def lifecycle_units(self) -> LifecycleUnits:
@@ -545,6 +558,7 @@ class Container:
                                              snapshots=lambda: self.memory_snapshots),
             onboarding=self.machine_onboarding, public_url=self.settings.public_url,
             brain=self.brain_decisions, logs=self.log_tail, graph_admin=self.graph_admin,
+            approvals=self.tool_approvals,
             assistant=self.user_model, offers=self.task_offers,
             repo_registry=self.codeintel.github_sync.repos, agent_runs=self.agent_runs,
             agent_cron=self.agent_cron)

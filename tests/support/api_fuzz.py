@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from chalicelib.agents import profile_routes as agent_profiles
 from chalicelib.agents import run_routes as agent_runs
+from chalicelib.approvals import routes as approval_routes
 from chalicelib.auth import invite_routes as invites
 from chalicelib.auth import routes as keys
 from chalicelib.brain import routes as brain
@@ -72,6 +73,8 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("GET", "/api/memory/recent"): (None, memory.RecentQuery),
     ("GET", "/api/memory/stats"): (None, memory.StatsQuery),
     ("GET", "/api/memory/recall"): (None, memory.RecallQuery),
+    ("POST", "/api/approvals"): (approval_routes.ApprovalIn, None),
+    ("GET", "/api/approvals/{approval_id}"): (None, None),
     ("POST", "/api/memory/import-rules"): (memory.ImportRulesIn, None),
     ("GET", "/api/memory/{memory_id}"): (None, None),
     ("DELETE", "/api/memory/{memory_id}"): (None, None),

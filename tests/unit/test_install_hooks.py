@@ -50,7 +50,7 @@ def test_user_scope_writes_every_claude_hook_with_its_timeout(claude_dir: Path, 
     assert path == claude_dir / "settings.json"
     settings = json.loads(path.read_text())
     timeouts = {event: ours(settings, event)[0]["timeout"] for event in settings["hooks"]}
-    assert timeouts == {"SessionStart": 15, "UserPromptSubmit": 8, "PostToolUse": 10,
+    assert timeouts == {"SessionStart": 15, "UserPromptSubmit": 8, "PostToolUse": 10, "PreToolUse": 610,
                         "PostToolUseFailure": 10, "PreCompact": 10, "Stop": 10, "SessionEnd": 5}
     group = settings["hooks"]["PostToolUse"][0]
     assert group["matcher"] == "Write|Edit|MultiEdit|Read|Bash"

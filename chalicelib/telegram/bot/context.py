@@ -17,6 +17,7 @@ from chalicelib.telegram.services.ports import Keyboard
 if TYPE_CHECKING:
     from chalicelib.agents.services.cron import AgentCron
     from chalicelib.agents.services.runs import SubagentRuns
+    from chalicelib.approvals.services.tool_approvals import ToolApprovals
     from chalicelib.assistant.services.task_offers import TaskOffers
     from chalicelib.assistant.services.user_model import UserModel
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
@@ -90,6 +91,7 @@ class BotServices:
     brain: ProposalDecisions | None = None  # /brain and the proposals' buttons
     logs: LogTail | None = None  # /logs
     graph_admin: GraphAdmin | None = None  # the graph memory's contradiction buttons
+    approvals: ToolApprovals | None = None  # tool approvals' Approve / Deny / Always buttons
     assistant: UserModel | None = None  # learns facts and personality traits from free text
     offers: TaskOffers | None = None  # natural-language requests offered as tasks (Create / Cancel)
     repo_registry: Callable[[], list[dict[str, Any]]] | None = None  # GitHub sync's repos, for /repos

@@ -25,6 +25,7 @@ from chalicelib.brain.domain.proposals import CALLBACK_PREFIX as PROPOSAL_PREFIX
 from chalicelib.ssh.domain.run_story import CONFIRM_PREFIX
 from chalicelib.telegram.bot import (  # noqa: F401 (imported for their @command bindings)
     agent_commands,
+    approval_buttons,
     assistant_actions,
     brain_commands,
     conversation,
@@ -56,6 +57,7 @@ def build_application(token: str, api_url: str,
     app.add_handler(CallbackQueryHandler(ssh_commands.confirmed, pattern=f"^{CONFIRM_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(brain_commands.decided, pattern=f"^{PROPOSAL_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(graph_buttons.resolved, pattern=graph_buttons.PATTERN))
+    app.add_handler(CallbackQueryHandler(approval_buttons.decided, pattern=approval_buttons.PATTERN))
     app.add_handler(CallbackQueryHandler(assistant_actions.offer_decided, pattern=f"^{OFFER_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(guard.stale_button))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.COMMAND, help_commands.unknown_command))

@@ -1,0 +1,36 @@
+"""Approval requests in Telegram: a message with Approve / Deny / Always, edited once decided."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from chalicelib.approvals.domain.approvals import BUTTONS, Approval, callback_data, decided_text, request_text
+
+if TYPE_CHECKING:
+    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
+
+
+class TelegramApprovalChannel:
+    def __init__(self, gateway: Callable[[], TelegramGateway], chat_id: int) -> None:
+        self._gateway, self._chat_id = gateway, chat_id
+
+    def post(self, approval: Approval) -> tuple[int, int] | None:
+        if not self._chat_id:
+            return None
+        keyboard = [[(label, callback_data(approval.id, code)) for label, code in BUTTONS]]
+        message_id = self._gateway().send(self._chat_id, request_text(approval),
+                                          topic_id=approval.topic_id or 0, keyboard=keyboard)
+        return self._chat_id, message_id
+
+    def refresh(self, approval: Approval) -> None:
+        if approval.chat_id and approval.message_id:
+            self._gateway().edit(approval.chat_id, approval.message_id, decided_text(approval))
+
+
+class NoApprovalChannel:
+    def post(self, approval: Approval) -> tuple[int, int] | None:
+        return None
+
+    def refresh(self, approval: Approval) -> None:
+        return None

@@ -76,11 +76,14 @@ def test_every_worker_call_is_in_itachi_usage_by_purpose(
     from infra.local.api_server import ApiServer
 
     seed_project(keyed, sessions=2)
+    remember(keyed, "billing", "project_rule", "Always run database migrations before running tests")
+    remember(keyed, "shop", "task_lesson", "Run the database migrations before running the tests")
     fake_openai.script_chat(json.dumps(SYNTHESIS))
     fake_openai.script_chat(json.dumps(SYNTHESIS))
     keyed.codeintel.session_synthesizer.run()
     keyed.codeintel.repo_expertise.run()
     keyed.codeintel.style_extractor.run()
+    keyed.codeintel.cross_project.run()
     server = ApiServer(app, port=0, max_body_bytes=keyed.settings.max_body_bytes)
     server.start()
     try:
@@ -102,3 +105,4 @@ def test_every_worker_call_is_in_itachi_usage_by_purpose(
     assert rows["session_synthesis"][2] == "2"
     assert rows["repo_expertise"][2] == "1"
     assert rows["style_extraction"][2] == "1"
+    assert rows["cross_project"][2] == "1"

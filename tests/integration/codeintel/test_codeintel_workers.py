@@ -201,3 +201,20 @@ def test_transcripts_are_indexed_redacted_and_left_out_of_default_search(intel: 
     assert asked and all(h.category == "transcript" for h in asked)
     assert all(h.category != "transcript" for h in default)
     assert all(m.category != "transcript" for m in intel.memory.recent("billing", limit=50))
+
+
+def test_personality_traits_seen_again_are_reinforced_not_duplicated(intel: Container) -> None:
+    model = intel.user_model
+    for batch in range(2):
+        for i in range(10):
+            model.observe(42, "Alice", f"thanks, ship {batch}-{i}")
+
+    traits = {
+        m.content: m.times_reinforced for m in intel.memory.recent("_global", category="personality_trait")
+    }
+
+    assert traits == {
+        "Writes tersely: prefers short, direct answers": 2,
+        "Polite and appreciative in tone": 2,
+    }
+    assert model.top_traits()[0][2] == 2

@@ -15,13 +15,16 @@ import signal
 import threading
 import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
 from agent.agent_config import AgentConfig
 from agent.agent_context import AgentContext, log
 from agent.process_tree import ProcessRegistry
+from agent.self_update import SelfRestart
 from agent.ssh.registration import register_all
+from agent.version import VERSION
 from agent.work_router import WorkRouter
 from agent.worktrees import WorktreeManager
 from chalicelib.contracts.agent_api import HeartbeatRequest, Registration
@@ -30,7 +33,7 @@ from chalicelib.contracts.api_transport import ApiClient, ApiError
 from chalicelib.contracts.log_lines import JsonLineFormatter
 from chalicelib.kernel.queues import SqsQueue
 
-AGENT_VERSION = "0.1.0"
+AGENT_VERSION = VERSION
 
 
 class AgentDaemon:
@@ -45,6 +48,7 @@ class AgentDaemon:
         self._heartbeat_s = config.heartbeat_s or 30.0
         self._queue_url: str | None = None
         self._lock_file: IO[str] | None = None
+        self._restart: SelfRestart | None = None  # a /update or /restart under way
 
     # Lifecycle.
     def start(self) -> None:
@@ -75,6 +79,12 @@ class AgentDaemon:
         except ApiError as exc:
             log.warning("offline heartbeat not sent: %s", exc)
 
+    def _before_exec(self) -> None:
+        """The new process takes the lock and the queue over; this one just lets go of them."""
+        self.ctx.stopping.set()
+        if self._lock_file is not None:
+            self._lock_file.close()
+
     def _hold_lock(self) -> None:
         """One agent per machine id and state directory: it owns (and reaps) the engines recorded there."""
         path = self.config.run_dir / f"agent-{self.config.machine_id}.lock"
@@ -89,6 +99,8 @@ class AgentDaemon:
     # Registration and heartbeats.
     def _heartbeat(self, status: MachineStatus = "online") -> Registration:
         config = self.config
+        if self._restart is not None and status == "online":
+            status = "draining"  # no new task: the running ones end, then the agent restarts
         beat = HeartbeatRequest(
             config.machine_id, self.ctx.instance, status, self.router.active_tasks, config.max_concurrent,
             list(config.engine_priority), sorted(config.repos), sorted(set(config.repos.values())),
@@ -110,6 +122,15 @@ class AgentDaemon:
         self._adopt(reg)
 
     def _adopt(self, reg: Registration) -> None:
+        if reg.engine_priority and tuple(reg.engine_priority) != self.config.engine_priority:
+            log.info("engine order from the server: %s", ", ".join(reg.engine_priority))
+            self.config = self.ctx.config = replace(self.config, engine_priority=tuple(reg.engine_priority))
+        if reg.restart and self._restart is None:
+            self._restart = SelfRestart(reg.restart.get("kind", "restart"), self.config.env,
+                                        lambda: self.router.active_tasks, self.ctx.stopping,
+                                        self._before_exec)
+            self.router.draining = True
+            self._restart.start()
         if self.config.heartbeat_s is None:
             self._heartbeat_s = float(reg.heartbeat_s or 30.0)
         endpoint = reg.sqs_endpoint_url

@@ -33,6 +33,7 @@ class WorkRouter:
         self.sessions: dict[str, SessionRunner] = {}
         self.ssh_runs: dict[str, SshRunRunner] = {}
         self._lock = threading.Lock()
+        self.draining = False  # a restart is coming: tasks sent now are handed back
 
     @property
     def active_tasks(self) -> int:
@@ -85,7 +86,8 @@ class WorkRouter:
     def _on_task(self, msg: mm.MachineMessage, message: ReceivedMessage) -> None:
         task_id = str(msg.task_id)
         with self._lock:
-            running, full = task_id in self.tasks, len(self.tasks) >= self.config.max_concurrent
+            running = task_id in self.tasks
+            full = self.draining or len(self.tasks) >= self.config.max_concurrent
         if running:  # a duplicate delivery of the task we are running
             self.ctx.delete_message(message.receipt_handle)
             return

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.search_explain import SearchExplainer
     from chalicelib.ops.services.health_monitor import HealthMonitor
     from chalicelib.ops.services.log_tail import LogTail
+    from chalicelib.ops.services.machine_controls import MachineControls
     from chalicelib.sessions.services.ports import SessionUnits
     from chalicelib.sessions.services.sessions import SessionService
     from chalicelib.ssh.services.ssh_runs import SshRuns
@@ -557,8 +558,8 @@ class Container:
                                              integrity=lambda: self.memory_integrity,
                                              snapshots=lambda: self.memory_snapshots),
             onboarding=self.machine_onboarding, public_url=self.settings.public_url,
-            brain=self.brain_decisions, logs=self.log_tail, graph_admin=self.graph_admin,
-            approvals=self.tool_approvals,
+            brain=self.brain_decisions, logs=self.log_tail, machine_controls=self.machine_controls,
+            graph_admin=self.graph_admin, approvals=self.tool_approvals,
             assistant=self.user_model, offers=self.task_offers,
             repo_registry=self.codeintel.github_sync.repos, agent_runs=self.agent_runs,
             agent_cron=self.agent_cron)
@@ -728,6 +729,18 @@ class Container:
 
         return BrainLoop(self.brain_units, self.llm, QueueDepths(lambda: self.queues), self.brain_channel,
                          expire=self.brain_decisions.expire_due)
+
+    @cached_property
+    def machine_controls(self) -> MachineControls:
+        """/engines, /update, /restart: what the agents hear in their heartbeats' answers."""
+        from chalicelib.ops.adapters.machine_control_repository import PostgresControlsUnitOfWork
+        from chalicelib.ops.services.machine_controls import MachineControls
+
+        def notify(chat_id: int, topic_id: int, text: str) -> None:
+            self.telegram_gateway.send(chat_id, text, topic_id=topic_id)
+
+        return MachineControls(partial(PostgresControlsUnitOfWork, self.db),
+                               notify if self.telegram_enabled else None)
 
     @cached_property
     def log_tail(self) -> LogTail:

@@ -199,6 +199,8 @@ class Registration(Body):  # the heartbeat's answer: where the machine's queue i
     heartbeat_s: float
     offline_after_s: float
     recovered_tasks: list[str] = field(default_factory=list)
+    engine_priority: list[str] | None = None  # set on the server (/engines): the agent adopts it
+    restart: dict[str, str] | None = None  # {"id", "kind": update|restart}: drain, (update,) restart
 
 
 @dataclass(frozen=True)

@@ -26,13 +26,13 @@ class UpProcess:
     """`itachi up --home HOME --port 0` in the background; `url` once the ready line appears."""
 
     def __init__(self, home: Path, *, extra_args: list[str] | None = None,
-                 env: dict[str, str] | None = None, timeout_s: float = 180) -> None:
+                 env: dict[str, str] | None = None, timeout_s: float = 180, cwd: Path | None = None) -> None:
         self.home = home
         self.output: list[str] = []
         argv = [sys.executable, "-m", "agent.cli", "up", "--home", str(home), "--port", "0",
                 *(extra_args or [])]
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, env={**os.environ, **(env or {})})
+                                     text=True, env={**os.environ, **(env or {})}, cwd=cwd)
         self._lines: queue.Queue[str] = queue.Queue()
         assert self.proc.stdout is not None
         threading.Thread(target=_pump, args=(self.proc.stdout, self._lines), daemon=True).start()

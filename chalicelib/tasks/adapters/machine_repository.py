@@ -72,4 +72,5 @@ def _record(row: dict[str, Any]) -> MachineRecord:
         repos=tuple(row["repos"] or ()), paused=bool(row["paused"]),
     )
     return MachineRecord(view, row["agent_instance"], row["active_tasks"], row["queue_url"],
-                         row["hostname"], row["last_heartbeat_at"], row["registered_at"])
+                         row["hostname"], row["last_heartbeat_at"], row["registered_at"],
+                         row["agent_version"])

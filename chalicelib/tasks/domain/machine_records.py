@@ -31,3 +31,4 @@ class MachineRecord:
     hostname: str | None
     last_heartbeat_at: datetime
     registered_at: datetime
+    agent_version: str | None = None

@@ -19,11 +19,14 @@ def heartbeat() -> Response:
     from chalicelib.contracts.agent_api import Registration  # lazy: cold start
 
     b = parse_body(bp.current_request, HeartbeatBody)
-    reg = get_container().machine_registry.heartbeat(Heartbeat(
+    container = get_container()
+    reg = container.machine_registry.heartbeat(Heartbeat(
         b.machine_id, b.status, b.agent_instance, b.active_tasks, b.max_concurrent,
         tuple(b.engine_priority), tuple(b.projects), tuple(b.repos), b.hostname, b.agent_version))
+    controls = container.machine_controls.on_heartbeat(b.machine_id, b.agent_instance)
     return ok(Registration(reg.machine_id, reg.queue_url, reg.sqs_endpoint_url, reg.region,
-                           reg.heartbeat_s, reg.offline_after_s, list(reg.recovered_tasks)).to_body())
+                           reg.heartbeat_s, reg.offline_after_s, list(reg.recovered_tasks),
+                           controls.get("engine_priority"), controls.get("restart")).to_body())
 
 
 @bp.route("/api/machines", methods=["GET"])

@@ -84,7 +84,8 @@ class MachineRegistry(TaskUseCase):
             "assigned_tasks": view.assigned_tasks, "paused": view.paused,
             "max_concurrent": view.max_concurrent,
             "engine_priority": list(view.engines), "projects": list(view.projects), "repos": list(view.repos),
-            "hostname": record.hostname, "seconds_since_heartbeat": round(view.seconds_since_heartbeat, 1),
+            "hostname": record.hostname, "agent_version": record.agent_version,
+            "seconds_since_heartbeat": round(view.seconds_since_heartbeat, 1),
             "last_heartbeat_at": record.last_heartbeat_at.isoformat(),
         }
 

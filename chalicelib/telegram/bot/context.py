@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from chalicelib.graph.services.graph_admin import GraphAdmin
     from chalicelib.learning.services.task_feedback import TaskFeedback
     from chalicelib.ops.services.log_tail import LogTail
+    from chalicelib.ops.services.machine_controls import MachineControls
     from chalicelib.ssh.services.ssh_runs import SshRuns
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
     from chalicelib.tasks.services.machines import MachineRegistry
@@ -90,6 +91,7 @@ class BotServices:
     public_url: str = ""  # ITACHI_PUBLIC_URL, for the join command an invite shows
     brain: ProposalDecisions | None = None  # /brain and the proposals' buttons
     logs: LogTail | None = None  # /logs
+    machine_controls: MachineControls | None = None  # /engines <machine> <order>, /update, /restart
     graph_admin: GraphAdmin | None = None  # the graph memory's contradiction buttons
     approvals: ToolApprovals | None = None  # tool approvals' Approve / Deny / Always buttons
     assistant: UserModel | None = None  # learns facts and personality traits from free text

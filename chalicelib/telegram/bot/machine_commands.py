@@ -1,13 +1,14 @@
-"""/machines (and /machines invite), /repos and /engines."""
+"""/machines (and /machines invite), /repos, /engines, /update and /restart."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from telegram import Update
 
-from chalicelib.kernel.errors import DomainError, NotFound, Unavailable
-from chalicelib.telegram.bot.context import Context, blocking, command, reply, services
+from chalicelib.kernel.errors import DomainError, InvalidInput, NotFound, Unavailable
+from chalicelib.telegram.bot.context import Context, blocking, command, reply, services, topic_of
 from chalicelib.telegram.domain.bot_commands import parse_engines
 
 MAX_REGISTRY_LINES = 60
@@ -88,11 +89,37 @@ async def engines(update: Update, context: Context) -> None:
         await reply(update, context,
                     "Engine order:\n" + "\n".join(lines) if lines else "No machine is registered.")
         return
-    # The agent reports its order with every heartbeat; a server-side override needs the
-    # registry's set_engine_priority (and the agent adopting it), used here once it exists.
-    setter = getattr(registry, "set_engine_priority", None)
-    if setter is None:
+    # Stored on the server; the agent adopts it from its next heartbeat's answer.
+    controls = services(context).machine_controls
+    if controls is None:
         raise Unavailable("The engine order is the agent's: set ITACHI_ENGINE_PRIORITY (e.g. codex,claude) "
                           f"on {request.machine} and restart its agent.")
-    await blocking(setter, request.machine, request.order)
-    await reply(update, context, f"{request.machine} will try {' > '.join(request.order)}.")
+    await blocking(controls.set_engine_priority, request.machine, request.order)
+    await reply(update, context, f"{request.machine} will try {' > '.join(request.order)} "
+                "(its agent adopts it with its next heartbeat).")
+
+
+@command("update")
+async def update_machine(update: Update, context: Context) -> None:
+    await _restart(update, context, "update")
+
+
+@command("restart")
+async def restart_machine(update: Update, context: Context) -> None:
+    await _restart(update, context, "restart")
+
+
+async def _restart(update: Update, context: Context, kind: str) -> None:
+    """The agent stops taking tasks, lets its running ones end, (updates itself,) starts again."""
+    args = context.args or []
+    controls = services(context).machine_controls
+    if len(args) != 1 or not re.fullmatch(r"[\w-]{1,40}", args[0]):
+        raise InvalidInput(f"Usage: /{kind} <machine>")
+    if controls is None:
+        raise Unavailable(f"/{kind} is not available here.")
+    chat = update.effective_chat
+    await blocking(controls.request_restart, args[0], kind, chat_id=chat.id if chat else None,
+                   topic_id=topic_of(update))
+    what = "update itself and restart" if kind == "update" else "restart"
+    await reply(update, context, f"{args[0]} will {what} once its running tasks end; "
+                "I will say here when it is back, with its version.")

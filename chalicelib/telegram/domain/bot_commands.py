@@ -45,6 +45,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("spawn", "/spawn <profile> <task>",
                 "Start a specialist subagent (code-reviewer, researcher, devops, yours) in a topic"),
     CommandSpec("agents", "/agents [cron [rm <id>]]", "Active subagent runs, or their cron jobs"),
+    CommandSpec("update", "/update <machine>", "Have a machine's agent update itself and restart"),
+    CommandSpec("restart", "/restart <machine>", "Have a machine's agent restart once its tasks end"),
     CommandSpec("logs", "/logs [task id | function]", "The last log lines (of a task, or a function)"),
     CommandSpec("start", "/start", "Introduce the bot"),
     CommandSpec("help", "/help", "List the commands"),

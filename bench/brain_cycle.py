@@ -101,6 +101,7 @@ def main() -> int:
                 usage = conn.execute(
                     "SELECT count(*) AS calls, avg(prompt_tokens) AS p, avg(completion_tokens) AS c"
                     " FROM llm_usage WHERE purpose = 'brain' AND status = 'ok'").fetchone()
+            assert usage is not None
             c.close()
     finally:
         moto.terminate()

@@ -85,6 +85,7 @@ def main() -> int:
             container.close()
             handle.cleanup()
         client = server.client()
+        texts = list(dict.fromkeys(texts))  # a batch holding the same text twice is refused
         for start in range(0, args.memories, 50):
             client.call("POST", "/api/memory/batch", {"memories": [
                 {"project": PROJECT, "category": "fact", "content": t} for t in texts[start:start + 50]]})

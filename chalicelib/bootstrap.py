@@ -560,6 +560,7 @@ class Container:
             onboarding=self.machine_onboarding, public_url=self.settings.public_url,
             brain=self.brain_decisions, logs=self.log_tail, machine_controls=self.machine_controls,
             graph_admin=self.graph_admin, approvals=self.tool_approvals,
+            graph_recall=lambda query, project: self.graph_retrieve.deep(project, query).text,
             assistant=self.user_model, offers=self.task_offers,
             repo_registry=self.codeintel.github_sync.repos, agent_runs=self.agent_runs,
             agent_cron=self.agent_cron)

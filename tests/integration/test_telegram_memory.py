@@ -50,6 +50,15 @@ def test_recall_with_nothing_relevant_says_so(bot: BotHarness) -> None:
     assert bot.last_text(chat_id=ALICE) == "Nothing in memory matches “quantum flux capacitor”."
 
 
+def test_recall_adds_what_the_graph_memory_knows(bot: BotHarness) -> None:
+    bot.container.graph_store.run({"project": "_global", "text": "Dana owns the billing service."})
+
+    bot.send(message_update("/recall who owns the billing service", chat_id=ALICE))
+
+    text = bot.last_text(chat_id=ALICE)
+    assert "Graph memory:" in text and "Dana owns the billing service." in text
+
+
 def test_learn_stores_a_project_rule_at_high_confidence(bot: BotHarness) -> None:
     bot.send(message_update("/learn myproject: always run ruff before committing", chat_id=ALICE))
 

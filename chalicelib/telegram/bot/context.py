@@ -94,6 +94,7 @@ class BotServices:
     machine_controls: MachineControls | None = None  # /engines <machine> <order>, /update, /restart
     graph_admin: GraphAdmin | None = None  # the graph memory's contradiction buttons
     approvals: ToolApprovals | None = None  # tool approvals' Approve / Deny / Always buttons
+    graph_recall: Callable[[str, str], str] | None = None  # /recall: the graph's deep context
     assistant: UserModel | None = None  # learns facts and personality traits from free text
     offers: TaskOffers | None = None  # natural-language requests offered as tasks (Create / Cancel)
     repo_registry: Callable[[], list[dict[str, Any]]] | None = None  # GitHub sync's repos, for /repos

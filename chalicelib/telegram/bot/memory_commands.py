@@ -21,11 +21,14 @@ GLOBAL_PROJECT = "_global"
 async def recall(update: Update, context: Context) -> None:
     query = parse_query(context.args or [], "recall")
     project = await project_here(update, context)
-    hits = await blocking(services(context).knowledge.recall, query, project)
-    if not hits:
+    bot = services(context)
+    hits = await blocking(bot.knowledge.recall, query, project)
+    graph = await blocking(bot.graph_recall, query, project or GLOBAL_PROJECT) if bot.graph_recall else ""
+    if not hits and not graph:
         await reply(update, context, f"Nothing in memory matches “{query}”.")
         return
-    await reply(update, context, f"Memory for “{query}”:\n\n" + "\n\n".join(hits))
+    found = [f"Memory for “{query}”:\n\n" + "\n\n".join(hits)] if hits else []
+    await reply(update, context, "\n\n".join([*found, *([f"Graph memory:\n{graph}"] if graph else [])]))
 
 
 @command("learn")

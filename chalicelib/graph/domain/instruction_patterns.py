@@ -67,45 +67,12 @@ _MARKERS = re.compile(
     r"please|prefer|no one|nobody|only ever|going forward|not allowed)\b",
     re.I,
 )
-_IMPERATIVE = frozenset(
-    [
-        "use",
-        "run",
-        "deploy",
-        "avoid",
-        "keep",
-        "add",
-        "write",
-        "put",
-        "call",
-        "check",
-        "prefer",
-        "ask",
-        "send",
-        "review",
-        "test",
-        "build",
-        "ship",
-        "merge",
-        "rebase",
-        "commit",
-        "tag",
-        "store",
-        "log",
-        "document",
-        "name",
-        "format",
-        "bill",
-        "notify",
-        "ping",
-        "wait",
-        "freeze",
-        "lock",
-        "open",
-        "close",
-        "remember",
-    ]
+_IMPERATIVE_WORDS = (
+    "use run deploy avoid keep add write put call check prefer ask send review test build ship merge "
+    "rebase commit tag store log document name format bill notify ping wait freeze lock open close "
+    "remember"
 )
+IMPERATIVE = frozenset(_IMPERATIVE_WORDS.split())
 _TEAM = re.compile(r"\b(team|we|our|us|everyone|all of us|the squad)\b", re.I)
 _UNIVERSAL = re.compile(r"\b(always|never|any|every|all projects|everywhere|in general|universally)\b", re.I)
 
@@ -116,7 +83,7 @@ def is_instruction(sentence: str) -> bool:
     if not words or sentence.rstrip().endswith("?"):
         return False
     first = words[0].lower().strip(",.!")
-    return bool(_MARKERS.search(sentence)) or first in _IMPERATIVE
+    return bool(_MARKERS.search(sentence)) or first in IMPERATIVE
 
 
 def pattern_of(sentence: str) -> tuple[str, str]:

@@ -54,13 +54,17 @@ def test_a_team_instruction_from_one_session_reaches_the_model_in_the_next(
     assert rule == RULE
 
     question = "Is it fine if I ship the billing service release this Friday afternoon?"
-    with FakeAnthropic([Reply.text("No: the team does not deploy billing on Fridays.")]) as fake:
-        second = run_print(
-            claude, question, cwd=repo, env=hook_env(fake, config_dir, itachi_home, api.url, api.key)
-        )
-        sent = fake.all_request_text()
-    assert second.returncode == 0, second.stderr
-    injected = [chunk[:8000] for chunk in sent.split("hook additional context: ")[1:]]
-    graph_blocks = [chunk for chunk in injected if "=== Itachi Graph Memory ===" in chunk]
+    # The hook has 0.5 s and fails open; on a loaded box a first try can miss it (a retry finds the
+    # prompt's vector cached). Wait for the context, as for any other condition.
+    for _ in range(4):
+        with FakeAnthropic([Reply.text("No: the team does not deploy billing on Fridays.")]) as fake:
+            env = hook_env(fake, config_dir, itachi_home, api.url, api.key)
+            second = run_print(claude, question, cwd=repo, env=env)
+            sent = fake.all_request_text()
+        assert second.returncode == 0, second.stderr
+        injected = [chunk[:8000] for chunk in sent.split("hook additional context: ")[1:]]
+        graph_blocks = [chunk for chunk in injected if "=== Itachi Graph Memory ===" in chunk]
+        if graph_blocks:
+            break
     assert graph_blocks and RULE in graph_blocks[0], injected
     assert "scope 0.5" in graph_blocks[0]

@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from agent import install_hooks, wrappers
+from agent import approval_env, install_hooks, wrappers
 from agent.commands import (
     agent_commands,
     brain_commands,
@@ -56,6 +56,7 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     memory_commands.add_forget_parser,
     memory_commands.add_index_parser,
     context_commands.add_context_parser,
+    approval_env.add_approvals_parser,
     import_rules_commands.add_import_rules_parser,
     memory_lifecycle_commands.add_memory_parser,
     memory_transfer_commands.add_export_parser,

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import IO, TYPE_CHECKING
 
 from agent import process_tree
+from agent.approval_env import approval_env
 from agent.engines import Engine
 from agent.event_batcher import to_wire
 from agent.task_inbox import take_turns
@@ -68,7 +69,8 @@ def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
     options = runner.task.get("engine_options") or {}
     interactive = bool(options.get("interactive")) and engine.streams_input
     env = {**ctx.config.env, "ITACHI_TASK_ID": runner.task_id, "ITACHI_TASK_ATTEMPT": str(runner.attempt),
-           "ITACHI_PROJECT": runner.task["project"], "ITACHI_CLIENT": name}
+           "ITACHI_PROJECT": runner.task["project"], "ITACHI_CLIENT": name,
+           **approval_env(runner.task, ctx.config.env)}
     if fallback:
         env[FALLBACK_ENV] = "1"
     if options.get("run_id"):  # a subagent run: its hooks flush notes to it, its tools name it

@@ -16,6 +16,7 @@ from typing import Any
 
 from agent import process_tree
 from agent.agent_context import AgentContext, call_with_retry, log
+from agent.approval_env import approval_env
 from agent.event_batcher import EventBatcher, to_wire
 from agent.session_engines import TurnQueue, run_stint
 from agent.worktrees import WorkspaceError, git
@@ -97,7 +98,8 @@ class SessionRunner:
         name, first = self._order[0], None
         while True:
             env = {**self.ctx.config.env, "ITACHI_SESSION_ID": self.session_id,
-                   "ITACHI_PROJECT": session["project"], "ITACHI_CLIENT": name}
+                   "ITACHI_PROJECT": session["project"], "ITACHI_CLIENT": name,
+                   **approval_env(session, self.ctx.config.env)}
             if self._tried:
                 env[FALLBACK_ENV] = "1"
             self._next_engine = None

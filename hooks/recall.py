@@ -3,19 +3,18 @@ read, and the recorded fixes for a command that just failed or printed a stack t
 
 Same rules as the prompt hook: its own short deadline inside the PostToolUse budget, fail open,
 trusted memories only (the API never returns quarantined ones). A memory is injected at most
-once per session: the ids already shown are kept in $ITACHI_HOME/state/recall/<session>.json.
+once per session, and never one the prompt hook already showed (`hooks/injected.py`).
 Off with ITACHI_RECALL=0 or `"recall": false` in $ITACHI_HOME/config.json.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
-from pathlib import Path
 from typing import Any
 
 from chalicelib.contracts.local_home import read_json
+from hooks import injected
 from hooks.context_render import trim
 from hooks.edits import relative_path
 from hooks.runtime import Deadline, HookContext, context_output
@@ -77,39 +76,14 @@ def recall_output(ctx: HookContext) -> str | None:
     params = {"project": ctx.project, "limit": LIMIT, **query}
     (answer,) = quick.api.get_many([("/api/memory/recall", params)])
     results = [r for r in (answer or {}).get("results") or [] if isinstance(r, dict) and r.get("id")]
-    state = _state_path(ctx)
-    shown = _shown(state)
-    fresh = [r for r in results if str(r["id"]) not in shown]
+    already = injected.shown(ctx)
+    fresh = [r for r in results if str(r["id"]) not in already]
     if not fresh:
         return None
-    _remember(state, shown | {str(r["id"]) for r in fresh})
+    injected.add(ctx, [r["id"] for r in fresh])
     ctx.notes.append(f"recall={kind}:{len(fresh)}")
     title = (f"=== Itachi Memory about {query['file']} ===" if kind == "file"
              else "=== Itachi Memory: recorded fixes for this error ===")
     lines = [f"- [{r.get('category') or 'memory'}] {trim(r.get('content'), ITEM_CHARS)}" for r in fresh]
     event_name = str(ctx.payload.get("hook_event_name") or "PostToolUse")
     return context_output(event_name, "\n".join([title, *lines]))
-
-
-def _state_path(ctx: HookContext) -> Path | None:
-    session = "".join(c for c in ctx.session_id if c.isalnum() or c in "-_")[:100]
-    return ctx.config.home / "state" / "recall" / f"{session}.json" if session else None
-
-
-def _shown(path: Path | None) -> set[str]:
-    if path is None:
-        return set()
-    ids = read_json(path).get("shown")
-    return {str(i) for i in ids} if isinstance(ids, list) else set()
-
-
-def _remember(path: Path | None, ids: set[str]) -> None:
-    if path is None:
-        return
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"shown": sorted(ids)}), encoding="utf-8")
-        os.replace(temporary, path)
-    except OSError:
-        pass

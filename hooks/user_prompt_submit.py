@@ -6,6 +6,7 @@ slow or down the prompt goes through without memory rather than waiting.
 
 from __future__ import annotations
 
+from hooks import injected
 from hooks.context_render import search_context
 from hooks.runtime import HookContext, context_output, fail_open
 
@@ -34,6 +35,7 @@ def handle(ctx: HookContext) -> str | None:
     text = search_context(answer, ctx.project)
     if not text:
         return None
+    injected.add(ctx, [r.get("id") for r in (answer or {}).get("results") or [] if isinstance(r, dict)])
     event_name = str(ctx.payload.get("hook_event_name") or "UserPromptSubmit")
     return context_output(event_name, text)
 

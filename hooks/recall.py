@@ -4,7 +4,8 @@ read, and the recorded fixes for a command that just failed or printed a stack t
 Same rules as the prompt hook: its own short deadline inside the PostToolUse budget, fail open,
 trusted memories only (the API never returns quarantined ones). A memory is injected at most
 once per session, and never one the prompt hook already showed (`hooks/injected.py`).
-Off with ITACHI_RECALL=0 or `"recall": false` in $ITACHI_HOME/config.json.
+Off with ITACHI_RECALL=0 or `"recall": false` in $ITACHI_HOME/config.json; ITACHI_RECALL_BUDGET_S
+raises the deadline (to 1.8 s at most) on a slow machine.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from hooks.edits import relative_path
 from hooks.runtime import Deadline, HookContext, context_output
 
 BUDGET_S = 0.5  # the prompt hook's deadline
+MAX_BUDGET_S = 1.8  # ITACHI_RECALL_BUDGET_S may raise it this far (inside PostToolUse's 2 s)
 LIMIT = 3
 ITEM_CHARS = 300
 READ_TOOLS = frozenset({"Read", "read_file", "NotebookRead"})
@@ -32,6 +34,13 @@ def enabled(ctx: HookContext, env: Any = os.environ) -> bool:
     if env.get("ITACHI_RECALL", "1") == "0":
         return False
     return read_json(ctx.config.home / "config.json").get("recall", True) is not False
+
+
+def budget_s(env: Any = os.environ) -> float:
+    try:
+        return max(0.1, min(float(env.get("ITACHI_RECALL_BUDGET_S") or BUDGET_S), MAX_BUDGET_S))
+    except ValueError:
+        return BUDGET_S
 
 
 def request_for(ctx: HookContext) -> tuple[str, dict[str, Any]] | None:
@@ -70,7 +79,7 @@ def recall_output(ctx: HookContext) -> str | None:
     if wanted is None:
         return None
     kind, query = wanted
-    quick = HookContext(ctx.name, ctx.config, Deadline(min(BUDGET_S, ctx.deadline.remaining())),
+    quick = HookContext(ctx.name, ctx.config, Deadline(min(budget_s(), ctx.deadline.remaining())),
                         ctx.payload, ctx.argv)
     quick.notes = ctx.notes
     params = {"project": ctx.project, "limit": LIMIT, **query}

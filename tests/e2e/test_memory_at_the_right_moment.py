@@ -138,7 +138,8 @@ def test_a_failing_command_with_a_known_error_brings_the_recorded_fix_into_the_n
               Reply.text("Installing the widgets package first.")]
     with FakeAnthropic(script) as fake:
         env = {**hook_env(fake, tmp_path / "claude-config", itachi_home, api.url, api.key), **SLOW_BOX}
-        run = run_print(claude, "Check that the widgets package imports.", cwd=repo, env=env, args=ANY_TOOL)
+        # Under 30 characters: the prompt hook does not search, so a fix that arrives is recall's.
+        run = run_print(claude, "Check the widgets.", cwd=repo, env=env, args=ANY_TOOL)
         after_failure = last_request_text(fake)
     assert run.returncode == 0, run.stderr
     assert "No module named 'itachi_widgets'" in after_failure  # the command did fail

@@ -17,14 +17,14 @@ class ConsoleUser:
         self.csrf = ""
 
     def get(self, path: str, **kwargs: Any) -> requests.Response:
-        answer = self.http.get(self.base + path, allow_redirects=False, timeout=30, **kwargs)
+        answer = self.http.get(self.base + path, allow_redirects=False, timeout=120, **kwargs)
         found = CSRF_FIELD.search(answer.text)
         if found:
             self.csrf = found.group(1)
         return answer
 
     def post(self, path: str, data: dict[str, str] | None = None, **kwargs: Any) -> requests.Response:
-        return self.http.post(self.base + path, data=data or {}, allow_redirects=False, timeout=30, **kwargs)
+        return self.http.post(self.base + path, data=data or {}, allow_redirects=False, timeout=120, **kwargs)
 
     def sign_in(self, key: str) -> requests.Response:
         self.get("/console/login")

@@ -14,10 +14,17 @@ class PostgresConsoleReads:
         self._conn = conn
 
     def projects(self) -> list[dict[str, Any]]:
+        # A loose index scan over memories_project_created: one probe per project, not a scan of
+        # every memory (600 projects in 100k memories: milliseconds instead of a GROUP BY).
         return list(
             self._conn.execute(
-                "SELECT project, count(*) AS memories FROM memories GROUP BY project"
-                " ORDER BY count(*) DESC, project LIMIT 500"
+                "WITH RECURSIVE p AS ("
+                " (SELECT project FROM memories ORDER BY project LIMIT 1)"
+                " UNION ALL"
+                " SELECT (SELECT m.project FROM memories m WHERE m.project > p.project"
+                " ORDER BY m.project LIMIT 1)"
+                " FROM p WHERE p.project IS NOT NULL)"
+                " SELECT project FROM p WHERE project IS NOT NULL LIMIT 1000"
             ).fetchall()
         )
 

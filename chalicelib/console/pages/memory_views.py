@@ -19,9 +19,7 @@ def _select(name: str, current: str, options: list[tuple[str, str]]) -> Markup:
 
 
 def search_form(action: str, f: dict[str, str], projects: list[dict[str, Any]]) -> Markup:
-    project_options = [("", "all projects")] + [
-        (p["project"], f"{p['project']} ({p['memories']})") for p in projects
-    ]
+    project_options = [("", "all projects")] + [(p["project"], p["project"]) for p in projects]
     phase_options = [("", "any phase")] + [(str(i), name) for i, name in enumerate(PHASES)]
     return el(
         "form",

@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 class ConsoleReads(Protocol):
     def projects(self) -> list[dict[str, Any]]:
-        """Every project with memories: name and count, largest first."""
+        """Every project with memories, by name."""
         ...
 
     def learned(self, project: str | None, limit: int) -> list[dict[str, Any]]:

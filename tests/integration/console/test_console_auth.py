@@ -51,7 +51,7 @@ def test_no_console_page_answers_without_a_session(api: RunningApi) -> None:
                 headers=headers,
                 allow_redirects=False,
                 data={"csrf": "x"} if method == "POST" else None,
-                timeout=30,
+                timeout=120,
             )
             if method == "GET" and path != "/console/logout":
                 assert answer.status_code == 303, (method, path, answer.status_code)
@@ -59,7 +59,7 @@ def test_no_console_page_answers_without_a_session(api: RunningApi) -> None:
             else:
                 assert answer.status_code in (401, 403), (method, path, answer.status_code)
             assert ANY_ID not in answer.text
-    htmx = requests.get(api.url + "/console/memories", headers={"HX-Request": "true"}, timeout=30)
+    htmx = requests.get(api.url + "/console/memories", headers={"HX-Request": "true"}, timeout=120)
     assert htmx.status_code == 401 and htmx.headers["HX-Redirect"] == "/console/login"
 
 
@@ -99,7 +99,7 @@ def test_a_wrong_key_or_a_login_form_without_its_token_opens_no_session(api: Run
     assert wrong.status_code == 401 and "not a live admin API key" in wrong.text
     assert "itachi_not_a_key" not in wrong.text
     forged = requests.post(
-        api.url + "/console/login", data={"key": api.key, "csrf": "guess"}, allow_redirects=False, timeout=30
+        api.url + "/console/login", data={"key": api.key, "csrf": "guess"}, allow_redirects=False, timeout=120
     )
     assert forged.status_code == 403
     assert not any(c.startswith("itachi_console=") for c in _set_cookie_headers(forged))
@@ -109,7 +109,7 @@ def test_a_state_changing_post_without_the_csrf_token_is_refused_and_changes_not
     memory_id = requests.post(
         api.url + "/api/memory",
         headers=api.headers,
-        timeout=30,
+        timeout=120,
         json={"project": "console", "content": "The deploy script needs AWS_PROFILE set"},
     ).json()["id"]
     user = ConsoleUser(api.url)
@@ -124,12 +124,12 @@ def test_a_state_changing_post_without_the_csrf_token_is_refused_and_changes_not
     )
     assert cross_site.status_code == 403
     assert (
-        requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=30).status_code == 200
+        requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=120).status_code == 200
     )
     done = user.post(f"/console/memories/{memory_id}/forget", {"csrf": user.csrf})
     assert done.status_code == 303
     assert (
-        requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=30).status_code == 404
+        requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=120).status_code == 404
     )
 
 
@@ -144,17 +144,17 @@ def test_signing_out_ends_the_session_for_good(api: RunningApi) -> None:
         api.url + "/console/memories",
         headers={"Cookie": f"itachi_console={stolen}"},
         allow_redirects=False,
-        timeout=30,
+        timeout=120,
     )
     assert again.status_code == 303
 
 
 def test_a_one_time_link_opens_one_session_and_is_then_spent(api: RunningApi) -> None:
-    link = requests.post(api.url + "/api/console/links", headers=api.headers, timeout=30)
+    link = requests.post(api.url + "/api/console/links", headers=api.headers, timeout=120)
     assert link.status_code == 201
     path = link.json()["path"]
     assert path.startswith("/console/login?link=") and api.key not in path
-    assert requests.post(api.url + "/api/console/links", timeout=30).status_code == 401
+    assert requests.post(api.url + "/api/console/links", timeout=120).status_code == 401
     user = ConsoleUser(api.url)
     first = user.get(path)
     assert first.status_code == 303 and user.get("/console/tasks").status_code == 200

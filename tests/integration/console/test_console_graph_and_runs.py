@@ -27,7 +27,7 @@ def test_an_entitys_neighbourhood_is_shown_and_a_contradiction_is_resolved_with_
     context = requests.get(
         api.url + "/api/graph/context",
         headers=api.headers,
-        timeout=30,
+        timeout=120,
         params={"project": PROJECT, "query": "deploy on Fridays"},
     ).json()["instructions"]
     old, new = sorted(context, key=lambda r: r["content"])

@@ -24,7 +24,7 @@ def _store(api: RunningApi, content: str, project: str = "console", **fields: st
     answer = requests.post(
         api.url + "/api/memory",
         headers=api.headers,
-        timeout=30,
+        timeout=120,
         json={"project": project, "content": content, **fields},
     )
     assert answer.status_code == 201, answer.text
@@ -62,7 +62,7 @@ def test_a_task_description_and_its_output_are_escaped_and_polled_with_a_cursor(
     task = requests.post(
         api.url + "/api/tasks",
         headers=api.headers,
-        timeout=30,
+        timeout=120,
         json={"project": "console", "description": "<script>alert('task')</script> fix the login"},
     ).json()
     user = ConsoleUser(api.url)
@@ -81,13 +81,13 @@ def test_a_task_description_and_its_output_are_escaped_and_polled_with_a_cursor(
     cancelled = user.post(f"/console/tasks/{task['id']}/cancel", {"csrf": user.csrf})
     assert cancelled.status_code == 303
     assert (
-        requests.get(api.url + f"/api/tasks/{task['id']}", headers=api.headers, timeout=30).json()["status"]
+        requests.get(api.url + f"/api/tasks/{task['id']}", headers=api.headers, timeout=120).json()["status"]
         == "cancelled"
     )
     retried = user.post(f"/console/tasks/{task['id']}/retry", {"csrf": user.csrf})
     assert retried.status_code == 303
     new_id = retried.headers["Location"].split("/console/tasks/")[1].split("?")[0]
-    again = requests.get(api.url + f"/api/tasks/{new_id}", headers=api.headers, timeout=30).json()
+    again = requests.get(api.url + f"/api/tasks/{new_id}", headers=api.headers, timeout=120).json()
     assert (
         new_id != task["id"] and again["description"] == task["description"] and again["status"] == "queued"
     )
@@ -104,17 +104,17 @@ def test_editing_pinning_and_restoring_a_memory_go_through_the_memory_services(a
         {"csrf": user.csrf, "content": "Run make test and ruff before pushing"},
     )
     assert edited.status_code == 303
-    through_api = requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=30).json()
+    through_api = requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=120).json()
     assert through_api["content"] == "Run make test and ruff before pushing"
     assert user.post(f"/console/memories/{memory_id}/keep", {"csrf": user.csrf}).status_code == 303
     assert (
         "keep"
-        in requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=30).json()["tags"]
+        in requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=120).json()["tags"]
     )
     assert user.post(f"/console/memories/{memory_id}/keep", {"csrf": user.csrf}).status_code == 303
     assert (
         "keep"
-        not in requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=30).json()[
+        not in requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=120).json()[
             "tags"
         ]
     )
@@ -130,7 +130,7 @@ def test_editing_pinning_and_restoring_a_memory_go_through_the_memory_services(a
     page = user.get(f"/console/memories/{memory_id}")
     assert "Restore from archive" in page.text and "hint" in page.text
     assert user.post(f"/console/memories/{memory_id}/restore", {"csrf": user.csrf}).status_code == 303
-    restored = requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=30).json()
+    restored = requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=120).json()
     assert restored["content"] == "Run make test and ruff before pushing" and restored["phase"] == 0
     assert user.post(f"/console/memories/{memory_id}/explode", {"csrf": user.csrf}).status_code == 400
     empty = user.post(f"/console/memories/{memory_id}/edit", {"csrf": user.csrf, "content": "  "})

@@ -23,9 +23,17 @@ def _console_routes() -> list[tuple[str, str]]:
     )
 
 
-PARAMS = {"{memory_id}": ANY_ID, "{task_id}": ANY_ID, "{action}": "forget", "{proposal_id}": ANY_ID,
-          "{decision}": "approve", "{node_id}": ANY_ID, "{contradiction_id}": ANY_ID,
-          "{resolution}": "keep_both", "{run_id}": ANY_ID}
+PARAMS = {
+    "{memory_id}": ANY_ID,
+    "{task_id}": ANY_ID,
+    "{action}": "forget",
+    "{proposal_id}": ANY_ID,
+    "{decision}": "approve",
+    "{node_id}": ANY_ID,
+    "{contradiction_id}": ANY_ID,
+    "{resolution}": "keep_both",
+    "{run_id}": ANY_ID,
+}
 
 
 def _concrete(path: str) -> str:
@@ -123,14 +131,12 @@ def test_a_state_changing_post_without_the_csrf_token_is_refused_and_changes_not
         headers={"Origin": "https://evil.example"},
     )
     assert cross_site.status_code == 403
-    assert (
-        requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=120).status_code == 200
-    )
+    memory_url = api.url + f"/api/memory/{memory_id}"
+    assert requests.get(memory_url, headers=api.headers, timeout=120).status_code == 200
     done = user.post(f"/console/memories/{memory_id}/forget", {"csrf": user.csrf})
     assert done.status_code == 303
-    assert (
-        requests.get(api.url + f"/api/memory/{memory_id}", headers=api.headers, timeout=120).status_code == 404
-    )
+    memory_url = api.url + f"/api/memory/{memory_id}"
+    assert requests.get(memory_url, headers=api.headers, timeout=120).status_code == 404
 
 
 def test_signing_out_ends_the_session_for_good(api: RunningApi) -> None:

@@ -152,6 +152,8 @@ def main() -> int:
     parser.add_argument("--recency", nargs="+", type=float, default=[0.1],
                         help="recency weights; the first is used with every weights pair")
     parser.add_argument("--dates", choices=("shifted", "original"), default="shifted")
+    parser.add_argument("--variants", action="store_true",
+                        help="also evaluate the re-ranking variants of bench/locomo_variants.py")
     parser.add_argument("--out", type=Path, help="also write the raw figures as JSON")
     args = parser.parse_args()
     everything = load(args.data)
@@ -195,6 +197,12 @@ def main() -> int:
                     continue
                 results[label_of(setting)] = evaluate(chosen, behind, ranked)
                 print("\n".join(summary({label_of(setting): results[label_of(setting)]})[-1:]), flush=True)
+            if args.variants:
+                from bench.locomo_variants import variants
+
+                for name, ranked in variants(url, chosen, first):
+                    results[name] = evaluate(chosen, behind, ranked)
+                    print(summary({name: results[name]})[-1], flush=True)
         finally:
             handle.cleanup()  # detach: the server stays up while `itachi up` holds it
     finally:

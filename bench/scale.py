@@ -27,12 +27,11 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from memory_api import ROOT, ItachiServer, percentile
+from scale_db import set_shared_buffers, synthetic_vectors, table_size
 
 sys.path.insert(0, str(ROOT))
 
@@ -93,38 +92,6 @@ def embeddings(texts: list[str]) -> list[list[float]]:
     return vectors
 
 
-def synthetic_vectors(count: int, sigma: float = 0.25, seed: int = 7) -> Iterator[Any]:
-    """Unit vectors around clustered centres (a cached real embedding set when there is one)."""
-    import numpy as np
-
-    rng = np.random.default_rng(seed)
-    folder = Path(os.environ.get("ITACHI_TEST_CACHE") or Path.home() / ".cache" / "itachi")
-    cached = sorted(folder.glob("scale-*.npy"), key=lambda f: f.stat().st_size)
-    centres = np.load(cached[-1]) if cached else rng.standard_normal((2000, 384)).astype(np.float32)
-    centres /= np.linalg.norm(centres, axis=1, keepdims=True)
-    print(f"synthetic vectors around {len(centres)} centres ({'cached embeddings' if cached else 'random'})")
-    for start in range(0, count, 10_000):
-        size = min(10_000, count - start)
-        picks = centres[rng.integers(0, len(centres), size)]
-        noisy = picks + sigma * rng.standard_normal(picks.shape).astype(np.float32) / np.sqrt(384)
-        yield from noisy / np.linalg.norm(noisy, axis=1, keepdims=True)
-
-
-def set_shared_buffers(server: ItachiServer, size: str) -> None:
-    """Give the embedded Postgres more buffer cache (takes effect when `itachi up` restarts)."""
-    import psycopg
-
-    from infra.local.postgres import start_postgres
-
-    handle, url = start_postgres(server.home)
-    try:
-        with psycopg.connect(url, autocommit=True) as conn:
-            statement = psycopg.sql.SQL("ALTER SYSTEM SET shared_buffers = {}")
-            conn.execute(statement.format(psycopg.sql.Literal(size)))
-    finally:
-        handle.cleanup()  # detach: the server stays up while `itachi up` holds it
-
-
 def load(server: ItachiServer, rows: list[tuple[str, str]], synthetic: bool = False) -> float:
     from chalicelib.kernel.database import Database
     from chalicelib.memory.adapters.memory_bulk_load import bulk_load
@@ -156,23 +123,6 @@ def timed_searches(server: ItachiServer, project: str, count: int, seed: int,
         assert len(answer["results"]) == 10 and answer["mode"] == mode, answer
         times.append(client.last_ms)
     return times
-
-
-def table_size(server: ItachiServer) -> str:
-    import psycopg
-
-    from infra.local.postgres import start_postgres
-
-    handle, url = start_postgres(server.home)
-    try:
-        with psycopg.connect(url) as conn:
-            row = conn.execute("SELECT pg_size_pretty(pg_total_relation_size('memories')),"
-                               " pg_size_pretty(pg_relation_size('memories')),"
-                               " pg_size_pretty(pg_relation_size('memories_embedding_hnsw'))").fetchone()
-    finally:
-        handle.cleanup()
-    assert row is not None
-    return f"{row[0]} (heap {row[1]}, HNSW {row[2]})"
 
 
 def searches_while_ingesting(server: ItachiServer, queries: int) -> None:

@@ -91,3 +91,59 @@ def variants(url: str, chosen: Chosen, weights: tuple[float, float, float]
     finally:
         db.close()
     yield from results.items()
+
+
+def behind_from(url: str, chosen: Chosen) -> dict[str, set[str]]:
+    """Memory id -> the turn ids it stands for: its own `dia_id`, and turns with the same text
+    (exact repeats reinforced it); a turn merged as a near duplicate of other words is not counted."""
+    import psycopg
+    from psycopg.rows import dict_row
+
+    behind: dict[str, set[str]] = defaultdict(set)
+    with psycopg.connect(url, row_factory=dict_row) as conn:
+        for _, conv in chosen:
+            rows = conn.execute("SELECT id, content, metadata ->> 'dia_id' AS dia FROM memories"
+                                " WHERE project = %s", (f"locomo-{conv.sample_id}",)).fetchall()
+            by_text = {" ".join(r["content"].split()): str(r["id"]) for r in rows}
+            for r in rows:
+                behind[str(r["id"])].add(r["dia"])
+            for turn in conv.turns:
+                memory_id = by_text.get(" ".join(turn.text.split()))
+                if memory_id:
+                    behind[memory_id].add(turn.dia_id)
+    return behind
+
+
+def main() -> int:
+    """Evaluate the variants on the memories a `bench/locomo.py` server stored (`--home` of it)."""
+    import argparse
+    import sys
+    from pathlib import Path
+
+    from bench.locomo_data import load
+    from bench.locomo_report import evaluate, summary
+    from infra.local.postgres import start_postgres
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--home", type=Path, required=True)
+    data = Path(__file__).resolve().parents[2] / "shared" / "benchdata"
+    parser.add_argument("--data", type=Path, default=data)
+    parser.add_argument("--weights", default="0.4,0.6,0.1", help="vector,text,recency")
+    args = parser.parse_args()
+    everything = load(args.data)
+    chosen = list(enumerate(everything, start=1))
+    weights = tuple(float(x) for x in args.weights.split(","))
+    handle, url = start_postgres(args.home)
+    try:
+        behind = behind_from(url, chosen)
+        results = {name: evaluate(chosen, behind, ranked)
+                   for name, ranked in variants(url, chosen, (weights[0], weights[1], weights[2]))}
+    finally:
+        handle.cleanup()
+    print("\n".join(summary(results)))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

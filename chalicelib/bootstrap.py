@@ -326,7 +326,7 @@ class Container:
 
         s = self.settings
         weights = SearchWeights(s.search_vector_weight, s.search_text_weight, s.search_recency_weight,
-                                s.search_recency_half_life_days)
+                                s.search_recency_half_life_days, s.search_neighbours_weight)
         return MemoryService(self.memory_units, self.embedder, weights=weights,
                              query_timeout_s=s.embedding_timeout_s)
 

@@ -70,6 +70,9 @@ class Settings(BaseSettings):
     search_recency_half_life_days: float = Field(
         90.0, gt=0, validation_alias=_env("ITACHI_SEARCH_RECENCY_HALF_LIFE_DAYS"))
     search_recency_weight: float = Field(0.1, ge=0, validation_alias=_env("ITACHI_SEARCH_RECENCY_WEIGHT"))
+    # Memories stored next to a strong hit join it at this share of its score (0: off; docs/memory.md).
+    search_neighbours_weight: float = Field(0.0, ge=0, lt=1,
+                                            validation_alias=_env("ITACHI_SEARCH_NEIGHBOURS_WEIGHT"))
     # Memory lifecycle (docs/memory.md): live memories per project before eviction starts, and
     # the size and time bound of one eviction run (a Lambda finishes well inside 15 minutes).
     memory_budget: int = Field(5000, ge=1, validation_alias=_env("ITACHI_MEMORY_BUDGET"))

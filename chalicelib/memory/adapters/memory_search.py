@@ -15,7 +15,7 @@ only; every value is a parameter.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from psycopg.types.json import Jsonb
@@ -97,6 +97,23 @@ SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, m
 FROM candidates c JOIN memories m ON m.id = c.id CROSS JOIN query q
 ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(limit)s
 """
+# Memories stored next to a strong hit (the turn before and after it in a conversation, the step
+# before and after it in a working session): at most NEIGHBOURS_PER_SIDE each side of each of the
+# best NEIGHBOUR_PARENTS hits, in the same scope, within NEIGHBOUR_WINDOW of it.
+NEIGHBOUR_PARENTS, NEIGHBOURS_PER_SIDE, NEIGHBOUR_WINDOW = 5, 1, "30 minutes"
+_NEIGHBOURS = """
+SELECT h.n, m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, m.created_at,
+  m.source, m.trusted
+FROM unnest(%(parents)s::uuid[]) WITH ORDINALITY AS h(id, n) JOIN memories p ON p.id = h.id
+CROSS JOIN LATERAL ((
+  SELECT m.* FROM memories m WHERE m.project = p.project AND m.created_at < p.created_at
+    AND m.created_at >= p.created_at - %(window)s::interval AND {filters}
+  ORDER BY m.created_at DESC, m.id DESC LIMIT %(per_side)s
+) UNION ALL (
+  SELECT m.* FROM memories m WHERE m.project = p.project AND m.created_at > p.created_at
+    AND m.created_at <= p.created_at + %(window)s::interval AND {filters}
+  ORDER BY m.created_at, m.id LIMIT %(per_side)s)) m
+"""
 _COSINE = "greatest(0.0, least(1.0, 1 - coalesce(m.embedding <=> %(vector)s, 1)))"
 _COVERAGE = ("CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce((SELECT sum(t.idf) FROM terms t"
              " WHERE m.search_tsv @@ t.tq), 0) / q.total_idf) ELSE 0 END")
@@ -105,8 +122,8 @@ _COVERAGE = ("CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce((SELECT sum(t.i
 _NOT_ON_REQUEST = "m.category NOT IN (" + ", ".join(f"'{c}'" for c in ON_REQUEST_CATEGORIES) + ")"
 
 
-def build_statement(mode: SearchMode, scope: SearchScope) -> str:
-    """The search SQL for `mode` and the filters present in `scope` (constant fragments only)."""
+def scope_filters(scope: SearchScope) -> str:
+    """The WHERE conditions (on alias m) of the filters present in `scope`."""
     filters = ["m.project = ANY(%(projects)s)", LIVE]
     if scope.category is not None:
         filters.append("m.category = %(category)s")
@@ -118,7 +135,12 @@ def build_statement(mode: SearchMode, scope: SearchScope) -> str:
         filters.append("m.tags @> ARRAY[%(tag)s]::text[]")
     if not scope.include_untrusted:
         filters.append("m.trusted")
-    where = " AND ".join(filters)
+    return " AND ".join(filters)
+
+
+def build_statement(mode: SearchMode, scope: SearchScope) -> str:
+    """The search SQL for `mode` and the filters present in `scope` (constant fragments only)."""
+    where = scope_filters(scope)
     parts = ["WITH", _TERMS]
     if mode in ("hybrid", "text"):
         parts.append(_TEXT_HITS.format(filters=where))
@@ -129,6 +151,13 @@ def build_statement(mode: SearchMode, scope: SearchScope) -> str:
     score = _SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE)
     parts.append(_FINAL.format(candidates=_CANDIDATES[mode], score=score))
     return "".join(parts)
+
+
+def _hit(r: dict[str, Any], score: float) -> SearchHit:
+    return SearchHit(id=str(r["id"]), project=r["project"], category=r["category"], content=r["content"],
+                     summary=r["summary"], score=round(score, 6), created_at=r["created_at"],
+                     metadata=dict(r["metadata"] or {}), files=tuple(r["files"] or ()),
+                     source=r["source"], trusted=bool(r["trusted"]))
 
 
 class VectorFeatures:
@@ -163,13 +192,10 @@ class PostgresMemorySearch:
         # Never a prepared statement: a generic plan cannot see how selective the project is
         # and was measured ten times slower on a large project (psycopg prepares after 5 runs).
         rows = conn.execute(build_statement(mode, scope), params, prepare=False).fetchall()
-        return [
-            SearchHit(id=str(r["id"]), project=r["project"], category=r["category"], content=r["content"],
-                      summary=r["summary"], score=round(float(r["score"]), 6), created_at=r["created_at"],
-                      metadata=dict(r["metadata"] or {}), files=tuple(r["files"] or ()),
-                      source=r["source"], trusted=bool(r["trusted"]))
-            for r in rows
-        ]
+        hits = [_hit(r, float(r["score"])) for r in rows]
+        if weights.neighbours > 0 and hits:
+            hits = self._with_neighbours(hits, scope, params, weights.neighbours, limit)
+        return hits
 
     @staticmethod
     def parameters(query: str, embedding: Sequence[float] | None, scope: SearchScope, *, pool: int,
@@ -184,6 +210,23 @@ class PostgresMemorySearch:
             "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
             "half_life": weights.half_life_days, "use_ann": False,
         }
+
+    def _with_neighbours(self, hits: list[SearchHit], scope: SearchScope, params: Mapping[str, object],
+                         share: float, limit: int) -> list[SearchHit]:
+        """Add the neighbours of the best hits at `share` of their parent's score; best `limit` stay."""
+        parents = hits[:NEIGHBOUR_PARENTS]
+        rows = self._conn.execute(
+            _NEIGHBOURS.format(filters=scope_filters(scope)),
+            {**params, "parents": [h.id for h in parents], "window": NEIGHBOUR_WINDOW,
+             "per_side": NEIGHBOURS_PER_SIDE}, prepare=False).fetchall()
+        best = {h.id: h for h in hits}
+        for r in rows:
+            score = share * parents[int(r["n"]) - 1].score
+            known = best.get(str(r["id"]))
+            if known is None or known.score < score:
+                best[str(r["id"])] = _hit(r, score)
+        ranked = sorted(best.values(), key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
+        return ranked[:limit]
 
     def plan_vector_scan(self, pool: int, scope: SearchScope) -> bool:
         """Set this transaction's HNSW breadth (and iterative scan); True to use the index at all."""

@@ -32,6 +32,7 @@ class SearchWeights:
     text: float = 0.6
     recency: float = 0.1
     half_life_days: float = 90.0
+    neighbours: float = 0.0  # > 0: neighbours of the best hits join at this share of their score
 
     def normalised(self) -> SearchWeights:
         """Weights with vector + text = 1 and recency in [0, 1]; raise InvalidInput otherwise."""
@@ -39,8 +40,11 @@ class SearchWeights:
             raise InvalidInput("search weights must be non-negative and not both zero")
         if not 0 <= self.recency <= 1 or self.half_life_days <= 0:
             raise InvalidInput("recency weight must be in [0, 1] and the half-life positive")
+        if not 0 <= self.neighbours < 1:
+            raise InvalidInput("the neighbours' share must be in [0, 1)")
         total = self.vector + self.text
-        return SearchWeights(self.vector / total, self.text / total, self.recency, self.half_life_days)
+        return SearchWeights(self.vector / total, self.text / total, self.recency, self.half_life_days,
+                             self.neighbours)
 
 
 def candidate_pool(limit: int) -> int:

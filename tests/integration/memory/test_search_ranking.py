@@ -97,13 +97,15 @@ def test_hybrid_scores_are_the_weighted_sum_of_clamped_cosine_and_term_coverage(
     assert negative.score == 0.0 and not math.isnan(negative.score)  # a cosine of -1 is clamped to 0
 
 
-def test_the_memories_stored_next_to_a_strong_hit_join_it_at_the_neighbours_share(searcher: Container) -> None:
+def test_the_memories_stored_next_to_a_strong_hit_join_it_at_the_neighbours_share(
+        searcher: Container) -> None:
     start = NOW - timedelta(days=3)
-    turns = ["Mira: which lantern should I buy for the camping trip?", "Omar: the quartz lantern, it is great",
+    turns = ["Mira: which lantern should I buy for the camping trip?",
+             "Omar: the quartz lantern, it is great",
              "Mira: bought it yesterday, thanks", "Omar: enjoy the trip!"]
     load(searcher, [
-        *(MemoryDraft("n", "conversation", text, embedding=basis(10 + i), created_at=start + timedelta(seconds=i))
-          for i, text in enumerate(turns)),
+        *(MemoryDraft("n", "conversation", text, embedding=basis(10 + i),
+                      created_at=start + timedelta(seconds=i)) for i, text in enumerate(turns)),
         MemoryDraft("n", "conversation", "Mira: a day later, unrelated", embedding=basis(20),
                     created_at=start + timedelta(hours=3)),
         MemoryDraft("other", "conversation", "Dana: in another project", embedding=basis(21),
@@ -119,7 +121,8 @@ def test_the_memories_stored_next_to_a_strong_hit_join_it_at_the_neighbours_shar
     # The turn after the best hit holds no query term: it comes in at the share of its score; the
     # turn before keeps its own score when that is higher. Nothing from hours later or elsewhere.
     assert [(h.content, h.score) for h in weak] == [
-        (turns[1], alone[0].score), (turns[0], alone[1].score), (turns[2], pytest.approx(0.2 * alone[0].score))]
+        (turns[1], alone[0].score), (turns[0], alone[1].score),
+        (turns[2], pytest.approx(0.2 * alone[0].score))]
     assert strong[0].content == turns[1] and {h.content for h in strong[1:]} == {turns[0], turns[2]}
     assert [h.score for h in strong[1:]] == pytest.approx([0.7 * alone[0].score] * 2)
     limited = searcher.memory.search("quartz lantern", "n", mode="text", limit=2, weights=high).hits

@@ -100,7 +100,7 @@ ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(limit)s
 # Memories stored next to a strong hit (the turn before and after it in a conversation, the step
 # before and after it in a working session): at most NEIGHBOURS_PER_SIDE each side of each of the
 # best NEIGHBOUR_PARENTS hits, in the same scope, within NEIGHBOUR_WINDOW of it.
-NEIGHBOUR_PARENTS, NEIGHBOURS_PER_SIDE, NEIGHBOUR_WINDOW = 5, 1, "30 minutes"
+NEIGHBOUR_PARENTS, NEIGHBOURS_PER_SIDE, NEIGHBOUR_WINDOW = 5, 2, "30 minutes"  # chosen on LoCoMo 1-5
 _NEIGHBOURS = """
 SELECT h.n, m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, m.created_at,
   m.source, m.trusted

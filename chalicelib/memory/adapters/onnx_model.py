@@ -28,7 +28,7 @@ MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
 
 def model_dir() -> Path:
     configured = os.environ.get("ITACHI_ONNX_MODEL_DIR")
-    return Path(configured) if configured else Path(sys.prefix) / "share" / "itachi" / "all-MiniLM-L6-v2-onnx"
+    return Path(configured) if configured else Path(sys.prefix, "share/itachi/all-MiniLM-L6-v2-onnx")
 
 
 def sha256(path: Path) -> str:

@@ -120,10 +120,11 @@ def test_the_memories_stored_next_to_a_strong_hit_join_it_at_the_neighbours_shar
     assert [h.content for h in alone] == [turns[1], turns[0]] and 0.2 < alone[1].score < 0.7
     # The turn after the best hit holds no query term: it comes in at the share of its score; the
     # turn before keeps its own score when that is higher. Nothing from hours later or elsewhere.
+    # Two each side: the second turn after the best hit comes in too (the newer first on a tie).
     assert [(h.content, h.score) for h in weak] == [
         (turns[1], alone[0].score), (turns[0], alone[1].score),
-        (turns[2], pytest.approx(0.2 * alone[0].score))]
-    assert strong[0].content == turns[1] and {h.content for h in strong[1:]} == {turns[0], turns[2]}
-    assert [h.score for h in strong[1:]] == pytest.approx([0.7 * alone[0].score] * 2)
+        (turns[3], pytest.approx(0.2 * alone[0].score)), (turns[2], pytest.approx(0.2 * alone[0].score))]
+    assert strong[0].content == turns[1] and {h.content for h in strong[1:]} == {turns[0], turns[2], turns[3]}
+    assert [h.score for h in strong[1:]] == pytest.approx([0.7 * alone[0].score] * 3)
     limited = searcher.memory.search("quartz lantern", "n", mode="text", limit=2, weights=high).hits
     assert len(limited) == 2

@@ -45,5 +45,5 @@ def test_only_the_contracts_module_knows_where_the_state_directory_lives() -> No
     root = Path(__file__).resolve().parents[2]
     places = [str(p.relative_to(root)) for folder in ("agent", "hooks", "chalicelib", "infra", "functions")
               for p in (root / folder).rglob("*.py")
-              if '"share"' in p.read_text() or ".local/share/itachi\"" in p.read_text()]
+              if '".local"' in p.read_text() or ".local/share/itachi\"" in p.read_text()]
     assert places == ["chalicelib/contracts/local_home.py"]

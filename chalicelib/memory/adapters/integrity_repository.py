@@ -1,8 +1,8 @@
 """SQL of `itachi memory check`: count each kind of trouble, and the safe repairs.
 
-Every statement takes an optional project (NULL: the whole store). Graph memory does not exist
-yet: `orphan_edges` answers None until a `graph_edges` table does (its capability then owns
-the check; this adapter only asks whether the table is there).
+Every statement takes an optional project (NULL: the whole store). `orphan_edges` counts graph
+edges that join nodes of two projects (an edge belongs to one project; edges to deleted nodes
+cannot exist, they cascade); it answers None where graph memory's tables are not migrated.
 """
 
 from __future__ import annotations
@@ -49,7 +49,14 @@ class PostgresIntegrityRepository:
 
     def _orphan_edges(self, project: str | None) -> int | None:
         row = self._conn.execute("SELECT to_regclass('graph_edges') IS NOT NULL AS present").fetchone()
-        return None if not row or not row["present"] else 0
+        if not row or not row["present"]:
+            return None
+        crossing = self._conn.execute(
+            "SELECT count(*) AS n FROM graph_edges e JOIN graph_nodes s ON s.id = e.source_id"
+            " JOIN graph_nodes t ON t.id = e.target_id"
+            " WHERE s.project <> t.project AND (%(p)s::text IS NULL OR s.project = %(p)s)",
+            {"p": project}).fetchone()
+        return int(crossing["n"]) if crossing else 0
 
     def stale_vectors(self, project: str | None, model: str, limit: int) -> list[tuple[str, str, str]]:
         """(id, text, summary) of memories without a vector or with another model's, the archived

@@ -18,11 +18,12 @@ CHECKS: tuple[str, ...] = (
     "superseded_loops",  # memories on a superseded_by chain that comes back to itself
     "orphan_archives",  # archive rows whose memory is gone
     "reduced_without_archive",  # a hint/abstract/archived memory whose original is not archived
-    "orphan_edges",  # graph edges whose node is gone (None until graph memory exists)
+    "orphan_edges",  # graph edges joining two projects' nodes (None where graph tables are absent)
 )
 UNFIXABLE: dict[str, str] = {
     "orphan_archives": "kept: an archive row is the only copy of its text (restore it by hand or delete it)",
     "reduced_without_archive": "the original text is not stored anywhere; nothing to restore from",
+    "orphan_edges": "kept: which project the edge belongs to needs a person (itachi graph show)",
 }
 
 

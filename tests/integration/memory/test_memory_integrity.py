@@ -29,19 +29,25 @@ def test_check_counts_each_kind_of_trouble_and_fix_repairs_what_is_safe(
         conn.execute("INSERT INTO memory_archive (memory_id, project, category, content)"
                      " SELECT id, project, category, content FROM memories WHERE id = %s", (gone,))
         conn.execute("DELETE FROM memories WHERE id = %s", (gone,))
+        entity = ("INSERT INTO graph_nodes (project, node_type, content, name_key)"
+                  " VALUES (%s, 'entity', %s, %s) RETURNING id")
+        ours, theirs = (conn.execute(entity, (project, name, name.lower())).fetchone()["id"]
+                        for project, name in (("p", "Billing"), ("q", "Dana")))
+        conn.execute("INSERT INTO graph_edges (source_id, target_id, edge_type) VALUES (%s, %s, 'owns')",
+                     (ours, theirs))
     with serving(c) as api:
         status, report = call(api, "GET", "/api/memory/check", project="p")
         assert status == 200
         assert report["counts"] == {
             "missing_embeddings": 1, "foreign_model_vectors": 1, "duplicate_contents": 1,
-            "superseded_loops": 3, "orphan_archives": 1, "reduced_without_archive": 1, "orphan_edges": None}
-        assert report["problems"] == 8
+            "superseded_loops": 3, "orphan_archives": 1, "reduced_without_archive": 1, "orphan_edges": 1}
+        assert report["problems"] == 9
         status, fixed = call(api, "POST", "/api/memory/check/fix", {"project": "p"})
         assert status == 200 and fixed["fixed"]["vectors"] == 2 and fixed["fixed"]["duplicate_contents"] == 1
         assert fixed["fixed"]["superseded_loops"] == 1
         assert fixed["counts"]["missing_embeddings"] == fixed["counts"]["foreign_model_vectors"] == 0
         assert fixed["counts"]["superseded_loops"] == fixed["counts"]["duplicate_contents"] == 0
-        assert set(fixed["left"]) == {"orphan_archives", "reduced_without_archive"}
+        assert set(fixed["left"]) == {"orphan_archives", "reduced_without_archive", "orphan_edges"}
         assert "only copy" in fixed["left"]["orphan_archives"]
     assert c.memory.get(second, record_access=False).superseded_by == first
     assert c.memory.get(healthy, record_access=False).superseded_by is None

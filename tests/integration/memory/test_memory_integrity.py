@@ -31,7 +31,7 @@ def test_check_counts_each_kind_of_trouble_and_fix_repairs_what_is_safe(
         conn.execute("DELETE FROM memories WHERE id = %s", (gone,))
         entity = ("INSERT INTO graph_nodes (project, node_type, content, name_key)"
                   " VALUES (%s, 'entity', %s, %s) RETURNING id")
-        ours, theirs = (conn.execute(entity, (project, name, name.lower())).fetchone()["id"]
+        ours, theirs = (conn.execute(entity, (project, name, name.lower())).fetchall()[0]["id"]
                         for project, name in (("p", "Billing"), ("q", "Dana")))
         conn.execute("INSERT INTO graph_edges (source_id, target_id, edge_type) VALUES (%s, %s, 'owns')",
                      (ours, theirs))

@@ -37,6 +37,13 @@ PARTS: tuple[Part, ...] = (
     Part("memory_access", "memory_access",
          "SELECT t.* FROM memory_access t JOIN memories m ON m.id = t.memory_id WHERE m.project = %(p)s",
          "SELECT 1"),  # cascades with the memories
+    Part("graph_nodes", "graph_nodes", "SELECT t.* FROM graph_nodes t WHERE t.project = %(p)s",
+         "DELETE FROM graph_nodes WHERE project = %(p)s"),
+    Part("graph_edges", "graph_edges",
+         "SELECT t.* FROM graph_edges t JOIN graph_nodes n ON n.id = t.source_id WHERE n.project = %(p)s",
+         "SELECT 1"),  # cascades with the nodes
+    Part("graph_contradictions", "graph_contradictions",
+         "SELECT t.* FROM graph_contradictions t WHERE t.project = %(p)s", "SELECT 1"),  # likewise
 )
 
 

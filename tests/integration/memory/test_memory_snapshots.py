@@ -49,6 +49,29 @@ def test_a_snapshot_restores_memories_archives_and_access_in_place_and_a_load_ke
     c.close()
 
 
+def test_a_snapshot_carries_the_projects_graph_nodes_and_edges(tmp_path: Path, database_url: str) -> None:
+    c = lifecycle_container(tmp_path, database_url)
+    with serving(c) as api:
+        call(api, "POST", "/api/memory", {"project": "g", "content": "Dana owns the billing service."})
+        with c.db.connection() as conn:
+            entity = ("INSERT INTO graph_nodes (project, node_type, content, name_key)"
+                      " VALUES ('g', 'entity', %s, %s) RETURNING id")
+            dana, billing = (conn.execute(entity, (name, name.lower())).fetchall()[0]["id"]
+                             for name in ("Dana", "billing service"))
+        assert call(api, "POST", "/api/graph/edges", {"project": "g", "source_id": str(dana),
+                                                      "target_id": str(billing), "type": "owns"})[0] == 201
+        made = call(api, "POST", "/api/memory/snapshots", {"project": "g", "name": "with-graph"})
+        assert made[0] == 201
+        assert (made[1]["counts"]["graph_nodes"], made[1]["counts"]["graph_edges"]) == (2, 1)
+        with c.db.connection() as conn:
+            conn.execute("DELETE FROM graph_nodes WHERE project = 'g'")
+        assert call(api, "POST", "/api/memory/snapshots/load",
+                    {"project": "g", "name": "with-graph", "yes": True})[0] == 200
+        shown = call(api, "GET", f"/api/graph/entities/{dana}", project="g")
+        assert shown[0] == 200 and "billing" in str(shown[1]).lower()
+    c.close()
+
+
 def test_the_noisy_large_profile_loads_twenty_thousand_items_and_unloads(
         tmp_path: Path, database_url: str) -> None:
     c = lifecycle_container(tmp_path, database_url)

@@ -156,3 +156,14 @@ def test_memory_routes_need_the_api_key(api: RunningApi) -> None:
     with pytest.raises(urllib.error.HTTPError) as error:
         urllib.request.urlopen(request, timeout=10)
     assert error.value.code == 401
+
+
+def test_a_batch_holding_the_same_text_twice_stores_it_once_and_reinforces_it(api: RunningApi) -> None:
+    same = {"project": "twice", "category": "fact", "content": "The nightly build runs at 02:00 UTC."}
+    other = {"project": "twice", "category": "fact", "content": "Releases are cut on Thursdays."}
+    status, answer = call(api, "POST", "/api/memory/batch", {"memories": [same, other, same, same]})
+    assert status == 201, answer
+    assert answer["ids"][0] == answer["ids"][2] == answer["ids"][3] != answer["ids"][1]
+    assert answer["deduplicated"] == [False, False, True, True]
+    again = call(api, "POST", "/api/memory/batch", {"memories": [other, other]})
+    assert again[0] == 201 and again[1]["ids"] == [answer["ids"][1]] * 2 and all(again[1]["deduplicated"])

@@ -126,12 +126,13 @@ def test_engines_shows_the_order_and_refuses_an_unknown_machine(bot: BotHarness)
     assert bot.last_text(chat_id=GROUP).startswith("Engines are claude, codex, gemini")
 
 
-def test_engines_explains_where_the_order_is_set_until_the_registry_can_override_it(bot: BotHarness) -> None:
+def test_engines_sets_the_order_the_machines_agent_adopts(bot: BotHarness) -> None:
     _online(bot)
 
     bot.send(message_update("/engines laptop codex,claude"))
 
-    assert "ITACHI_ENGINE_PRIORITY" in bot.last_text(chat_id=GROUP)
+    # stored on the server (tests/integration/ops/test_machine_controls.py follows it to the agent)
+    assert "laptop will try codex > claude" in bot.last_text(chat_id=GROUP)
 
 
 def test_a_header_refused_by_flood_control_goes_out_first_through_the_stream(bot: BotHarness) -> None:

@@ -24,8 +24,8 @@ from typing import Any
 FENCE = "---"
 MEMORY_KEYS = frozenset({
     "category", "confidence", "content_hash", "created_at", "files", "id", "last_reinforced_at", "metadata",
-    "phase", "project", "session_id", "significance", "source_ids", "summary", "superseded_by", "tags",
-    "times_reinforced"})
+    "phase", "project", "session_id", "significance", "source", "source_ids", "summary", "superseded_by",
+    "tags", "times_reinforced", "trusted"})
 ARCHIVE_KEYS = frozenset({"archived_at", "category", "id", "project", "summary"})
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from chalicelib.kernel.wire import Fraction
 from chalicelib.memory.domain.memory_lifecycle import PHASES
+from chalicelib.memory.domain.provenance import Source
 
 Project = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
 Category = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
@@ -54,6 +55,10 @@ class MemoryRecord(_Wire):
     session_id: str | None = Field(default=None, max_length=200)
     source_ids: list[str] = Field(default_factory=list, max_length=200)
     content_hash: str = Field(pattern=r"^[0-9a-f]{64}$")
+    # Provenance travels with the text: an untrusted memory stays quarantined through a round trip
+    # (files written before provenance existed read as trusted, as those memories were).
+    source: Source = "unspecified"
+    trusted: bool = True
     archive: ArchiveRecord | None = None
 
     _tz = field_validator("created_at", "last_reinforced_at")(_aware)

@@ -13,6 +13,7 @@ from pydantic import Field
 from chalicelib.approvals.domain.approvals import Approval
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body
+from chalicelib.kernel.wire import INT64_MAX
 
 bp = ApiBlueprint(__name__)
 
@@ -22,7 +23,7 @@ class ApprovalIn(WireModel):
     project: str = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
     tool: str = Field(min_length=1, max_length=100)
     summary: str = Field(default="", max_length=1_000)
-    topic_id: int | None = Field(default=None, ge=1)
+    topic_id: int | None = Field(default=None, ge=1, le=INT64_MAX)
     timeout_s: int = Field(default=120, ge=1, le=600)
 
 

@@ -195,7 +195,7 @@ def test_transcripts_are_indexed_redacted_and_left_out_of_default_search(intel: 
     assert state(intel) == before
     chunks = texts(intel, "billing", "transcript")
     assert len(chunks) == first["chunks"]
-    assert secret not in "".join(chunks) and "flaky webhook retry" in chunks[-1] + chunks[0]
+    assert secret not in "".join(chunks) and "flaky webhook retry" in "".join(chunks)  # any order
     asked = intel.memory.search("flaky webhook retry", "billing", category="transcript").hits
     default = intel.memory.search("flaky webhook retry", "billing").hits
     assert asked and all(h.category == "transcript" for h in asked)

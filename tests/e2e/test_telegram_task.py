@@ -37,5 +37,5 @@ def test_a_task_from_telegram_runs_on_the_agent_and_streams_to_its_topic(
     assert fake.topics[(GROUP, thread)]["closed"] is True
     assert fake.topics[(GROUP, thread)]["name"] == (
         "✅ myproject: fix the login bug [fake:write=login_fix.txt]")
-    reply = [t for t in fake.sent_texts(GROUP) if t.startswith(f"Task {task.id[:8]} queued")]
+    reply = [t for t in fake.sent_texts(GROUP) if t.startswith(f"Task {task.id[:8]} queued for")]
     assert reply and f"/{thread}" in reply[0]

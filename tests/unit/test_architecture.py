@@ -25,7 +25,8 @@ KERNEL_ADAPTERS = ("chalicelib.kernel.database", "chalicelib.kernel.idempotency"
                    "chalicelib.kernel.migrations", "chalicelib.kernel.secrets")
 DRIVERS = ("psycopg", "psycopg_pool", "pgvector", "boto3", "botocore", "telegram", "openai")
 # Entry points: they alone may ask the composition root for ready services.
-ENTRY_POINTS = ("app", "functions.", "infra.", "agent.", "chalicelib.bootstrap")
+# The composition root is bootstrap.py plus the capabilities' wiring mixins it composes.
+ENTRY_POINTS = ("app", "functions.", "infra.", "agent.", "chalicelib.bootstrap", "chalicelib.wiring")
 
 
 def module_name(path: Path) -> str:
@@ -126,7 +127,7 @@ def test_the_runtime_never_imports_infra() -> None:
 
 def _capability(module: str) -> str | None:
     parts = module.split(".")
-    if parts[0] != "chalicelib" or len(parts) < 3 or parts[1] in ("kernel", "contracts", "migrations"):
+    if parts[0] != "chalicelib" or len(parts) < 3 or parts[1] in ("kernel", "contracts", "migrations", "wiring"):
         return None
     return parts[1]
 

@@ -1,0 +1,69 @@
+"""Subagents: profiles, runs (executed as tasks), messages, cron jobs, lessons, the lifecycle."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from chalicelib.wiring.core import CoreWiring
+
+if TYPE_CHECKING:
+    from chalicelib.agents.services.cron import AgentCron
+    from chalicelib.agents.services.lessons import ProfileLessons
+    from chalicelib.agents.services.lifecycle import SubagentLifecycle
+    from chalicelib.agents.services.messaging import AgentMessaging
+    from chalicelib.agents.services.ports import AgentsUnits
+    from chalicelib.agents.services.profiles import AgentProfiles
+    from chalicelib.agents.services.runs import SubagentRuns
+    from chalicelib.tasks.services.tasks import TaskService
+
+
+class AgentWiring(CoreWiring):
+    if TYPE_CHECKING:  # built by the other capabilities' wiring
+        @property
+        def tasks(self) -> TaskService: ...
+
+    # Subagents: profiles, runs (executed as tasks), messages, cron jobs, lessons, the lifecycle.
+    @cached_property
+    def agents_units(self) -> AgentsUnits:
+        from chalicelib.agents.adapters.postgres_agents_uow import PostgresAgentsUnitOfWork
+
+        return lambda: PostgresAgentsUnitOfWork(self.db)
+
+    @cached_property
+    def agent_profiles(self) -> AgentProfiles:
+        from chalicelib.agents.services.profiles import AgentProfiles
+
+        return AgentProfiles(self.agents_units)
+
+    @cached_property
+    def agent_runs(self) -> SubagentRuns:
+        from chalicelib.agents.services.runs import SubagentRuns
+
+        return SubagentRuns(self.agents_units, self.tasks, self.agent_profiles)
+
+    @cached_property
+    def agent_messaging(self) -> AgentMessaging:
+        from chalicelib.agents.services.messaging import AgentMessaging
+
+        return AgentMessaging(self.agents_units, self.tasks, self.agent_runs)
+
+    @cached_property
+    def profile_lessons(self) -> ProfileLessons:
+        from chalicelib.agents.services.lessons import ProfileLessons
+
+        return ProfileLessons(self.agents_units)
+
+    @cached_property
+    def agent_cron(self) -> AgentCron:
+        from chalicelib.agents.services.cron import AgentCron
+
+        return AgentCron(self.agents_units, self.agent_runs)
+
+    @cached_property
+    def agent_lifecycle(self) -> SubagentLifecycle:
+        from chalicelib.agents.services.lifecycle import SubagentLifecycle
+        from chalicelib.agents.services.ports import NullReporter
+
+        return SubagentLifecycle(self.agents_units, self.tasks, self.agent_runs, self.agent_messaging,
+                                 self.profile_lessons, NullReporter())

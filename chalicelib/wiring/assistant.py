@@ -1,0 +1,69 @@
+"""The Telegram assistant: its user model, the context around a conversation, task offers."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from chalicelib.wiring.core import CoreWiring
+
+if TYPE_CHECKING:
+    from chalicelib.assistant.domain.offers import Offer
+    from chalicelib.assistant.services.assistant_context import AssistantContext
+    from chalicelib.assistant.services.ports import AssistantUnits
+    from chalicelib.assistant.services.task_offers import TaskOffers
+    from chalicelib.assistant.services.user_model import UserModel
+    from chalicelib.codeintel.services.workers import CodeIntelWorkers
+    from chalicelib.memory.services.memory_service import MemoryService
+    from chalicelib.sessions.services.sessions import SessionService
+    from chalicelib.tasks.services.machines import MachineRegistry
+    from chalicelib.tasks.services.tasks import TaskService
+
+
+class AssistantWiring(CoreWiring):
+    if TYPE_CHECKING:  # built by the other capabilities' wiring
+        @property
+        def codeintel(self) -> CodeIntelWorkers: ...
+        @property
+        def machine_registry(self) -> MachineRegistry: ...
+        @property
+        def memory(self) -> MemoryService: ...
+        @property
+        def sessions(self) -> SessionService: ...
+        @property
+        def tasks(self) -> TaskService: ...
+
+    # The Telegram assistant (docs/telegram.md, "Assistant"): what it learns about its user, the
+    # context providers around the conversation, and natural-language task offers.
+    @cached_property
+    def assistant_units(self) -> AssistantUnits:
+        from chalicelib.assistant.adapters.assistant_repository import assistant_units
+
+        return assistant_units(self.db)
+
+    @cached_property
+    def user_model(self) -> UserModel:
+        from chalicelib.assistant.services.user_model import UserModel
+        from chalicelib.kernel.redaction import redact
+
+        return UserModel(self.assistant_units, self.memory, self.llm, redact)
+
+    @cached_property
+    def assistant_context(self) -> AssistantContext:
+        from chalicelib.assistant.services.assistant_context import AssistantContext
+
+        return AssistantContext(self.user_model, self.memory, self.sessions.briefing,
+                                self.machine_registry.list_machines, self.codeintel.github_sync.repos)
+
+    @cached_property
+    def task_offers(self) -> TaskOffers:
+        from chalicelib.assistant.services.task_offers import TaskOffers
+        from chalicelib.tasks.domain.task_model import NewTask
+
+        def create_task(offer: Offer, chat_id: int, topic_id: int) -> object:
+            return self.tasks.create(NewTask(
+                offer.project, offer.prompt, target_machine=offer.machine, telegram_chat_id=chat_id,
+                telegram_topic_id=topic_id or None, idempotency_key=f"offer:{offer.id}"))
+
+        return TaskOffers(self.assistant_units, self.llm, self.machine_registry.list_machines,
+                          self.codeintel.github_sync.repos, create_task)

@@ -1,0 +1,56 @@
+"""Keys, machine onboarding and the web console's sign-in."""
+
+from __future__ import annotations
+
+from functools import cached_property, partial
+from typing import TYPE_CHECKING
+
+from chalicelib.wiring.core import CoreWiring
+
+if TYPE_CHECKING:
+    from chalicelib.auth.services.authenticator import Authenticator
+    from chalicelib.auth.services.key_admin import KeyAdmin
+    from chalicelib.auth.services.machine_onboarding import MachineOnboarding
+    from chalicelib.console.services.console_auth import ConsoleAuth
+    from chalicelib.console.services.reads import ReadsFactory
+
+
+class AuthWiring(CoreWiring):
+    # Scoped API keys (docs/deploy.md, "Keys"): the configured admin keys, then stored ones.
+    @cached_property
+    def key_admin(self) -> KeyAdmin:
+        from chalicelib.auth.adapters.key_repository import PostgresKeysUnitOfWork
+        from chalicelib.auth.services.key_admin import KeyAdmin
+
+        return KeyAdmin(partial(PostgresKeysUnitOfWork, self.db))
+
+    @cached_property
+    def authenticator(self) -> Authenticator:
+        from chalicelib.auth.adapters.key_repository import PostgresKeysUnitOfWork
+        from chalicelib.auth.services.authenticator import Authenticator
+
+        return Authenticator(partial(PostgresKeysUnitOfWork, self.db), self.settings.api_keys)
+
+    @cached_property
+    def machine_onboarding(self) -> MachineOnboarding:
+        from chalicelib.auth.adapters.key_repository import PostgresInvitesUnitOfWork
+        from chalicelib.auth.services.machine_onboarding import MachineOnboarding
+
+        return MachineOnboarding(partial(PostgresInvitesUnitOfWork, self.db))
+
+    @cached_property
+    def console_auth(self) -> ConsoleAuth:
+        from chalicelib.console.adapters.console_repository import PostgresConsoleUnitOfWork
+        from chalicelib.console.services.console_auth import ConsoleAuth
+
+        def admin_name(key: str) -> str | None:
+            principal = self.authenticator.principal(key)
+            return principal.name if principal is not None and principal.is_admin else None
+
+        return ConsoleAuth(partial(PostgresConsoleUnitOfWork, self.db), admin_name)
+
+    @property
+    def console_reads(self) -> ReadsFactory:
+        from chalicelib.console.adapters.console_reads import console_reads
+
+        return partial(console_reads, self.db)

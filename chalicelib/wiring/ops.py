@@ -1,0 +1,113 @@
+"""The brain loop, machine controls, logs and the health monitor (docs/brain.md, docs/ops.md)."""
+
+from __future__ import annotations
+
+from functools import cached_property, partial
+from typing import TYPE_CHECKING
+
+from chalicelib.wiring.core import CoreWiring
+
+if TYPE_CHECKING:
+    from chalicelib.brain.services.brain_loop import BrainLoop
+    from chalicelib.brain.services.ports import BrainUnits, ProposalChannel
+    from chalicelib.brain.services.proposal_decisions import ProposalDecisions
+    from chalicelib.ops.services.health_monitor import HealthMonitor
+    from chalicelib.ops.services.log_tail import LogTail
+    from chalicelib.ops.services.machine_controls import MachineControls
+    from chalicelib.tasks.services.machines import MachineRegistry
+    from chalicelib.tasks.services.tasks import TaskService
+    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
+
+
+class OpsWiring(CoreWiring):
+    if TYPE_CHECKING:  # built by the other capabilities' wiring
+        @property
+        def machine_registry(self) -> MachineRegistry: ...
+        @property
+        def tasks(self) -> TaskService: ...
+        @property
+        def telegram_enabled(self) -> bool: ...
+        @property
+        def telegram_gateway(self) -> TelegramGateway: ...
+
+    # The brain loop: observations, proposals with Approve / Reject, the kill switch (docs/brain.md).
+    @property
+    def alert_chat_id(self) -> int | None:
+        """Where proposals and health alerts go: the forum group, else the first allowed user."""
+        s = self.settings
+        if not self.telegram_enabled:
+            return None
+        return s.telegram_chat_id or (s.telegram_allowed_users[0] if s.telegram_allowed_users else None)
+
+    @cached_property
+    def brain_units(self) -> BrainUnits:
+        from chalicelib.brain.adapters.brain_unit_of_work import PostgresBrainUnitOfWork
+
+        return partial(PostgresBrainUnitOfWork, self.db)
+
+    @cached_property
+    def brain_channel(self) -> ProposalChannel:
+        from chalicelib.brain.services.ports import NoChannel
+
+        chat = self.alert_chat_id
+        if chat is None:
+            return NoChannel()
+        from chalicelib.brain.adapters.telegram_channel import TelegramProposalChannel
+
+        return TelegramProposalChannel(lambda: self.telegram_gateway, chat)
+
+    @cached_property
+    def brain_decisions(self) -> ProposalDecisions:
+        from chalicelib.brain.adapters.brain_actions import CapabilityActions
+        from chalicelib.brain.services.proposal_decisions import ProposalDecisions
+
+        actions = CapabilityActions(lambda: self.tasks, lambda: self.queues,
+                                    lambda machine: self.machine_registry.pause(machine))
+        return ProposalDecisions(self.brain_units, actions, self.brain_channel)
+
+    @cached_property
+    def brain_loop(self) -> BrainLoop:
+        from chalicelib.brain.adapters.brain_actions import QueueDepths
+        from chalicelib.brain.services.brain_loop import BrainLoop
+
+        return BrainLoop(self.brain_units, self.llm, QueueDepths(lambda: self.queues), self.brain_channel,
+                         expire=self.brain_decisions.expire_due)
+
+    @cached_property
+    def machine_controls(self) -> MachineControls:
+        """/engines, /update, /restart: what the agents hear in their heartbeats' answers."""
+        from chalicelib.ops.adapters.machine_control_repository import PostgresControlsUnitOfWork
+        from chalicelib.ops.services.machine_controls import MachineControls
+
+        def notify(chat_id: int, topic_id: int, text: str) -> None:
+            self.telegram_gateway.send(chat_id, text, topic_id=topic_id)
+
+        return MachineControls(partial(PostgresControlsUnitOfWork, self.db),
+                               notify if self.telegram_enabled else None)
+
+    @cached_property
+    def log_tail(self) -> LogTail:
+        """/logs: the local log files, or the stack's CloudWatch Logs (named as its queue prefix) in AWS."""
+        import os
+
+        from chalicelib.ops.services.log_tail import LogSource, LogTail
+
+        def source() -> LogSource:
+            if os.environ.get("AWS_LAMBDA_FUNCTION_NAME"):
+                from chalicelib.kernel.cloudwatch_logs import CloudWatchLogs
+
+                return CloudWatchLogs(self.settings.queue_prefix, region=self.settings.aws_region)
+            from chalicelib.contracts.log_files import LocalLogFiles
+
+            return LocalLogFiles(self.settings.home / "logs")
+
+        return LogTail(source)
+
+    # The health monitor (every minute): alerts Telegram once per outage; CloudWatch metrics in AWS.
+    @cached_property
+    def health_monitor(self) -> HealthMonitor:
+        from chalicelib.ops.adapters.health_wiring import build_health_monitor
+
+        return build_health_monitor(self.settings, self.db.ping, lambda: self.queues,
+                                    self.machine_registry.list_machines, self.llm_units,
+                                    lambda: self.telegram_gateway, self.alert_chat_id)

@@ -1,0 +1,113 @@
+"""Sessions and task orchestration: the task services over one set of ports."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from chalicelib.wiring.core import CoreWiring
+
+if TYPE_CHECKING:
+    from chalicelib.memory.services.memory_lifecycle import MemoryLifecycle
+    from chalicelib.sessions.services.ports import SessionUnits
+    from chalicelib.sessions.services.sessions import SessionService
+    from chalicelib.tasks.services.agent_sessions import AgentSessionService
+    from chalicelib.tasks.services.dispatch import TaskDispatcher
+    from chalicelib.tasks.services.machines import MachineRegistry
+    from chalicelib.tasks.services.ports import (
+        OutcomeListener,
+        PromptEnricher,
+        TaskEventPublisher,
+        TaskQueues,
+    )
+    from chalicelib.tasks.services.task_deps import TaskDeps
+    from chalicelib.tasks.services.task_policy import TaskPolicy
+    from chalicelib.tasks.services.task_runs import TaskRunService
+    from chalicelib.tasks.services.task_sweep import TaskSweeper
+    from chalicelib.tasks.services.tasks import TaskService
+
+
+class TaskWiring(CoreWiring):
+    if TYPE_CHECKING:  # built by the other capabilities' wiring
+        @property
+        def memory_lifecycle(self) -> MemoryLifecycle: ...
+        @property
+        def outcome_listener(self) -> OutcomeListener: ...
+        @property
+        def prompt_enricher(self) -> PromptEnricher: ...
+        @property
+        def task_event_publisher(self) -> TaskEventPublisher: ...
+
+    @cached_property
+    def session_units(self) -> SessionUnits:
+        from chalicelib.sessions.adapters.session_unit_of_work import session_units
+
+        return session_units(self.db)
+
+    @cached_property
+    def sessions(self) -> SessionService:
+        from chalicelib.kernel.redaction import redact
+        from chalicelib.sessions.services.sessions import SessionService
+
+        return SessionService(self.session_units, redact,
+                              on_complete=lambda project, sid: self.memory_lifecycle.after_session(project,
+                                                                                                   sid))
+
+    # Task orchestration. Its three one-line-swap ports (prompt_enricher, task_event_publisher,
+    # outcome_listener) are the glue the Container in bootstrap.py builds.
+    @cached_property
+    def task_policy(self) -> TaskPolicy:
+        from chalicelib.tasks.services.task_policy import TaskPolicy
+
+        return TaskPolicy.from_settings(self.settings)
+
+    @cached_property
+    def task_queues(self) -> TaskQueues:
+        from chalicelib.tasks.adapters.sqs_task_queues import SqsTaskQueues
+
+        return SqsTaskQueues(self.queues)
+
+    @cached_property
+    def task_deps(self) -> TaskDeps:
+        from chalicelib.tasks.adapters.postgres_tasks_uow import PostgresTasksUnitOfWork
+        from chalicelib.tasks.services.task_deps import TaskDeps
+
+        return TaskDeps(lambda: PostgresTasksUnitOfWork(self.db), self.task_queues, self.task_policy,
+                        self.task_event_publisher)
+
+    @cached_property
+    def tasks(self) -> TaskService:
+        from chalicelib.tasks.services.tasks import TaskService
+
+        return TaskService(self.task_deps)
+
+    @cached_property
+    def task_dispatcher(self) -> TaskDispatcher:
+        from chalicelib.tasks.services.dispatch import TaskDispatcher
+
+        return TaskDispatcher(self.task_deps)
+
+    @cached_property
+    def task_runs(self) -> TaskRunService:
+        from chalicelib.tasks.services.task_runs import TaskRunService
+
+        return TaskRunService(self.task_deps, self.prompt_enricher, self.outcome_listener)
+
+    @cached_property
+    def machine_registry(self) -> MachineRegistry:
+        from chalicelib.tasks.services.machines import MachineRegistry
+
+        s = self.settings
+        return MachineRegistry(self.task_deps, sqs_endpoint_url=s.sqs_endpoint_url, region=s.aws_region)
+
+    @cached_property
+    def task_sweeper(self) -> TaskSweeper:
+        from chalicelib.tasks.services.task_sweep import TaskSweeper
+
+        return TaskSweeper(self.task_deps)
+
+    @cached_property
+    def agent_sessions(self) -> AgentSessionService:
+        from chalicelib.tasks.services.agent_sessions import AgentSessionService
+
+        return AgentSessionService(self.task_deps)

@@ -127,7 +127,8 @@ def test_the_runtime_never_imports_infra() -> None:
 
 def _capability(module: str) -> str | None:
     parts = module.split(".")
-    if parts[0] != "chalicelib" or len(parts) < 3 or parts[1] in ("kernel", "contracts", "migrations", "wiring"):
+    shared = ("kernel", "contracts", "migrations", "wiring")
+    if parts[0] != "chalicelib" or len(parts) < 3 or parts[1] in shared:
         return None
     return parts[1]
 

@@ -17,10 +17,10 @@ from chalicelib.agents.services.ports import AgentsUnits, AgentTasks
 from chalicelib.agents.services.profiles import AgentProfiles
 from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
+from chalicelib.kernel.short_ids import resolve_short_id
 from chalicelib.tasks.domain.task_model import NewTask
 
 MAX_PROMPT = 20_000
-MIN_PREFIX = 6
 
 
 @dataclass(frozen=True)
@@ -79,18 +79,12 @@ class SubagentRuns:
         return self._profiles.get(name)
 
     def resolve(self, ref: str) -> str:
-        ref = ref.strip().lower()
-        try:
-            return str(uuid.UUID(ref))
-        except ValueError:
-            pass
-        if len(ref) < MIN_PREFIX or not all(c in "0123456789abcdef-" for c in ref):
-            raise NotFound(f"no agent run {ref!r}")
+        """Accept a full run id or a unique prefix of at least six characters."""
+        return resolve_short_id(ref, self._ids_with_prefix, "agent run")
+
+    def _ids_with_prefix(self, prefix: str) -> list[str]:
         with self._units() as uow:
-            ids = uow.runs.ids_with_prefix(ref)
-        if len(ids) != 1:
-            raise NotFound(f"no agent run {ref!r}" if not ids else f"run prefix {ref!r} is ambiguous")
-        return ids[0]
+            return uow.runs.ids_with_prefix(prefix)
 
     def get(self, ref: str) -> AgentRun:
         run_id = self.resolve(ref)

@@ -8,8 +8,6 @@ off, or after the expiry, runs nothing.
 
 from __future__ import annotations
 
-import contextlib
-import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -28,6 +26,7 @@ from chalicelib.brain.services.ports import Actions, BrainUnits, NoChannel, Prop
 from chalicelib.kernel.errors import Conflict, DomainError, NotFound
 from chalicelib.kernel.logging import get_logger, log_failure
 from chalicelib.kernel.redaction import redact
+from chalicelib.kernel.short_ids import resolve_short_id
 
 
 class ProposalDecisions:
@@ -39,16 +38,11 @@ class ProposalDecisions:
 
     # Proposals.
     def resolve(self, ref: str) -> str:
-        ref = ref.strip().lower()
-        with contextlib.suppress(ValueError):
-            return str(uuid.UUID(ref))
-        if len(ref) < 6 or not all(c in "0123456789abcdef-" for c in ref):
-            raise NotFound(f"no proposal {ref!r}")
+        return resolve_short_id(ref, self._ids_with_prefix, "proposal")
+
+    def _ids_with_prefix(self, prefix: str) -> list[str]:
         with self._units() as uow:
-            ids = uow.proposals.ids_with_prefix(ref)
-        if len(ids) != 1:
-            raise NotFound(f"no proposal {ref!r}" if not ids else f"proposal prefix {ref!r} is ambiguous")
-        return ids[0]
+            return uow.proposals.ids_with_prefix(prefix)
 
     def get(self, ref: str) -> Proposal:
         proposal_id = self.resolve(ref)

@@ -7,12 +7,11 @@ import uuid
 from chalicelib.contracts.machine_messages import CANCEL, TASK_INPUT, MachineMessage
 from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
+from chalicelib.kernel.short_ids import resolve_short_id
 from chalicelib.tasks.domain.engine_switch import KNOWN_ENGINES
 from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskEvent
 from chalicelib.tasks.domain.task_states import TaskStatus, ensure_transition
 from chalicelib.tasks.services.task_deps import TaskUseCase
-
-MIN_PREFIX = 6
 
 
 class TaskService(TaskUseCase):
@@ -34,18 +33,11 @@ class TaskService(TaskUseCase):
 
     def resolve(self, ref: str) -> str:
         """Accept a full task id or a unique prefix of at least six characters."""
-        ref = ref.strip().lower()
-        try:
-            return str(uuid.UUID(ref))
-        except ValueError:
-            pass
-        if len(ref) < MIN_PREFIX or not all(c in "0123456789abcdef-" for c in ref):
-            raise NotFound(f"no task {ref!r}")
+        return resolve_short_id(ref, self._ids_with_prefix, "task")
+
+    def _ids_with_prefix(self, prefix: str) -> list[str]:
         with self._uow() as uow:
-            ids = uow.tasks.ids_with_prefix(ref)
-        if len(ids) != 1:
-            raise NotFound(f"no task {ref!r}" if not ids else f"task prefix {ref!r} is ambiguous")
-        return ids[0]
+            return uow.tasks.ids_with_prefix(prefix)
 
     def get(self, ref: str) -> Task:
         task_id = self.resolve(ref)

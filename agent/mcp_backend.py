@@ -86,3 +86,9 @@ class ApiBackend:
 
     def add_cron(self, body: Json) -> Json:
         return self._send("POST", "/api/agents/cron", body)
+
+    def graph_context(self, *, project: str, query: str, deep: bool) -> Json:
+        return self._get("/api/graph/context", project=project, query=query, deep=str(deep).lower())
+
+    def graph_contradictions(self, *, project: str, status: str, limit: int) -> Json:
+        return self._get("/api/graph/contradictions", project=project, status=status, limit=limit)

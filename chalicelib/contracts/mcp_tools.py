@@ -189,6 +189,33 @@ AGENT_TOOLS: tuple[ToolSpec, ...] = (
 )
 TOOLS = (*TOOLS, *AGENT_TOOLS)
 
+CONTRADICTION_STATUSES = ("open", "keep_new", "keep_old", "keep_both")
+GRAPH_TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "graph_recall", "Recall from the graph memory",
+        "Ask the project's graph memory who and what a question is about: the people, services and "
+        "files it names with their relationships, the instructions in force (with their scope), facts, "
+        "events and dated plans. Corrected facts are left out. Deep by default: a model plans the "
+        "searches and keeps only the relevant records (the server falls back to the fast path, no "
+        "model, when it has no LLM key). Use it before acting on who owns what, team rules or plans.",
+        _object({
+            "query": {"type": "string", "minLength": 1, "maxLength": 2000,
+                      "description": "The question or task, in plain words."},
+            "deep": {"type": "boolean", "default": True,
+                     "description": "false: the fast path only (no model, milliseconds)."},
+        }, ("query",))),
+    ToolSpec(
+        "graph_contradictions", "Contradicting instructions",
+        "Instructions that contradict each other (same subject, opposite rules, no explicit "
+        "replacement). Both stay in force until a person resolves the pair (keep new, keep old, keep "
+        "both); mention an open one to the user when it bears on your work.",
+        _object({
+            "status": {"type": "string", "enum": list(CONTRADICTION_STATUSES), "default": "open"},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
+        })),
+)
+TOOLS = (*TOOLS, *GRAPH_TOOLS)
+
 TOOLS_BY_NAME: dict[str, ToolSpec] = {tool.name: tool for tool in TOOLS}
 
 RESOURCES: tuple[ResourceSpec, ...] = (

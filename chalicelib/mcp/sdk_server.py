@@ -19,7 +19,8 @@ from chalicelib.mcp.services.tool_calls import McpTools, ToolInputError
 SERVER_NAME = "itachi"
 INSTRUCTIONS = ("Itachi is this project's long-term memory. Search it (memory_search) before answering "
                 "questions about the project's past decisions, conventions or earlier work; store "
-                "durable decisions and facts (memory_store); follow the rules from rules_list.")
+                "durable decisions and facts (memory_store); follow the rules from rules_list; ask "
+                "graph_recall who owns what and which team instructions and plans apply.")
 
 
 def tool_definitions() -> list[types.Tool]:

@@ -161,3 +161,21 @@ class ServiceBackend:
             tasks = self._c.tasks.list_tasks(status=q.status, project=q.project, limit=q.limit)
             return {"tasks": [t.to_json() for t in tasks]}
         return _guarded(run)
+
+    def graph_context(self, *, project: str, query: str, deep: bool) -> Json:
+        from chalicelib.graph.schemas import ContextQuery
+
+        def run() -> Json:
+            q = validate_input(ContextQuery, {"project": project, "query": query, "deep": deep})
+            retrieve = self._c.graph_retrieve
+            found = retrieve.deep(q.project, q.query) if q.deep else retrieve.fast(q.project, q.query)
+            return found.as_json()
+        return _guarded(run)
+
+    def graph_contradictions(self, *, project: str, status: str, limit: int) -> Json:
+        from chalicelib.graph.schemas import ContradictionsQuery
+
+        def run() -> Json:
+            q = validate_input(ContradictionsQuery, {"project": project, "status": status, "limit": limit})
+            return {"contradictions": self._c.graph_admin.contradictions(q.project, q.status, q.limit)}
+        return _guarded(run)

@@ -71,3 +71,9 @@ class ItachiBackend(Protocol):
 
     def add_cron(self, body: Json) -> Json:
         """POST /api/agents/cron."""
+
+    def graph_context(self, *, project: str, query: str, deep: bool) -> Json:
+        """GET /api/graph/context."""
+
+    def graph_contradictions(self, *, project: str, status: str, limit: int) -> Json:
+        """GET /api/graph/contradictions."""

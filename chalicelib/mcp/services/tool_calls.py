@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.contracts.mcp_tools import RESOURCES, TOOLS_BY_NAME, ResourceSpec
+from chalicelib.mcp.domain import graph_answers
 from chalicelib.mcp.domain import tool_answers as render
 from chalicelib.mcp.services.ports import BackendError, ItachiBackend, Json
 
@@ -64,7 +65,8 @@ class McpTools:
             "rules_list": self._rules, "task_create": self._create_task,
             "task_status": self._task_status, "task_list": self._task_list,
             "agent_spawn": self._agent_spawn, "agent_message": self._agent_message,
-            "manage_cron": self._manage_cron,
+            "manage_cron": self._manage_cron, "graph_recall": self._graph_recall,
+            "graph_contradictions": self._graph_contradictions,
         }
 
     @property
@@ -193,3 +195,14 @@ class McpTools:
         job = self._backend.add_cron({k: v for k, v in body.items() if v is not None})
         return ToolAnswer(f"Scheduled {job.get('profile')} job {job.get('id')} ({job.get('schedule')} UTC); "
                           f"next run {job.get('next_fire_at')}.")
+
+    def _graph_recall(self, args: dict[str, Any]) -> ToolAnswer:
+        project, deep = self._project(args), bool(args.get("deep", True))
+        answer = self._backend.graph_context(project=project, query=args["query"], deep=deep)
+        return ToolAnswer(graph_answers.recall_text(answer, args["query"], project, deep))
+
+    def _graph_contradictions(self, args: dict[str, Any]) -> ToolAnswer:
+        project, status = self._project(args), args.get("status", "open")
+        answer = self._backend.graph_contradictions(project=project, status=status,
+                                                    limit=args.get("limit", 10))
+        return ToolAnswer(graph_answers.contradictions_text(answer, project, status))

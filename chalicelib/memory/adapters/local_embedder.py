@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Sequence
 from typing import Any
 
 from chalicelib.kernel.lazy import Lazy
-from chalicelib.memory.services.ports import EmbeddingFailed
+from chalicelib.memory.adapters.model_embedder import DEFAULT_DIMENSION, DEFAULT_MODEL, ModelEmbedder
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-DEFAULT_DIMENSION = 384
 BATCH_SIZE = 64
 
 _models: dict[str | None, Lazy[Any]] = {}  # by model path; the first loader sets the threads
@@ -51,39 +48,17 @@ def load_model(path: str | None = None, threads: int = 0) -> Any:
     return lazy.get()
 
 
-class LocalEmbedder:
-    """Embeds with the packaged MiniLM model on the CPU; vectors are unit length."""
+class LocalEmbedder(ModelEmbedder):
+    """Embeds with the packaged MiniLM model on the CPU through sentence-transformers (torch)."""
 
     def __init__(self, *, model: str = DEFAULT_MODEL, dimension: int = DEFAULT_DIMENSION,
                  model_path: str | None = None, threads: int = 0) -> None:
-        self._model_name = model
-        self._dimension = dimension
+        super().__init__(model=model, dimension=dimension)
         self._path = model_path
         self._threads = threads
 
-    @property
-    def model(self) -> str:
-        return self._model_name
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
-
-    def warm_up(self) -> None:
-        """Load the model and run one encode, so the first request does not pay for it."""
-        self.embed(["warm up"])
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        try:
-            model = load_model(self._path, self._threads)
-            with _encode_lock:
-                vectors = model.encode(list(texts), batch_size=BATCH_SIZE, normalize_embeddings=True,
-                                       show_progress_bar=False, convert_to_numpy=True)
-        except Exception as exc:  # the model's own errors are many; the caller only degrades
-            raise EmbeddingFailed(f"local embedding failed: {type(exc).__name__}") from exc
-        result: list[list[float]] = vectors.tolist()
-        if result and len(result[0]) != self._dimension:
-            raise EmbeddingFailed(f"model returned {len(result[0])} dimensions, expected {self._dimension}")
-        return result
+    def _encode(self, texts: list[str]) -> Any:
+        model = load_model(self._path, self._threads)
+        with _encode_lock:
+            return model.encode(texts, batch_size=BATCH_SIZE, normalize_embeddings=True,
+                                show_progress_bar=False, convert_to_numpy=True)

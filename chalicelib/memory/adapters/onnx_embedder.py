@@ -15,10 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from chalicelib.kernel.lazy import Lazy
-from chalicelib.memory.services.ports import EmbeddingFailed
+from chalicelib.memory.adapters.model_embedder import DEFAULT_DIMENSION, DEFAULT_MODEL, ModelEmbedder
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-DEFAULT_DIMENSION = 384
 BATCH_SIZE = 32
 
 _runtimes: dict[tuple[str | None, int], Lazy[tuple[Any, Any]]] = {}
@@ -69,36 +67,15 @@ def encode(session: Any, tokenizer: Any, texts: Sequence[str]) -> Any:
     return out
 
 
-class OnnxEmbedder:
-    """Embeds with the exported MiniLM on ONNX Runtime (CPU); vectors are unit length."""
+class OnnxEmbedder(ModelEmbedder):
+    """Embeds with the exported MiniLM on ONNX Runtime (CPU)."""
 
     def __init__(self, *, model: str = DEFAULT_MODEL, dimension: int = DEFAULT_DIMENSION,
                  model_dir: str | None = None, threads: int = 1) -> None:
-        self._model_name = model
-        self._dimension = dimension
+        super().__init__(model=model, dimension=dimension)
         self._dir = model_dir
         self._threads = threads
 
-    @property
-    def model(self) -> str:
-        return self._model_name
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
-
-    def warm_up(self) -> None:
-        self.embed(["warm up"])
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        if not texts:
-            return []
-        try:
-            session, tokenizer = load_runtime(self._dir, self._threads)
-            vectors = encode(session, tokenizer, list(texts))
-        except Exception as exc:  # the runtime's errors are many; the caller only degrades
-            raise EmbeddingFailed(f"local embedding failed: {type(exc).__name__}: {exc}") from exc
-        result: list[list[float]] = vectors.tolist()
-        if result and len(result[0]) != self._dimension:
-            raise EmbeddingFailed(f"model returned {len(result[0])} dimensions, expected {self._dimension}")
-        return result
+    def _encode(self, texts: list[str]) -> Any:
+        session, tokenizer = load_runtime(self._dir, self._threads)
+        return encode(session, tokenizer, texts)

@@ -1,0 +1,48 @@
+"""What the two local runtimes of the embedding model share: name, dimension, warm-up and the
+checks around an encode. A runtime implements `_encode` and nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from chalicelib.memory.services.ports import EmbeddingFailed
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+DEFAULT_DIMENSION = 384
+
+
+class ModelEmbedder:
+    """A local model on the CPU: unit-length vectors, failures surfaced as EmbeddingFailed."""
+
+    def __init__(self, *, model: str = DEFAULT_MODEL, dimension: int = DEFAULT_DIMENSION) -> None:
+        self._model_name = model
+        self._dimension = dimension
+
+    @property
+    def model(self) -> str:
+        return self._model_name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def warm_up(self) -> None:
+        """Load the model and run one encode, so the first request does not pay for it."""
+        self.embed(["warm up"])
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        try:
+            vectors = self._encode(list(texts))
+        except Exception as exc:  # a runtime's own errors are many; the caller only degrades
+            raise EmbeddingFailed(f"local embedding failed: {type(exc).__name__}: {exc}") from exc
+        result: list[list[float]] = vectors.tolist()
+        if result and len(result[0]) != self._dimension:
+            raise EmbeddingFailed(f"model returned {len(result[0])} dimensions, expected {self._dimension}")
+        return result
+
+    def _encode(self, texts: list[str]) -> Any:
+        """A float array, one unit-length row per text, in input order."""
+        raise NotImplementedError

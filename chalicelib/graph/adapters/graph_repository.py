@@ -13,6 +13,7 @@ import psycopg
 from pgvector import Vector
 from psycopg.types.json import Jsonb
 
+from chalicelib.graph.domain.aliases import alias_keys
 from chalicelib.graph.domain.graph_model import Contradiction, Node, NodeDraft, Relation
 from chalicelib.graph.domain.names import normalise_name
 from chalicelib.graph.services.ports import NodeNotFound, SupersedeRefused
@@ -24,6 +25,12 @@ COLS = (
     " n.valid_from, n.valid_until, n.superseded_by, n.attributes, n.created_at"
 )
 CONSUMER = "graph-store"
+# The entity's attributes with `%(aliases)s` added to its alias list (no repeats, never its own key).
+_MERGED_ALIASES = (
+    "jsonb_set(n.attributes, '{aliases}', (SELECT coalesce(jsonb_agg(a ORDER BY a), '[]'::jsonb) FROM"
+    " (SELECT jsonb_array_elements_text(coalesce(n.attributes -> 'aliases', '[]'::jsonb))"
+    "  UNION SELECT unnest(%(aliases)s::text[])) AS known(a) WHERE a <> n.name_key))"
+)
 
 
 def to_node(r: dict[str, Any], score: float = 0.0) -> Node:
@@ -64,18 +71,39 @@ class PostgresGraphRepository:
         return claim(self._conn, CONSUMER, key)
 
     def upsert_entity(
-        self, project: str, name: str, subtype: str | None, embedding: Sequence[float] | None
+        self,
+        project: str,
+        name: str,
+        subtype: str | None,
+        embedding: Sequence[float] | None,
+        aliases: Sequence[str] = (),
     ) -> Node:
+        """The entity named `name` (or answering to it as an alias), created if none; `aliases`
+        and the name's other spellings are added to its `attributes.aliases`."""
         key = normalise_name(name)
+        params = {"project": project, "key": key, "subtype": subtype, "vec": _vec(embedding),
+                  "aliases": alias_keys(name, aliases), "name": name.strip()[:200]}
         row = self._conn.execute(
-            f"INSERT INTO graph_nodes AS n (project, node_type, subtype, content, name_key, embedding)"
-            f" VALUES (%s, 'entity', %s, %s, %s, %s)"
-            f" ON CONFLICT (project, name_key) WHERE node_type = 'entity'"
-            f" DO UPDATE SET subtype = coalesce(n.subtype, EXCLUDED.subtype),"
-            f"   embedding = coalesce(n.embedding, EXCLUDED.embedding)"
+            f"UPDATE graph_nodes AS n SET subtype = coalesce(n.subtype, %(subtype)s),"
+            f"   embedding = coalesce(n.embedding, %(vec)s), attributes = {_MERGED_ALIASES}"
+            f" WHERE n.id = (SELECT id FROM graph_nodes WHERE project = %(project)s AND node_type = 'entity'"
+            f"   AND (name_key = %(key)s OR (superseded_by IS NULL AND (attributes -> 'aliases') ? %(key)s))"
+            f"   ORDER BY name_key = %(key)s DESC, salience DESC, created_at LIMIT 1)"
             f" RETURNING {COLS}",
-            (project, subtype, name.strip()[:200], key, _vec(embedding)),
+            params,
         ).fetchone()
+        if row is None:
+            row = self._conn.execute(
+                f"INSERT INTO graph_nodes AS n (project, node_type, subtype, content, name_key, embedding,"
+                f"   attributes)"
+                f" VALUES (%(project)s, 'entity', %(subtype)s, %(name)s, %(key)s, %(vec)s,"
+                f"   jsonb_build_object('aliases', to_jsonb(%(aliases)s::text[])))"
+                f" ON CONFLICT (project, name_key) WHERE node_type = 'entity'"
+                f" DO UPDATE SET subtype = coalesce(n.subtype, EXCLUDED.subtype),"
+                f"   embedding = coalesce(n.embedding, EXCLUDED.embedding), attributes = {_MERGED_ALIASES}"
+                f" RETURNING {COLS}",
+                params,
+            ).fetchone()
         return to_node(_one(row))
 
     def insert_node(self, draft: NodeDraft, embedding: Sequence[float] | None) -> Node:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from chalicelib.graph.domain.aliases import alias_pairs, first_name
 from chalicelib.graph.domain.dates import date_in
 from chalicelib.graph.domain.instruction_patterns import IMPERATIVE, is_instruction, pattern_of, scope_of
 from chalicelib.graph.domain.names import normalise_name
@@ -23,7 +24,7 @@ _CAPITALISED = re.compile(r"\b[A-Z][a-zA-Z0-9&'-]*(?:\s+(?:of\s+|&\s+)?[A-Z][a-z
 _PATH = re.compile(r"(?<![\w/])(?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]+")
 _IDENTIFIER = re.compile(r"`([^`\n]{2,60})`|\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+[A-Z][A-Za-z0-9]+)\b")
 _KIND = re.compile(
-    r"\b(?:[Tt]he\s+)?([A-Za-z][\w-]+)\s+(service|api|repo|repository|database|queue|pipeline|"
+    r"\b(?:[Tt]he\s+)?([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*?)[\s_-](service|api|repo|repository|database|queue|pipeline|"
     r"account|team|project|app|library|cluster)\b"
 )
 _QUESTION = re.compile(
@@ -74,6 +75,7 @@ _SHORT_STATEMENT = 3
 class Mention:
     name: str
     subtype: str
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -130,14 +132,16 @@ def mentions(sentence: str) -> list[Mention]:
         if m.group(1).lower() not in STOP:
             kind = m.group(2).lower()
             subtype = {"account": "account", "team": "org", "project": "project"}.get(kind, "tool")
-            found.append((m.start(1), Mention(f"{m.group(1)} {kind}", subtype)))
+            found.append((m.start(1), Mention(sentence[m.start(1) : m.end(2)], subtype)))
     for m in _CAPITALISED.finditer(sentence):
         words = [w for w in m.group(0).split() if w.lower() not in STOP]
         if not words:
             continue
         name = " ".join(words)
-        subtype = "person" if len(words) == 1 and _looks_like_person(sentence, m.end()) else "concept"
-        found.append((m.start(), Mention(name, subtype)))
+        person = len(words) <= 3 and _looks_like_person(sentence, m.end())
+        given = first_name(name) if person else None
+        subtype = "person" if person and (len(words) == 1 or given) else "concept"
+        found.append((m.start(), Mention(name, subtype, (given,) if given else ())))
     seen: set[str] = set()
     result: list[Mention] = []
     for _, mention in sorted(found, key=lambda pair: pair[0]):
@@ -147,6 +151,27 @@ def mentions(sentence: str) -> list[Mention]:
         seen.add(key)
         result.append(mention)
     return result
+
+
+def with_aliases(sentence: str, names: list[Mention]) -> list[Mention]:
+    """`names` with the aliases the sentence states folded in: "Site Reliability Engineering
+    (SRE)" is one entity answering to "SRE", not two."""
+    merged = list(names)
+    for owner, alias in alias_pairs(sentence, [m.name for m in names]):
+        alias_key, owner_key = normalise_name(alias), normalise_name(owner)
+        merged = [m for m in merged if normalise_name(m.name) != alias_key]
+        at = next((i for i, m in enumerate(merged) if normalise_name(m.name) == owner_key), None)
+        if at is None:
+            at = next((i for i, m in enumerate(merged) if normalise_name(m.name) in owner_key.split()), None)
+            if at is None:
+                merged.append(Mention(owner, "concept"))
+                at = len(merged) - 1
+            else:
+                merged[at] = Mention(owner, merged[at].subtype, merged[at].aliases)
+        current = merged[at]
+        if alias_key not in {normalise_name(a) for a in current.aliases}:
+            merged[at] = Mention(current.name, current.subtype, (*current.aliases, alias))
+    return merged
 
 
 def _looks_like_person(sentence: str, end: int) -> bool:
@@ -179,7 +204,7 @@ def extract(text: str, now: datetime) -> Extraction:
     entity_keys: set[str] = set()
     told = 0
     for sentence in sentences(text):
-        names = mentions(sentence)
+        names = with_aliases(sentence, mentions(sentence))
         for mention in names:
             if normalise_name(mention.name) not in entity_keys:
                 entity_keys.add(normalise_name(mention.name))

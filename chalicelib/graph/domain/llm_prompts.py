@@ -23,15 +23,18 @@ def _strings() -> dict[str, Any]:
 CLASSIFY_SYSTEM = (
     "You read one message a user sent to a coding agent. Extract the entities it names (people, "
     "services, tools, files, accounts...), implied facts, events, plans with their dates, opinions "
-    "and the user's intents. Decide whether the message should be looked up in memory (retrieve: "
-    "the user asks about something) and whether it tells something worth storing (store: new "
-    "instructions, corrections, concrete facts, dated plans)."
+    "and the user's intents. For each entity list the other names the message gives it (an "
+    "acronym in parentheses, 'aka', a person's first name). Decide whether the message should be "
+    "looked up in memory (retrieve: the user asks about something) and whether it tells "
+    "something worth storing (store: new instructions, corrections, concrete facts, dated plans)."
 )
 CLASSIFY_SCHEMA = _object(
     {
         "entities": {
             "type": "array",
-            "items": _object({"name": {"type": "string"}, "type": {"type": "string"}}),
+            "items": _object(
+                {"name": {"type": "string"}, "type": {"type": "string"}, "aliases": _strings()}
+            ),
         },
         "facts": _strings(),
         "events": _strings(),
@@ -74,8 +77,10 @@ FILTER_SCHEMA = _object(
 
 STORE_SYSTEM = (
     "You store memories in a graph. For each item: search_entity for the entities it names (to link "
-    "them), store_memory it with their ids. For a correction, search_facts to find the old memory "
-    "and supersede_memory it instead of storing a duplicate. Call done when finished."
+    "them; an entity not found is stored with store_memory type entity, its name as content and the "
+    "other names it goes by in aliases), store_memory it with their ids. For a correction, "
+    "search_facts to find the old memory and supersede_memory it instead of storing a duplicate. "
+    "Call done when finished."
 )
 
 RECONCILE_SYSTEM = (
@@ -151,6 +156,7 @@ STORE_TOOLS = [
             "source": _S,
             "scope": {"type": "number"},
             "related_ids": {"type": "array", "items": _S},
+            "aliases": {"type": "array", "items": _S},
         },
         ["type", "content"],
     ),

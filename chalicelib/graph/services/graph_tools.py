@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from chalicelib.graph.domain.aliases import spellings
 from chalicelib.graph.domain.graph_model import GraphInputError, Node, NodeDraft, check_edge
 from chalicelib.graph.domain.names import normalise_name
 from chalicelib.graph.services.graph_writer import embed_all
@@ -76,7 +77,8 @@ class GraphTools:
 
     def _tool_search_entity(self, name: str) -> dict[str, Any]:
         with self._units() as uow:
-            found = uow.graph.find_entities(self.project, [normalise_name(str(name))], 1)
+            keys = [normalise_name(str(name)), *spellings(str(name))]
+            found = uow.graph.find_entities(self.project, keys, 1)
             relations = uow.graph.relations([found[0].id], 15) if found else {}
         if not found:
             return {"found": False, "name": name}
@@ -130,7 +132,10 @@ class GraphTools:
         source: str | None = None,
         scope: float | None = None,
         related_ids: list[str] | None = None,
+        aliases: list[str] | None = None,
     ) -> dict[str, Any]:
+        if str(type) == "entity":
+            return self._store_entity(str(content), subtype, [str(a) for a in aliases or []])
         when = datetime.fromisoformat(valid_from).replace(tzinfo=UTC) if valid_from else None
         draft = NodeDraft(
             self.project,
@@ -153,6 +158,16 @@ class GraphTools:
             uow.commit()
         self.stored.append(node.id)
         return {"stored": True, "id": node.id}
+
+    def _store_entity(self, name: str, subtype: str | None, aliases: list[str]) -> dict[str, Any]:
+        """An entity is one per normalised name (or alias): storing it again adds its aliases."""
+        draft = NodeDraft(self.project, "entity", name, subtype).checked()
+        vector = self._vector(draft.content)
+        with self._units() as uow:
+            node = uow.graph.upsert_entity(self.project, draft.content, draft.subtype, vector, aliases)
+            uow.commit()
+        self._keep([node])
+        return {"stored": True, "id": node.id, "aliases": node.attributes.get("aliases", [])}
 
     def _tool_supersede_memory(self, old_id: str, new_content: str) -> dict[str, Any]:
         with self._units() as uow:

@@ -37,14 +37,19 @@ def write_extraction(
     origin: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Store `found` in `project`; answer what was written (ids by kind)."""
-    names = {normalise_name(m.name): m for m in found.entities}
+    names: dict[str, Mention] = {}
+    for mention in found.entities:
+        known = names.get(normalise_name(mention.name))
+        aliases = (*known.aliases, *mention.aliases) if known else mention.aliases
+        names[normalise_name(mention.name)] = Mention(mention.name, mention.subtype, aliases)
     for item in found.items:
         for name in item.entities:
             names.setdefault(normalise_name(name), Mention(name, "concept"))
     vectors = embed_all(embedder, [m.name for m in names.values()] + [i.content for i in found.items])
     entity_ids: dict[str, str] = {}
     for (key, mention), vector in zip(names.items(), vectors, strict=False):
-        entity_ids[key] = repo.upsert_entity(project, mention.name, mention.subtype, vector).id
+        entity = repo.upsert_entity(project, mention.name, mention.subtype, vector, mention.aliases)
+        entity_ids[key] = entity.id
     written: dict[str, Any] = {"entities": list(entity_ids.values()), "nodes": [], "edges": 0}
     for item, vector in zip(found.items, vectors[len(names) :], strict=False):
         attributes = {**(origin or {}), **({"pattern": item.pattern} if item.pattern else {})}

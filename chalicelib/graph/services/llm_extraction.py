@@ -27,7 +27,7 @@ from chalicelib.graph.domain.llm_prompts import (
     STORE_TOOLS,
 )
 from chalicelib.graph.services.graph_tools import GraphTools
-from chalicelib.graph.services.graph_writer import write_extraction
+from chalicelib.graph.services.graph_writer import embed_all, write_extraction
 from chalicelib.graph.services.ports import GraphUnits, SupersedeRefused
 from chalicelib.graph.services.tool_loop import run_tool_loop
 from chalicelib.llm.services.ports import LanguageModel, ToolModel
@@ -97,10 +97,27 @@ class LlmStorePipeline:
             trace["force_store"] = True
             stored = [n["id"] for n in written["nodes"]]
         trace["stored"] = stored
+        trace["aliases"] = self._record_aliases(project, classified)
         started = time.monotonic()
         trace["reconciliation"] = self._reconcile(project, stored)
         timings["reconcile_ms"] = _ms(started)
         return None
+
+    def _record_aliases(self, project: str, classified: dict[str, Any]) -> dict[str, list[str]]:
+        """The other names the classification gave the message's entities, on those entities."""
+        named = [(str(e.get("name") or ""), str(e.get("type") or "concept"), _aliases(e))
+                 for e in classified.get("entities", []) if isinstance(e, dict)]
+        named = [(name, kind, aliases) for name, kind, aliases in named if name.strip() and aliases]
+        if not named:
+            return {}
+        vectors = embed_all(self._embedder, [name for name, _, _ in named])
+        recorded: dict[str, list[str]] = {}
+        with self._units() as uow:
+            for (name, kind, aliases), vector in zip(named, vectors, strict=False):
+                entity = uow.graph.upsert_entity(project, name, kind, vector, aliases)
+                recorded[entity.id] = list(entity.attributes.get("aliases", []))
+            uow.commit()
+        return recorded
 
     def _reconcile(self, project: str, stored: list[str]) -> list[dict[str, Any]]:
         """Check each new instruction against similar live ones; apply SUPERSEDES, list CONTRADICTION."""
@@ -131,8 +148,6 @@ class LlmStorePipeline:
         return report
 
     def _candidates(self, project: str, node: Node) -> list[Node]:
-        from chalicelib.graph.services.graph_writer import embed_all
-
         vector = embed_all(self._embedder, [node.content])[0]
         if vector is None:
             return []
@@ -158,7 +173,9 @@ class LlmStorePipeline:
 
 
 def _as_extraction(classified: dict[str, Any], filtered: dict[str, Any]) -> Extraction:
-    kinds = {str(e.get("name")): str(e.get("type") or "concept") for e in classified.get("entities", [])}
+    entities = [e for e in classified.get("entities", []) if isinstance(e, dict)]
+    kinds = {str(e.get("name")): str(e.get("type") or "concept") for e in entities}
+    other_names = {str(e.get("name")): _aliases(e) for e in entities}
     items: list[Item] = []
     for raw in filtered.get("items", []):
         items.append(
@@ -183,8 +200,17 @@ def _as_extraction(classified: dict[str, Any], filtered: dict[str, Any]) -> Extr
                 str(raw.get("pattern") or ""),
             )
         )
-    mentions = [Mention(name, kinds.get(name, "concept")) for item in items for name in item.entities]
+    mentions = [
+        Mention(name, kinds.get(name, "concept"), other_names.get(name, ()))
+        for item in items
+        for name in item.entities
+    ]
     return Extraction(entities=mentions, items=[i for i in items if i.content.strip()])
+
+
+def _aliases(entity: dict[str, Any]) -> tuple[str, ...]:
+    raw = entity.get("aliases")
+    return tuple(str(a) for a in raw if str(a).strip()) if isinstance(raw, list) else ()
 
 
 def _item_json(item: Item) -> dict[str, Any]:

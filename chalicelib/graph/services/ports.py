@@ -31,8 +31,16 @@ class GraphRepository(Protocol):
         ...
 
     def upsert_entity(
-        self, project: str, name: str, subtype: str | None, embedding: Vector | None
-    ) -> Node: ...
+        self,
+        project: str,
+        name: str,
+        subtype: str | None,
+        embedding: Vector | None,
+        aliases: Sequence[str] = (),
+    ) -> Node:
+        """The entity called `name` or answering to it as an alias (created if none), with
+        `aliases` and the name's other spellings added to `attributes.aliases`."""
+        ...
 
     def insert_node(self, draft: NodeDraft, embedding: Vector | None) -> Node: ...
 

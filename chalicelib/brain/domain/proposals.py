@@ -7,6 +7,7 @@ human's Approve or Reject. Nothing here does I/O.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -135,3 +136,18 @@ def parse_callback(data: str) -> tuple[str, bool] | None:
     if len(parts) != 3 or parts[0] != CALLBACK_PREFIX or parts[2] not in ("a", "r") or len(parts[1]) != 36:
         return None
     return parts[1], parts[2] == "a"
+
+
+REASON_QUESTION = "Why reject proposal {short}? Reply to this message with the reason."
+_REASON_ASKED = re.compile(r"^Why reject proposal ([0-9a-f]{8})\? Reply to this message")
+
+
+def reason_question(proposal_id: str) -> str:
+    """What the bot asks after Reject is pressed; a reply to it is the rejection's reason."""
+    return REASON_QUESTION.format(short=proposal_id[:8])
+
+
+def proposal_asked_about(text: str) -> str | None:
+    """The short id of the proposal a reason question is about, if `text` is one."""
+    match = _REASON_ASKED.match(text)
+    return match.group(1) if match else None

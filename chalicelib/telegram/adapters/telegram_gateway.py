@@ -15,7 +15,7 @@ import datetime as dtm
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from telegram import Bot, BotCommand, InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import Bot, BotCommand, ForceReply, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError
 
 from chalicelib.telegram.adapters.bot_runtime import BotRuntime
@@ -63,6 +63,13 @@ class LoopGateway:
                    keyboard: Keyboard | None = None) -> int:
         message = await self._call(lambda bot: bot.send_message(
             chat_id, text, message_thread_id=topic_id or None, reply_markup=markup(keyboard)))
+        return message.message_id
+
+    async def ask(self, chat_id: int, text: str, *, topic_id: int = 0, placeholder: str = "") -> int:
+        """Send a question whose answer is a reply to it (the client opens the reply box)."""
+        message = await self._call(lambda bot: bot.send_message(
+            chat_id, text, message_thread_id=topic_id or None,
+            reply_markup=ForceReply(selective=True, input_field_placeholder=placeholder or None)))
         return message.message_id
 
     async def edit(self, chat_id: int, message_id: int, text: str) -> None:

@@ -1,12 +1,19 @@
-"""/brain (status, on, off, config, reject with a reason), the proposals' Approve / Reject buttons, /logs."""
+"""/brain (status, on, off, config, reject with a reason), the proposals' Approve / Reject buttons
+(Reject asks why; the reply is recorded as the reason), /logs."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from telegram import Update
+from telegram.ext import ApplicationHandlerStop
 
-from chalicelib.brain.domain.proposals import parse_callback, proposal_text
+from chalicelib.brain.domain.proposals import (
+    parse_callback,
+    proposal_asked_about,
+    proposal_text,
+    reason_question,
+)
 from chalicelib.kernel.errors import DomainError, InvalidInput, Unavailable
 from chalicelib.telegram.bot.context import Context, blocking, command, reply, services
 
@@ -89,4 +96,26 @@ async def decided(update: Update, context: Context) -> None:
         return
     await bot.telegram.answer_button(query.id, done.status.capitalize())
     if query.message is not None:
-        await bot.telegram.edit(query.message.chat.id, query.message.message_id, proposal_text(done))
+        chat_id = query.message.chat.id
+        await bot.telegram.edit(chat_id, query.message.message_id, proposal_text(done))
+        if not approve and not done.reject_reason:
+            topic = getattr(query.message, "message_thread_id", None) or 0
+            await bot.telegram.ask(chat_id, reason_question(done.id), topic_id=topic,
+                                   placeholder="the reason")
+
+
+async def reason_given(update: Update, context: Context) -> None:
+    """A reply to "Why reject proposal ...?": recorded as the reason; other replies pass on."""
+    message = update.effective_message
+    asked = message.reply_to_message if message is not None else None
+    bot = services(context)
+    if message is None or not message.text or asked is None or bot.brain is None:
+        return
+    if asked.from_user is None or not asked.from_user.is_bot:
+        return
+    short_id = proposal_asked_about(asked.text or "")
+    if short_id is None:
+        return
+    done = await blocking(bot.brain.reject, short_id, message.text, _user(update))
+    await reply(update, context, proposal_text(done))
+    raise ApplicationHandlerStop  # the reason is not a message for a session or the assistant

@@ -61,6 +61,8 @@ def build_application(token: str, api_url: str,
     app.add_handler(CallbackQueryHandler(assistant_actions.offer_decided, pattern=f"^{OFFER_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(guard.stale_button))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.COMMAND, help_commands.unknown_command))
+    app.add_handler(MessageHandler(NEW_MESSAGE & filters.REPLY & filters.TEXT & ~filters.COMMAND,
+                                   brain_commands.reason_given))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.TEXT & ~filters.COMMAND, session_commands.relay),
                     group=1)
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.TEXT & ~filters.COMMAND, conversation.text), group=2)

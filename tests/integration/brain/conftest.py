@@ -33,7 +33,8 @@ class Brain:
         return len(self.llm.requests_to(CHAT_PATH))
 
     def proposal_messages(self) -> list[dict[str, Any]]:
-        return [m for m in self.bot.fake.sent_messages(chat_id=GROUP) if m.get("reply_markup")]
+        return [m for m in self.bot.fake.sent_messages(chat_id=GROUP)
+                if "inline_keyboard" in (m.get("reply_markup") or {})]
 
     def rank_first(self, title: str = "Retry the login fix") -> None:
         """The LLM's next orient answer: observation 0 first."""

@@ -10,7 +10,7 @@ from chalicelib.brain.adapters.brain_actions import CapabilityActions
 from chalicelib.brain.services.proposal_decisions import ProposalDecisions
 from tests.integration.brain.conftest import Brain, fail_three_times
 from tests.support.orchestration import wait_for
-from tests.support.telegram_bot import callback_update
+from tests.support.telegram_bot import GROUP, callback_update, message_update
 
 
 def press(brain: Brain, message: dict, button: int) -> None:
@@ -63,18 +63,59 @@ def test_approve_creates_the_retry_task_once_even_if_pressed_twice(brain: Brain)
     assert [a.get("text") for a in answers] == ["Approved", "Approved"]
 
 
-def test_reject_records_why_and_runs_nothing(brain: Brain) -> None:
+def reply_to(brain: Brain, asked: dict, text: str) -> None:
+    """Alice answering the bot's message `asked` with a reply."""
+    update = message_update(text)
+    update["message"]["reply_to_message"] = {**asked, "date": asked.get("date", 1732240025)}
+    update["message"].pop("message_thread_id", None)
+    update["message"].pop("is_topic_message", None)
+    brain.bot.send(update)
+
+
+def test_reject_asks_why_and_the_reply_is_recorded_as_the_reason(brain: Brain) -> None:
     task = fail_three_times(brain.container)
     brain.container.brain_loop.tick(force=True)
     (message,) = brain.proposal_messages()
 
     press(brain, message, 1)
     (proposal,) = brain.container.brain_decisions.list()
-    done = brain.container.brain_decisions.reject(proposal.id[:8], "the login page is being rewritten")
+    assert proposal.status == "rejected" and proposal.reject_reason is None
+    (question,) = [m for m in brain.bot.fake.sent_messages(chat_id=GROUP)
+                   if m["text"].startswith(f"Why reject proposal {proposal.id[:8]}?")]
+    asked = [c for c in brain.bot.fake.calls_to("sendMessage") if c["text"] == question["text"]]
+    assert asked[0]["reply_markup"]["force_reply"] is True
 
+    reply_to(brain, question, "the login page is being rewritten")
+
+    (done,) = brain.container.brain_decisions.list()
     assert done.status == "rejected" and done.reject_reason == "the login page is being rewritten"
+    assert done.decided_by and done.decided_by.startswith("telegram:")
+    assert "Rejected: the login page is being rewritten" in brain.bot.fake.sent_texts(chat_id=GROUP)[-1]
     assert "Rejected" in current_text(brain, message)
     assert [t.id for t in brain.container.tasks.list_tasks(project="web")] == [task.id]
+
+
+def test_a_reply_to_anything_else_is_not_taken_for_a_reason(brain: Brain) -> None:
+    fail_three_times(brain.container)
+    brain.container.brain_loop.tick(force=True)
+    (message,) = brain.proposal_messages()
+    press(brain, message, 1)
+
+    reply_to(brain, message, "not a reason: a reply to the proposal itself")
+
+    (proposal,) = brain.container.brain_decisions.list()
+    assert proposal.status == "rejected" and proposal.reject_reason is None
+
+
+def test_reject_with_the_command_records_why(brain: Brain) -> None:
+    fail_three_times(brain.container)
+    brain.container.brain_loop.tick(force=True)
+    (proposal,) = brain.container.brain_decisions.list()
+
+    brain.bot.send(message_update(f"/brain reject {proposal.id[:8]} flaky CI, not the code"))
+
+    (done,) = brain.container.brain_decisions.list()
+    assert done.status == "rejected" and done.reject_reason == "flaky CI, not the code"
 
 
 def test_a_proposal_expires_after_24_hours(brain: Brain) -> None:

@@ -36,7 +36,8 @@ def entities(api: RunningApi, project: str) -> dict[str, dict[str, object]]:
 
 
 def search_entity(container: Container, project: str, name: str) -> dict[str, object]:
-    return GraphTools(container.graph_units, container.embedder, project).call("search_entity", {"name": name})
+    tools = GraphTools(container.graph_units, container.embedder, project)
+    return tools.call("search_entity", {"name": name})
 
 
 def test_the_heuristic_records_aliases_and_later_mentions_land_on_the_same_entity(api: RunningApi) -> None:
@@ -71,11 +72,12 @@ def test_the_models_store_loop_and_classification_record_aliases(graph: Containe
                      {"name": "Dana Smith", "type": "person", "aliases": []}],
         "facts": [fact], "events": [], "plans": [], "opinions": [], "intents": ["inform"],
         "retrieve": False, "store": True}))
-    fake.script_chat(json.dumps({"items": [{"type": "fact", "subtype": None, "content": fact, "valid_from": None,
-                                            "entities": ["Site Reliability Engineering"]}], "instructions": []}))
+    item = {"type": "fact", "subtype": None, "content": fact, "valid_from": None,
+            "entities": ["Site Reliability Engineering"]}
+    fake.script_chat(json.dumps({"items": [item], "instructions": []}))
     fake.script_chat_tool_calls(("search_entity", {"name": "Dana"}))
-    fake.script_chat_tool_calls(("store_memory", {"type": "entity", "content": "Dana Smith", "subtype": "person",
-                                                  "aliases": ["Dana", "D. Smith"]}))
+    fake.script_chat_tool_calls(("store_memory", {"type": "entity", "content": "Dana Smith",
+                                                  "subtype": "person", "aliases": ["Dana", "D. Smith"]}))
     fake.script_chat_tool_calls(("store_memory", {"type": "fact", "content": fact}))
     fake.script_chat_tool_calls(("done", {"stored_count": 2}))
 

@@ -8,6 +8,7 @@ from uuid import UUID
 from pydantic import Field, model_validator
 
 from chalicelib.kernel.http import WireModel
+from chalicelib.memory.domain.provenance import Source
 
 Project = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
 NodeId = UUID
@@ -58,7 +59,8 @@ class EdgeIn(WireModel):
 class IngestIn(WireModel):
     project: str = Project
     text: str = Field(min_length=1, max_length=20_000)
-    source: Literal["user", "assistant"] = "user"
+    # Where the text came from (the memory sources): tool, web and agent text builds untrusted nodes.
+    source: Source = "user"
     session_id: str | None = Field(default=None, max_length=200)
 
 

@@ -22,7 +22,7 @@ from chalicelib.kernel.idempotency import claim
 Conn = psycopg.Connection[Any]
 COLS = (
     "n.id, n.project, n.node_type, n.subtype, n.content, n.salience, n.confidence, n.source, n.scope,"
-    " n.valid_from, n.valid_until, n.superseded_by, n.attributes, n.created_at"
+    " n.valid_from, n.valid_until, n.superseded_by, n.attributes, n.created_at, n.trusted"
 )
 CONSUMER = "graph-store"
 # The entity's attributes with `%(aliases)s` added to its alias list (no repeats, never its own key).
@@ -50,6 +50,7 @@ def to_node(r: dict[str, Any], score: float = 0.0) -> Node:
         attributes=dict(r["attributes"] or {}),
         created_at=r["created_at"],
         score=round(float(r.get("score") or score), 4),
+        trusted=bool(r.get("trusted", True)),
     )
 
 
@@ -77,15 +78,21 @@ class PostgresGraphRepository:
         subtype: str | None,
         embedding: Sequence[float] | None,
         aliases: Sequence[str] = (),
+        *,
+        source: str = "user",
+        trusted: bool = True,
     ) -> Node:
         """The entity named `name` (or answering to it as an alias), created if none; `aliases`
-        and the name's other spellings are added to its `attributes.aliases`."""
+        and the name's other spellings are added to its `attributes.aliases`. It keeps the source
+        that first named it; named by trusted text once, it is trusted."""
         key = normalise_name(name)
         params = {"project": project, "key": key, "subtype": subtype, "vec": _vec(embedding),
-                  "aliases": alias_keys(name, aliases), "name": name.strip()[:200]}
+                  "aliases": alias_keys(name, aliases), "name": name.strip()[:200],
+                  "source": source, "trusted": trusted}
         row = self._conn.execute(
             f"UPDATE graph_nodes AS n SET subtype = coalesce(n.subtype, %(subtype)s),"
-            f"   embedding = coalesce(n.embedding, %(vec)s), attributes = {_MERGED_ALIASES}"
+            f"   embedding = coalesce(n.embedding, %(vec)s), attributes = {_MERGED_ALIASES},"
+            f"   trusted = n.trusted OR %(trusted)s"
             f" WHERE n.id = (SELECT id FROM graph_nodes WHERE project = %(project)s AND node_type = 'entity'"
             f"   AND (name_key = %(key)s OR (superseded_by IS NULL AND (attributes -> 'aliases') ? %(key)s))"
             f"   ORDER BY name_key = %(key)s DESC, salience DESC, created_at LIMIT 1)"
@@ -95,12 +102,13 @@ class PostgresGraphRepository:
         if row is None:
             row = self._conn.execute(
                 f"INSERT INTO graph_nodes AS n (project, node_type, subtype, content, name_key, embedding,"
-                f"   attributes)"
+                f"   attributes, source, trusted)"
                 f" VALUES (%(project)s, 'entity', %(subtype)s, %(name)s, %(key)s, %(vec)s,"
-                f"   jsonb_build_object('aliases', to_jsonb(%(aliases)s::text[])))"
+                f"   jsonb_build_object('aliases', to_jsonb(%(aliases)s::text[])), %(source)s, %(trusted)s)"
                 f" ON CONFLICT (project, name_key) WHERE node_type = 'entity'"
                 f" DO UPDATE SET subtype = coalesce(n.subtype, EXCLUDED.subtype),"
-                f"   embedding = coalesce(n.embedding, EXCLUDED.embedding), attributes = {_MERGED_ALIASES}"
+                f"   embedding = coalesce(n.embedding, EXCLUDED.embedding), attributes = {_MERGED_ALIASES},"
+                f"   trusted = n.trusted OR EXCLUDED.trusted"
                 f" RETURNING {COLS}",
                 params,
             ).fetchone()
@@ -111,8 +119,8 @@ class PostgresGraphRepository:
         row = self._conn.execute(
             f"INSERT INTO graph_nodes AS n (project, node_type, subtype, content, name_key, salience,"
             f" confidence,"
-            f" source, valid_from, scope, attributes, can_summarize, embedding)"
-            f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING {COLS}",
+            f" source, valid_from, scope, attributes, can_summarize, embedding, trusted)"
+            f" VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING {COLS}",
             (
                 draft.project,
                 draft.node_type,
@@ -127,6 +135,7 @@ class PostgresGraphRepository:
                 Jsonb(draft.attributes),
                 draft.can_summarize,
                 _vec(embedding),
+                draft.trusted is not False,
             ),
         ).fetchone()
         return to_node(_one(row))

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
+from chalicelib.memory.domain.provenance import SOURCES, is_trusted
+
 NodeType = Literal["entity", "fact", "event", "opinion", "instruction", "plan"]
 NODE_TYPES: tuple[NodeType, ...] = ("entity", "fact", "event", "opinion", "instruction", "plan")
 SUBTYPES: dict[str, tuple[str, ...]] = {
@@ -35,7 +37,6 @@ SUBTYPES: dict[str, tuple[str, ...]] = {
 }
 DEFAULT_SCOPE: dict[str, float] = {"instruction": 0.5, "plan": 0.3}
 NOT_SUMMARIZABLE = frozenset({"instruction", "plan"})
-Source = Literal["user", "assistant"]
 MAX_CONTENT = 4000
 MAX_EDGE_TYPE = 64
 
@@ -58,6 +59,7 @@ class NodeDraft:
     valid_from: datetime | None = None
     scope: float | None = None
     attributes: dict[str, Any] = field(default_factory=dict)
+    trusted: bool | None = None  # None: from the source (tool, web and agent text is not)
 
     def checked(self) -> NodeDraft:
         """The draft with defaults filled in (scope, subtype); GraphInputError when invalid."""
@@ -67,8 +69,8 @@ class NodeDraft:
         content = " ".join(self.content.split())[:MAX_CONTENT]
         if not content:
             raise GraphInputError("a node needs content")
-        if self.source not in ("user", "assistant"):
-            raise GraphInputError("source must be user or assistant")
+        if self.source not in SOURCES:
+            raise GraphInputError(f"source must be one of {', '.join(SOURCES)}")
         scope = self.scope if self.scope is not None else DEFAULT_SCOPE.get(self.node_type)
         if scope is not None:
             scope = min(1.0, max(0.0, float(scope)))
@@ -83,6 +85,7 @@ class NodeDraft:
             self.valid_from,
             scope,
             dict(self.attributes),
+            is_trusted(self.source) and self.trusted is not False,
         )
 
     @property
@@ -107,6 +110,7 @@ class Node:
     attributes: dict[str, Any]
     created_at: datetime
     score: float = 0.0  # cosine similarity to the query, when the node came from a search
+    trusted: bool = True  # False: extracted from untrusted text, never injected automatically
 
     @property
     def live(self) -> bool:
@@ -122,6 +126,7 @@ class Node:
             "salience": self.salience,
             "confidence": self.confidence,
             "source": self.source,
+            "trusted": self.trusted,
             "scope": self.scope,
             "valid_from": _iso(self.valid_from),
             "valid_until": _iso(self.valid_until),

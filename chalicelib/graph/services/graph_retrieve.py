@@ -5,7 +5,8 @@ Fast: entities named in the prompt, their 1-hop neighbours, and three safety net
 pre-fetch (many candidates, near-identical templates collapsed, 15 kept), a broad vector search
 over every node type, and global instructions (scope >= 0.8, similarity > 0.15, scored at least
 0.6). Deep adds what the model's searches found and keeps, per section, only what the model
-copies verbatim as relevant (a section answered NO_RELEVANT_RECORDS is dropped).
+copies verbatim as relevant (a section answered NO_RELEVANT_RECORDS is dropped). Both paths
+leave out nodes extracted from untrusted text (`Node.trusted`).
 """
 
 from __future__ import annotations
@@ -99,6 +100,10 @@ class GraphRetrieve:
                     )
                     if n.score > GLOBAL_MIN_SIMILARITY
                 ]
+        # Nodes extracted from untrusted text (tool output, the web, other agents) never reach a model.
+        entities = [e for e in entities if e.trusted]
+        found = [n for n in found if n.trusted]
+        relations = {a: [r for r in rels if r.other.trusted] for a, rels in relations.items()}
         between: dict[str, list[Relation]] = {}
         for anchor, rels in relations.items():
             between[anchor] = [r for r in rels if r.other.node_type == "entity"]

@@ -24,6 +24,7 @@ from chalicelib.graph.services.ports import GraphUnits
 from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.redaction import redact
 from chalicelib.llm.services.ports import LanguageModel, ToolModel
+from chalicelib.memory.domain.provenance import SOURCES
 from chalicelib.memory.services.ports import Embedder
 
 MAX_TEXT = 20_000
@@ -77,7 +78,7 @@ class GraphStore:
 
     def run(self, message: dict[str, Any]) -> dict[str, Any]:
         project, text = str(message["project"]), str(message["text"])[:MAX_TEXT]
-        source = "assistant" if message.get("source") == "assistant" else "user"
+        source = str(message.get("source")) if message.get("source") in SOURCES else "user"
         key = str(message.get("key") or store_key(project, text))
         with self._units() as uow:
             if not uow.graph.claim(key):

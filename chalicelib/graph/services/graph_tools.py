@@ -15,6 +15,7 @@ from chalicelib.graph.domain.graph_model import GraphInputError, Node, NodeDraft
 from chalicelib.graph.domain.names import normalise_name
 from chalicelib.graph.services.graph_writer import embed_all
 from chalicelib.graph.services.ports import GraphUnits, NodeNotFound, SupersedeRefused
+from chalicelib.memory.domain.provenance import is_trusted
 from chalicelib.memory.services.ports import Embedder
 
 FACT_TYPES = ("fact", "opinion")
@@ -143,7 +144,8 @@ class GraphTools:
             str(content),
             subtype,
             salience=float(salience),
-            source=source or self.source,
+            # The model may name the speaker, never lift untrusted text to trusted.
+            source=(source or self.source) if is_trusted(self.source) else self.source,
             valid_from=when,
             scope=scope,
         ).checked()

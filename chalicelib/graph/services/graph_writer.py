@@ -12,6 +12,7 @@ from chalicelib.graph.domain.heuristic_extractor import Extraction, Mention
 from chalicelib.graph.domain.names import normalise_name
 from chalicelib.graph.services.ports import GraphRepository
 from chalicelib.kernel.logging import get_logger
+from chalicelib.memory.domain.provenance import is_trusted
 from chalicelib.memory.services.ports import Embedder
 
 
@@ -48,7 +49,8 @@ def write_extraction(
     vectors = embed_all(embedder, [m.name for m in names.values()] + [i.content for i in found.items])
     entity_ids: dict[str, str] = {}
     for (key, mention), vector in zip(names.items(), vectors, strict=False):
-        entity = repo.upsert_entity(project, mention.name, mention.subtype, vector, mention.aliases)
+        entity = repo.upsert_entity(project, mention.name, mention.subtype, vector, mention.aliases,
+                                    source=source, trusted=is_trusted(source))
         entity_ids[key] = entity.id
     written: dict[str, Any] = {"entities": list(entity_ids.values()), "nodes": [], "edges": 0}
     for item, vector in zip(found.items, vectors[len(names) :], strict=False):

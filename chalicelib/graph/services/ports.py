@@ -37,9 +37,13 @@ class GraphRepository(Protocol):
         subtype: str | None,
         embedding: Vector | None,
         aliases: Sequence[str] = (),
+        *,
+        source: str = "user",
+        trusted: bool = True,
     ) -> Node:
         """The entity called `name` or answering to it as an alias (created if none), with
-        `aliases` and the name's other spellings added to `attributes.aliases`."""
+        `aliases` and the name's other spellings added to `attributes.aliases`. It keeps the
+        source that first named it; once trusted text names it, it is trusted."""
         ...
 
     def insert_node(self, draft: NodeDraft, embedding: Vector | None) -> Node: ...

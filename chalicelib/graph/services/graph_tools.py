@@ -166,7 +166,8 @@ class GraphTools:
         draft = NodeDraft(self.project, "entity", name, subtype).checked()
         vector = self._vector(draft.content)
         with self._units() as uow:
-            node = uow.graph.upsert_entity(self.project, draft.content, draft.subtype, vector, aliases)
+            node = uow.graph.upsert_entity(self.project, draft.content, draft.subtype, vector, aliases,
+                                           source=self.source, trusted=is_trusted(self.source))
             uow.commit()
         self._keep([node])
         return {"stored": True, "id": node.id, "aliases": node.attributes.get("aliases", [])}

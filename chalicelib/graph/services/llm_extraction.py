@@ -31,6 +31,7 @@ from chalicelib.graph.services.graph_writer import embed_all, write_extraction
 from chalicelib.graph.services.ports import GraphUnits, SupersedeRefused
 from chalicelib.graph.services.tool_loop import run_tool_loop
 from chalicelib.llm.services.ports import LanguageModel, ToolModel
+from chalicelib.memory.domain.provenance import is_trusted
 from chalicelib.memory.services.ports import Embedder
 
 RECONCILE_CANDIDATES = 6
@@ -97,13 +98,15 @@ class LlmStorePipeline:
             trace["force_store"] = True
             stored = [n["id"] for n in written["nodes"]]
         trace["stored"] = stored
-        trace["aliases"] = self._record_aliases(project, classified)
+        trace["aliases"] = self._record_aliases(project, classified, source)
         started = time.monotonic()
         trace["reconciliation"] = self._reconcile(project, stored)
         timings["reconcile_ms"] = _ms(started)
         return None
 
-    def _record_aliases(self, project: str, classified: dict[str, Any]) -> dict[str, list[str]]:
+    def _record_aliases(
+        self, project: str, classified: dict[str, Any], source: str
+    ) -> dict[str, list[str]]:
         """The other names the classification gave the message's entities, on those entities."""
         named = [(str(e.get("name") or ""), str(e.get("type") or "concept"), _aliases(e))
                  for e in classified.get("entities", []) if isinstance(e, dict)]
@@ -114,7 +117,8 @@ class LlmStorePipeline:
         recorded: dict[str, list[str]] = {}
         with self._units() as uow:
             for (name, kind, aliases), vector in zip(named, vectors, strict=False):
-                entity = uow.graph.upsert_entity(project, name, kind, vector, aliases)
+                entity = uow.graph.upsert_entity(project, name, kind, vector, aliases,
+                                                 source=source, trusted=is_trusted(source))
                 recorded[entity.id] = list(entity.attributes.get("aliases", []))
             uow.commit()
         return recorded

@@ -46,6 +46,8 @@ class ApiClient:
         self.hook = ctx.name
         self.outbox = outbox or Outbox(ctx.config.home / "outbox")
         self.reachable = False
+        # A subagent run's hooks name their run: the server narrows memory reads to its scope.
+        self.run_id = os.environ.get("ITACHI_AGENT_RUN_ID", "").strip()
 
     def exchange(
         self, gets: list[tuple[str, dict[str, Any]]], posts: list[tuple[str, dict[str, Any]]]
@@ -122,11 +124,14 @@ class ApiClient:
         timeout = self.deadline.remaining()
         if timeout <= 0:
             return
+        headers = {"Idempotency-Key": call.key} if call.key else {}
+        if self.run_id:
+            headers["X-Itachi-Agent-Run"] = self.run_id
         try:
             parsed = request_json(
                 self.config.api_url, self.config.api_key, call.method, call.path, call.body,
                 timeout_s=timeout, user_agent=f"itachi-hooks/{self.config.client}",
-                headers={"Idempotency-Key": call.key} if call.key else None)
+                headers=headers or None)
         except ApiError as exc:
             call.outcome = "reject" if exc.status in PERMANENT_STATUSES else "retry"
             return

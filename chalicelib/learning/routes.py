@@ -7,6 +7,7 @@ from typing import Annotated
 from chalice import Response
 from pydantic import Field
 
+from chalicelib.agents.scope_edge import run_scope
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.kernel.wire import Int64, captured
@@ -68,6 +69,9 @@ def extract_insights() -> Response:
 def project_learnings() -> Response:
     query = parse_query(bp.current_request, LearningsQuery)
     rules = get_container().project_rules.learnings(query.project, query.limit)
+    scope = run_scope(bp.current_request)  # a subagent's hooks: its profile's memory scope only
+    if scope is not None:
+        rules = scope.rules(query.project, rules)
     return ok({"project": query.project, "rules": rules})
 
 

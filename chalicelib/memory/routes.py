@@ -7,6 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 from chalice import Response
 from pydantic import ValidationError
 
+from chalicelib.agents.domain.memory_scope import MemoryScope
+from chalicelib.agents.scope_edge import run_scope
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body, parse_query
@@ -67,6 +69,9 @@ def index_document() -> Response:
 @bp.route("/api/memory/search", methods=["GET"])
 def search() -> Response:
     q = parse_query(bp.current_request, SearchQuery)
+    scope = run_scope(bp.current_request)
+    if scope is not None:  # a subagent's hooks: only its profile's projects and categories
+        return ok(_scoped_search(q, scope))
     if q.explain:
         if q.per_scope_limits() is not None:
             raise InvalidInput("explain takes limit, not project_limit/global_limit", field="explain")
@@ -90,6 +95,16 @@ def search() -> Response:
         answer["graph"] = graph[0].result()
         graph[1].result()
     return ok(answer)
+
+
+def _scoped_search(q: SearchQuery, scope: MemoryScope) -> dict[str, object]:
+    from chalicelib.agents.services.memory_scope import SearchAsk
+
+    if q.explain:
+        raise InvalidInput("explain is not available within a subagent's memory scope", field="explain")
+    ask = SearchAsk(q.query, q.project, q.limit, q.per_scope_limits(), q.include_global, q.category, q.mode,
+                    q.tag, q.include_untrusted)
+    return search_json(get_container().scoped_reads.search(scope, ask))
 
 
 _pool: ThreadPoolExecutor | None = None
@@ -126,6 +141,11 @@ def _learn_prompt(prompt: str, project: str) -> None:
 @bp.route("/api/memory/recent", methods=["GET"])
 def recent() -> Response:
     q = parse_query(bp.current_request, RecentQuery)
+    scope = run_scope(bp.current_request)
+    if scope is not None:
+        return ok({"results": [memory_json(m) for m in get_container().scoped_reads.recent(
+            scope, q.project, limit=q.limit, category=q.category, metadata=q.metadata_filter(),
+            include_untrusted=q.include_untrusted)]})
     memories = get_container().memory.recent(q.project, limit=q.limit, category=q.category,
                                              metadata=q.metadata_filter(),
                                              include_untrusted=q.include_untrusted)
@@ -146,6 +166,14 @@ def import_rules() -> Response:
 def recall() -> Response:
     """What memory holds about a file being read, or the recorded fixes for an error (trusted only)."""
     q = parse_query(bp.current_request, RecallQuery).checked()
+    scope = run_scope(bp.current_request)
+    if scope is not None:
+        scoped = get_container().scoped_reads
+        if q.file is not None:
+            found = [memory_json(m) for m in scoped.about_file(scope, q.project, q.file, q.limit)]
+        else:
+            found = [hit_json(h) for h in scoped.for_error(scope, q.project, q.error or "", q.limit)]
+        return ok({"results": found})
     recall = get_container().memory_recall
     if q.file is not None:
         return ok({"results": [memory_json(m) for m in recall.about_file(q.project, q.file, q.limit)]})

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from chalice import Response
 from pydantic import ConfigDict, Field
 
+from chalicelib.agents.scope_edge import run_scope
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, delivery_key, ok, parse_body, parse_query
 from chalicelib.kernel.wire import CapturedJson, Count, Int64, captured
@@ -99,4 +100,6 @@ def _to_graph(project: str, summary: str, session_id: str) -> None:
 @bp.route("/api/session/briefing", methods=["GET"])
 def briefing() -> Response:
     query = parse_query(bp.current_request, BriefingQuery)
-    return ok(get_container().sessions.briefing(query.project))
+    briefing = get_container().sessions.briefing(query.project)
+    scope = run_scope(bp.current_request)  # a subagent's hooks: its profile's memory scope only
+    return ok(briefing if scope is None else scope.briefing(query.project, briefing))

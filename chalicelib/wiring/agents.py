@@ -11,10 +11,13 @@ if TYPE_CHECKING:
     from chalicelib.agents.services.cron import AgentCron
     from chalicelib.agents.services.lessons import ProfileLessons
     from chalicelib.agents.services.lifecycle import SubagentLifecycle
+    from chalicelib.agents.services.memory_scope import RunMemoryScopes, ScopedReads
     from chalicelib.agents.services.messaging import AgentMessaging
     from chalicelib.agents.services.ports import AgentsUnits
     from chalicelib.agents.services.profiles import AgentProfiles
     from chalicelib.agents.services.runs import SubagentRuns
+    from chalicelib.memory.services.memory_recall import MemoryRecall
+    from chalicelib.memory.services.memory_service import MemoryService
     from chalicelib.tasks.services.tasks import TaskService
 
 
@@ -22,6 +25,10 @@ class AgentWiring(CoreWiring):
     if TYPE_CHECKING:  # built by the other capabilities' wiring
         @property
         def tasks(self) -> TaskService: ...
+        @property
+        def memory(self) -> MemoryService: ...
+        @property
+        def memory_recall(self) -> MemoryRecall: ...
 
     # Subagents: profiles, runs (executed as tasks), messages, cron jobs, lessons, the lifecycle.
     @cached_property
@@ -67,3 +74,16 @@ class AgentWiring(CoreWiring):
 
         return SubagentLifecycle(self.agents_units, self.tasks, self.agent_runs, self.agent_messaging,
                                  self.profile_lessons, NullReporter())
+
+    @cached_property
+    def run_memory_scopes(self) -> RunMemoryScopes:
+        """A run's memory scope, by its id (what its hooks send), from its task's engine options."""
+        from chalicelib.agents.services.memory_scope import RunMemoryScopes
+
+        return RunMemoryScopes(self.agents_units, self.tasks)
+
+    @cached_property
+    def scoped_reads(self) -> ScopedReads:
+        from chalicelib.agents.services.memory_scope import ScopedReads
+
+        return ScopedReads(self.memory, self.memory_recall)

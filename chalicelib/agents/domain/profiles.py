@@ -16,6 +16,7 @@ from chalicelib.kernel.errors import InvalidInput
 from chalicelib.tasks.domain.engine_switch import KNOWN_ENGINES
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,47}$")
+CATEGORY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")  # a memory category (project_rule, ...)
 TOOL = re.compile(r"^[A-Za-z0-9_.*:()/ -]{1,120}$")
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 MAX_PROMPT = 20_000
@@ -112,4 +113,4 @@ def profile_from_body(body: Mapping[str, Any]) -> Profile:
         permission_mode=mode, allowed_tools=_names(body, "allowed_tools", TOOL),
         time_budget_s=int(budget), cost_budget_usd=_number(body, "cost_budget_usd", None, 0, 10_000),
         memory_projects=_names(body, "memory_projects", TOOL), memory_categories=_names(
-            body, "memory_categories", NAME), default_machine=_text(body, "default_machine", limit=100))
+            body, "memory_categories", CATEGORY), default_machine=_text(body, "default_machine", limit=100))

@@ -127,6 +127,8 @@ def scope_filters(scope: SearchScope) -> str:
     filters = ["m.project = ANY(%(projects)s)", LIVE]
     if scope.category is not None:
         filters.append("m.category = %(category)s")
+    elif scope.categories is not None:  # a subagent's memory scope: only these categories
+        filters.append("m.category = ANY(%(categories)s)")
     else:
         filters.append(_NOT_ON_REQUEST)
     if scope.metadata:
@@ -203,7 +205,8 @@ class PostgresMemorySearch:
         """The statement's parameters (`use_ann` False until a vector plan sets it)."""
         return {
             "query": query, "vector": vector(embedding), "projects": list(scope.projects),
-            "category": scope.category, "metadata": Jsonb(scope.metadata) if scope.metadata else None,
+            "category": scope.category, "categories": list(scope.categories or ()),
+            "metadata": Jsonb(scope.metadata) if scope.metadata else None,
             "tag": scope.tag,
             "pool": pool, "limit": limit, "candidate_terms": CANDIDATE_TERMS,
             "text_budget": TEXT_BUDGET, "max_share": MAX_SHARE, "wide": 4 * pool,

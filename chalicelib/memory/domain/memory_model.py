@@ -150,6 +150,7 @@ class SearchScope:
     metadata: dict[str, Any] | None = None
     tag: str | None = None
     include_untrusted: bool = False  # quarantined memories only when asked for by name
+    categories: tuple[str, ...] | None = None  # several categories (a subagent's memory scope)
 
 
 @dataclass(frozen=True)

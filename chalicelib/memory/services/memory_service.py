@@ -105,20 +105,23 @@ class MemoryService:
                       category: str | None = None, mode: SearchMode = "hybrid",
                       metadata: dict[str, Any] | None = None,
                       weights: SearchWeights | None = None, tag: str | None = None,
-                      include_untrusted: bool = False) -> SearchResult:
+                      include_untrusted: bool = False,
+                      categories: Sequence[str] | None = None) -> SearchResult:
         """For each (projects, limit), its best memories: hits in scope order, each scope by score.
 
-        Quarantined (untrusted) memories are left out unless `include_untrusted`."""
+        Quarantined (untrusted) memories are left out unless `include_untrusted`; `categories`
+        (when `category` is not given) keeps only those categories."""
         if mode not in SEARCH_MODES:
             raise InvalidInput(f"mode must be one of {', '.join(SEARCH_MODES)}", field="mode")
         text, used, degraded, vector = self.prepare_query(query, mode)
         chosen = weights.normalised() if weights else self._weights
+        only = tuple(categories) if categories is not None else None
         hits: list[SearchHit] = []
         with self._units() as uow:
             for projects, limit in scopes:
                 if limit > 0:
                     hits += uow.search.search(text, vector, SearchScope(projects, category, metadata, tag,
-                                                                      include_untrusted),
+                                                                      include_untrusted, only),
                                               mode=used, limit=limit, weights=chosen)
             uow.memories.record_access([h.id for h in hits], throttled=True)
             uow.commit()

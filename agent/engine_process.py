@@ -54,11 +54,13 @@ def read_lines(proc: subprocess.Popen[str], lines: queue.Queue[str | None]) -> I
 
 def forward_all(runner: TaskRunner, engine: Engine, lines: Iterator[str], summary: RunSummary) -> None:
     for line in lines:
-        for event in engine.parse(line):
+        events = engine.parse(line)
+        for event in events:
             summary.add(event)
             wire = to_wire(event)
             if wire is not None:
                 runner.batcher.add(wire)
+        runner.cost_guard.see(line, events)
 
 
 def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,

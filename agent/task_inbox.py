@@ -72,18 +72,15 @@ def take_turns(runner: TaskRunner, engine: Engine, proc: subprocess.Popen[str], 
     if not write_turn(proc, prompt):
         return
     for line in lines:
-        for event in engine.parse(line):
+        events = engine.parse(line)
+        for event in events:
             summary.add(event)
             wire = to_wire(event)
             if wire is not None:
                 runner.batcher.add(wire)
+        runner.cost_guard.see(line, events)  # over the cost budget: stopped, no further turn
+        for event in events:
             if event.kind != "result" or proc.stdin is None or proc.stdin.closed:
-                continue
-            budget = runner.task.get("cost_budget_usd")
-            if budget is not None and summary.cost_usd is not None and summary.cost_usd > float(budget):
-                runner.event("notice", f"cost budget of ${budget} spent (${summary.cost_usd:.4f}): "
-                                       "no further turns")
-                close_stdin(proc)
                 continue
             message = runner.inbox.take()
             if message is None or runner.stopped or not write_turn(proc, message[1]):

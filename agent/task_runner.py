@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from agent.agent_context import AgentContext, call_with_retry, log
+from agent.cost_guard import CostGuard
 from agent.engine_chain import run_engine_chain
 from agent.event_batcher import EventBatcher
 from agent.process_tree import kill_tree
@@ -81,6 +82,7 @@ class TaskRunner:
         self._lease_ok = self.started
         self.batcher = EventBatcher(self._post_events)
         self.inbox = TaskInbox()  # messages relayed to an interactive engine's next turn
+        self.cost_guard = CostGuard(self, self.task.get("cost_budget_usd"))  # stops it mid-turn
 
     # Control, from other threads.
     def stop(self, reason: str) -> None:
@@ -135,6 +137,8 @@ class TaskRunner:
         self.event("workspace", f"worktree {ws.path} on branch {ws.branch}",
                    {"worktree": str(ws.path), "branch": ws.branch, "base": ws.base})
         run, code, engine, cost = run_engine_chain(self, ws)
+        if self.cost_guard.tripped:  # stopped mid-turn: no result reported the cost, the guard's estimate did
+            cost = max(cost or 0.0, self.cost_guard.spent_usd)
         status = self.stop_reason or ("completed" if run.succeeded(code) else "failed")
         message = (f"itachi: {self.task['description'].splitlines()[0][:60]}\n\n"
                    f"Task {self.task_id} (attempt {self.attempt}, {engine})")

@@ -136,11 +136,13 @@ def _run_engine(runner: TaskRunner, shell: RemoteShell, root: str, ws: Workspace
             return
         *lines, pending[0] = (pending[0] + text).split("\n")
         for line in lines:
-            for event in engine.parse(line):
+            events = engine.parse(line)
+            for event in events:
                 summary.add(event)
                 wire = to_wire(event)
                 if wire is not None:
                     runner.batcher.add(wire)
+            runner.cost_guard.see(line, events)
 
     runner.event("engine_started", f"{name} started on {shell.name}", {"engine": name, "target": shell.name})
     try:

@@ -4,7 +4,9 @@ CLI against FakeAnthropic, with the profile's system prompt, permission mode and
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,7 @@ from tests.support.orchestration import client_for, wait_for
 
 pytestmark = pytest.mark.e2e
 SLEEP = "python3 -c 'import time; time.sleep({})'"
+OUTSIDE = "python3 -c 'open(\"outside-the-list.txt\", \"w\").write(\"x\")'"
 
 
 @pytest.fixture
@@ -196,3 +199,65 @@ def test_a_run_past_its_time_budget_is_stopped_and_reported_to_the_run_that_spaw
     assert any(
         "Run the migration" in lesson["content"] and "timed_out" in lesson["content"] for lesson in lessons
     )
+
+
+def test_a_turn_that_overspends_the_cost_budget_is_stopped_in_the_middle_and_keeps_what_it_said(
+    h: AgentHarness, tmp_path: Path
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    said = "Starting the migration: step one of three."
+    # Two million input tokens: more than $1 at any Claude model's list price; the tool would
+    # then keep the turn going for 90 s, so only a stop in the middle of the turn ends it sooner.
+    migrate = {"command": SLEEP.format(90), "description": "migrate"}
+    costly = replace(Reply.tool_use("Bash", migrate, text=said), input_tokens=2_000_000)
+    with FakeAnthropic([costly, Reply.text("Migration done.")]) as fake:
+        start_claude_agent(h, fake, tmp_path)
+        add_operator(h)
+        run = h.client.post("/api/agents/runs", {"profile": "operator", "prompt": "Run the migration",
+                                                 "repo": str(repo), "cost_budget_usd": 1.0})
+        done = finished_run(h, run["id"], timeout_s=60)
+        requests = fake.conversation_requests()
+
+    assert done["status"] == "timed_out", done
+    assert "over budget $1" in (done["stop_reason"] or ""), done
+    assert done["result_summary"] == said  # the partial result is kept
+    assert done["cost_usd"] > 1.0
+    assert len(requests) == 1  # the tool's result never went back to the model
+    events = h.events(done["task_id"])
+    notices = [e for e in events if e["kind"] == "notice" and "cost budget of $1 spent" in e["text"]]
+    assert len(notices) == 1 and notices[0]["data"]["budget"] == "cost"
+    task = h.client.get(f"/api/tasks/{done['task_id']}")
+    assert task["status"] == "timed_out" and task["cost_usd"] > 1.0
+
+
+def test_the_devops_profile_runs_its_allowed_commands_in_accept_edits_mode_and_is_refused_the_rest(
+    h: AgentHarness, tmp_path: Path
+) -> None:
+    repo = make_repo(tmp_path / "repo")
+    script = [
+        Reply.tool_use("Bash", {"command": "git tag release-candidate", "description": "tag"}),
+        Reply.tool_use("Bash", {"command": OUTSIDE, "description": "write a file with python"}),
+        Reply.tool_use("Write", {"file_path": "deploy/notes.md", "content": "rolled out\n"}),
+        Reply.text("Tagged the release candidate and wrote the deploy notes."),
+    ]
+    with FakeAnthropic(script) as fake:
+        start_claude_agent(h, fake, tmp_path)
+        run = h.client.post("/api/agents/runs", {"profile": "devops", "prompt": "Tag the release candidate",
+                                                 "repo": str(repo)})
+        done = finished_run(h, run["id"])
+        requests = fake.conversation_requests()
+    task = h.client.get(f"/api/tasks/{done['task_id']}")
+    devops = BUILTIN_PROFILES["devops"]
+
+    assert done["status"] == "completed", done
+    assert task["engine_options"]["permission_mode"] == "acceptEdits"
+    assert task["engine_options"]["allowed_tools"] == list(devops.allowed_tools)
+    assert all(devops.system_prompt in json.dumps(r.body["system"]) for r in requests)
+    tool_results = [json.dumps(r.body["messages"][-1]) for r in requests[1:4]]
+    assert '"is_error": false' in tool_results[0]  # Bash(git:*) is on the list
+    assert '"is_error": true' in tool_results[1]  # python is not: print mode cannot ask for it
+    assert '"is_error": false' in tool_results[2] or '"is_error"' not in tool_results[2]  # acceptEdits
+    tags = subprocess.run(["git", "-C", str(repo), "tag"], capture_output=True, text=True, check=True)
+    assert "release-candidate" in tags.stdout.split()
+    assert not (Path(task["worktree"]) / "outside-the-list.txt").exists()
+    assert "deploy/notes.md" in task["files_changed"]

@@ -78,6 +78,7 @@ class Reply:
     error_type: str = ""
     headers: dict[str, str] = field(default_factory=dict)
     times: int = 1
+    input_tokens: int = 100  # the usage it reports: a costly turn reports many (dataclasses.replace)
 
     @classmethod
     def text(cls, text: str) -> Reply:
@@ -271,7 +272,7 @@ class FakeAnthropic:
             "content": blocks,
             "stop_reason": "tool_use" if reply.is_tool_use else "end_turn",
             "stop_sequence": None,
-            "usage": {"input_tokens": 100, "output_tokens": 20},
+            "usage": {"input_tokens": reply.input_tokens, "output_tokens": 20},
         }
 
 
@@ -337,7 +338,7 @@ def _sse_events(message: dict[str, Any]) -> Iterator[bytes]:
         **message,
         "content": [],
         "stop_reason": None,
-        "usage": {"input_tokens": 100, "output_tokens": 1},
+        "usage": {"input_tokens": message["usage"]["input_tokens"], "output_tokens": 1},
     }
     yield _event("message_start", {"type": "message_start", "message": start})
     for index, block in enumerate(message["content"]):

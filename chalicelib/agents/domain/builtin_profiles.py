@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from chalicelib.agents.domain.profiles import Profile
 
+# acceptEdits lets the engine edit files; its commands still need approval, which a headless run
+# cannot give: these are the build, deploy and diagnosis tools it may run unprompted.
+DEVOPS_TOOLS = ("Read", "Grep", "Glob", "Edit", "Write", *(f"Bash({c}:*)" for c in (
+    "git", "make", "docker", "docker compose", "kubectl", "helm", "terraform", "ansible-playbook",
+    "systemctl status", "journalctl", "ps", "df", "du", "ls", "cat", "tail", "head", "grep", "curl", "gh")))
+
 BUILTIN_PROFILES: dict[str, Profile] = {p.name: p for p in (
     Profile(
         name="code-reviewer", builtin=True,
@@ -29,6 +35,6 @@ BUILTIN_PROFILES: dict[str, Profile] = {p.name: p for p in (
         system_prompt=(
             "You are a DevOps engineer. Prefer reversible steps, check state before changing it, "
             "never print secrets, and say exactly what you changed and how to roll it back."),
-        permission_mode="acceptEdits", time_budget_s=1800, cost_budget_usd=3.0,
+        permission_mode="acceptEdits", allowed_tools=DEVOPS_TOOLS, time_budget_s=1800, cost_budget_usd=3.0,
         memory_categories=("project_rule", "task_lesson")),
 )}

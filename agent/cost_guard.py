@@ -1,0 +1,89 @@
+"""Stop a task's engine as soon as what it has spent passes the task's cost budget.
+
+Engines report their cost only at a turn's `result`; Claude Code also reports each model
+response's token usage (`message.usage` on its `assistant` lines) as it goes. The guard adds
+the results' costs to an estimate of the responses since the last result (tokens at the
+model's list price), so a turn that overspends is stopped in the middle, not after it. When
+the total passes the budget it posts a notice and stops the run as a budget stop
+(`timed_out`); what the engine said so far stays the run's summary, and the spent amount is
+its reported cost.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from chalicelib.tasks.domain.engine_events import EngineEvent, EventKind
+
+if TYPE_CHECKING:
+    from agent.task_runner import TaskRunner
+
+# USD per million tokens: input, output, cache write, cache read (public list prices).
+PRICES: tuple[tuple[str, tuple[float, float, float, float]], ...] = (
+    ("opus-4-5", (5.0, 25.0, 6.25, 0.50)), ("opus", (15.0, 75.0, 18.75, 1.50)),
+    ("haiku-4", (1.0, 5.0, 1.25, 0.10)), ("haiku", (0.80, 4.0, 1.0, 0.08)),
+)
+DEFAULT_PRICE = (3.0, 15.0, 3.75, 0.30)  # Sonnet's, for Sonnet and any model not listed
+
+
+def estimate_usd(model: str, usage: dict[str, Any]) -> float:
+    """What one response's token usage costs at `model`'s list price."""
+    price = next((p for name, p in PRICES if name in model), DEFAULT_PRICE)
+    counts = [usage.get(k) for k in ("input_tokens", "output_tokens", "cache_creation_input_tokens",
+                                     "cache_read_input_tokens")]
+    return sum(float(n) * rate for n, rate in zip(counts, price, strict=True)
+               if isinstance(n, int | float) and not isinstance(n, bool)) / 1_000_000
+
+
+def _amount(value: Any) -> float | None:
+    """A budget as the task carries it (a number or its decimal text); None: no budget."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+class CostGuard:
+    def __init__(self, runner: TaskRunner, budget: Any) -> None:
+        self._runner = runner
+        self.budget = _amount(budget)
+        self._settled = 0.0  # what the results reported
+        self._pending: dict[str, float] = {}  # estimates of responses since the last result, by message id
+        self.tripped = False
+
+    @property
+    def spent_usd(self) -> float:
+        return self._settled + sum(self._pending.values())
+
+    def see(self, line: str, events: Iterable[EngineEvent]) -> None:
+        """Account for one line of the engine's output (and the events parsed from it)."""
+        if self.budget is None or self.tripped:
+            return
+        for event in events:
+            cost = event.data.get("cost_usd") if event.kind == EventKind.RESULT else None
+            if isinstance(cost, int | float):
+                self._settled += float(cost)
+                self._pending.clear()
+        if '"usage"' in line and '"assistant"' in line:
+            self._estimate(line)
+        if self.spent_usd > self.budget:
+            self.tripped = True
+            spent = self.spent_usd
+            text = f"cost budget of ${self.budget:g} spent (${spent:.4f} so far): stopped"
+            self._runner.event("notice", text, {"cost_usd": round(spent, 6), "budget": "cost"})
+            self._runner.stop("timed_out")
+
+    def _estimate(self, line: str) -> None:
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            return
+        message = obj.get("message") if isinstance(obj, dict) and obj.get("type") == "assistant" else None
+        if not isinstance(message, dict) or not isinstance(message.get("usage"), dict):
+            return
+        key = str(message.get("id") or len(self._pending))
+        self._pending[key] = estimate_usd(str(message.get("model") or ""), message["usage"])

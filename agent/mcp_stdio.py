@@ -35,7 +35,12 @@ def serve(project: str | None = None) -> int:
     from chalicelib.mcp.sdk_server import build_server
     from chalicelib.mcp.services.tool_calls import McpTools
 
-    tools = McpTools(ApiBackend(ApiClient.configured(timeout_s=30.0)), working_project(project))
+    # Inside a subagent's engine: its memory reads stay in the run's scope (the server's), and
+    # the run is the default parent, sender and owner of what it spawns, sends and schedules.
+    run_id = os.environ.get("ITACHI_AGENT_RUN_ID", "").strip() or None
+    headers = {"X-Itachi-Agent-Run": run_id} if run_id else None
+    backend = ApiBackend(ApiClient.configured(timeout_s=30.0, headers=headers))
+    tools = McpTools(backend, working_project(project), own_run=run_id)
     server = build_server(tools, version=_version())
 
     async def main() -> None:

@@ -35,16 +35,19 @@ class ApiError(Exception):
 class ApiClient:
     """A blocking JSON client for the CLI and the agent: one timeout per request, errors raised."""
 
-    def __init__(self, config: ClientConfig, timeout_s: float = 30.0) -> None:
+    def __init__(self, config: ClientConfig, timeout_s: float = 30.0,
+                 headers: Mapping[str, str] | None = None) -> None:
         self._config = config
         self._timeout = timeout_s
+        self._headers = dict(headers) if headers else None  # sent with every request
 
     @classmethod
-    def configured(cls, home: Path | None = None, timeout_s: float = 30.0) -> ApiClient:
+    def configured(cls, home: Path | None = None, timeout_s: float = 30.0,
+                   headers: Mapping[str, str] | None = None) -> ApiClient:
         """A client for the API that $ITACHI_HOME/config.json and the environment name."""
         from chalicelib.contracts.local_home import load_client_config
 
-        return cls(load_client_config(home), timeout_s)
+        return cls(load_client_config(home), timeout_s, headers)
 
     def get(self, path: str, **params: Any) -> Any:
         query = {k: v for k, v in params.items() if v is not None}
@@ -58,7 +61,7 @@ class ApiClient:
 
     def _call(self, method: str, path: str, body: Any | None = None) -> Any:
         return request_json(self._config.api_url, self._config.api_key, method, path, body,
-                            timeout_s=self._timeout, user_agent="itachi-cli")
+                            timeout_s=self._timeout, user_agent="itachi-cli", headers=self._headers)
 
 
 def request_json(api_url: str, api_key: str, method: str, path: str, body: Any = None, *,

@@ -177,8 +177,9 @@ AGENT_TOOLS: tuple[ToolSpec, ...] = (
         }, ("message",)), read_only=False),
     ToolSpec(
         "manage_cron", "Schedule a subagent",
-        "Schedule a prompt for a profile (or for the profile of a run, e.g. yourself) on a five-field "
-        "UTC cron expression such as '0 9 * * mon', optionally until a time; each due time starts one run.",
+        "Schedule a prompt for a profile (or for the profile of a run, e.g. yourself: a subagent naming "
+        "neither schedules itself) on a five-field UTC cron expression such as '0 9 * * mon', optionally "
+        "until a time; each due time starts one run.",
         _object({
             "schedule": {"type": "string", "minLength": 9, "maxLength": 100},
             "prompt": {"type": "string", "minLength": 1, "maxLength": 10_000},

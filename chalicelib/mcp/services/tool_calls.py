@@ -55,10 +55,11 @@ class McpTools:
     """Itachi's MCP tools over one backend; `default_project` is used when a call names none."""
 
     def __init__(self, backend: ItachiBackend, default_project: str | None = None,
-                 permit: Permit | None = None) -> None:
+                 permit: Permit | None = None, own_run: str | None = None) -> None:
         self._backend = backend
         self._default_project = default_project
         self._permit = permit
+        self._own_run = own_run  # the subagent run whose engine this server serves, if any
         self._handlers: dict[str, Callable[[dict[str, Any]], ToolAnswer]] = {
             "memory_search": self._search, "memory_store": self._store, "memory_list": self._list,
             "memory_get": self._get, "memory_forget": self._forget, "memory_status": self._status,
@@ -173,7 +174,7 @@ class McpTools:
     def _agent_spawn(self, args: dict[str, Any]) -> ToolAnswer:
         body = {"profile": args["profile"], "prompt": args["task"], "project": self._project(args),
                 "repo": args.get("repo"), "machine": args.get("machine"),
-                "parent_run_id": args.get("parent_run")}
+                "parent_run_id": args.get("parent_run") or self._own_run}
         run = self._backend.spawn_agent({k: v for k, v in body.items() if v is not None})
         return ToolAnswer(f"Spawned {run.get('profile')} run {run.get('id')} (task {run.get('task_id')}); "
                           f"message it with agent_message.")
@@ -181,16 +182,18 @@ class McpTools:
     def _agent_message(self, args: dict[str, Any]) -> ToolAnswer:
         if bool(args.get("run")) == bool(args.get("profile")):
             raise ToolInputError("name either a run or a profile")
+        sender = args.get("sender") or (f"run:{self._own_run[:8]}" if self._own_run else "user")
         sent = self._backend.message_agent(run=args.get("run"), profile=args.get("profile"),
-                                           body=args["message"], sender=args.get("sender") or "user")
+                                           body=args["message"], sender=sender)
         how = {"relayed": "relayed to its running engine for its next turn",
                "waiting": "kept for the run's first turn", "follow_up": "given to a follow-up run",
                "new_run": "started as a new run"}.get(str(sent.get("delivery")), str(sent.get("delivery")))
         return ToolAnswer(f"Message {sent.get('message', {}).get('seq')} to run {sent.get('run_id')}: {how}.")
 
     def _manage_cron(self, args: dict[str, Any]) -> ToolAnswer:
+        mine = self._own_run if not args.get("run") and not args.get("profile") else None  # itself
         body = {"schedule": args["schedule"], "prompt": args["prompt"], "profile": args.get("profile"),
-                "run_id": args.get("run"), "project": args.get("project") or self._default_project,
+                "run_id": args.get("run") or mine, "project": args.get("project") or self._default_project,
                 "until": args.get("until")}
         job = self._backend.add_cron({k: v for k, v in body.items() if v is not None})
         return ToolAnswer(f"Scheduled {job.get('profile')} job {job.get('id')} ({job.get('schedule')} UTC); "

@@ -63,3 +63,38 @@ def test_a_model_spawns_messages_and_schedules_subagents_through_mcp(
     assert "Scheduled code-reviewer job" in answers["cron"]
     assert "either a run or a profile" in answers["both"]
     assert "no agent profile 'astrologer'" in answers["unknown"]
+
+
+def test_inside_a_subagents_engine_the_stdio_tools_act_for_its_run_and_read_only_its_memory_scope(
+    api: RunningApi, tmp_path: Path
+) -> None:
+    from tests.integration.mcp.mcp_clients import stdio_client
+
+    project = "agents-scoped"
+    client = client_for(api.url, api.key)
+    facts = [("fact", "The SDK release notes live on the vendor blog."),
+             ("decision", "We decided to pin the SDK release notes feed.")]
+    client.post("/api/memory/batch", {"memories": [
+        {"project": project, "category": c, "content": t, "source": "user"} for c, t in facts]})
+    run = client.post("/api/agents/runs", {"profile": "researcher", "prompt": "Watch the SDK",
+                                           "project": project, "machine": "nowhere"})
+    calls = {"cron": ("manage_cron", {"schedule": "0 9 * * mon", "prompt": "Check again"}),
+             "spawn": ("agent_spawn", {"profile": "code-reviewer", "task": "Review it", "machine": "none"}),
+             "search": ("memory_search", {"query": "SDK release notes"})}
+    answers: dict[str, str] = {}
+
+    async def scenario() -> None:
+        async with stdio_client(api, tmp_path, ITACHI_PROJECT=project, ITACHI_AGENT_RUN_ID=run["id"]) as mcp:
+            for name, (tool, args) in calls.items():
+                answer = await mcp.call_tool(tool, args)
+                assert not answer.is_error, text(answer)
+                answers[name] = text(answer)
+
+    anyio.run(scenario)
+
+    (job,) = client.get("/api/agents/cron", profile="researcher")["jobs"]
+    child_id = UUID.search(answers["spawn"]).group(0)  # type: ignore[union-attr]
+    assert job["created_by_run"] == run["id"] and job["prompt"] == "Check again"
+    assert client.get(f"/api/agents/runs/{child_id}")["parent_run_id"] == run["id"]
+    assert "vendor blog" in answers["search"]  # researcher reads facts...
+    assert "pin the SDK" not in answers["search"]  # ...not decisions

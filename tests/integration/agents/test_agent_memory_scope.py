@@ -140,3 +140,16 @@ def test_the_run_id_narrows_what_a_request_asks_for_and_never_widens_it(
         call(api, "GET", "/api/memory/search", headers=header, query="billing ledger", project=SCOPED,
              explain="true")
     assert explained.value.code == 400
+
+
+def test_the_pre_compact_hook_of_a_subagent_keeps_its_working_notes_as_a_lesson_of_its_profile(
+    api: RunningApi, world: dict[str, Any]
+) -> None:
+    transcript = (REPO_ROOT / ".." / "shared" / "claude-code" / "samples" / "transcript.jsonl").resolve()
+    payload = {"event": "PreCompact", "trigger": "auto", "transcript_path": str(transcript)}
+    hook(api, world, "pre_compact", payload, world["run"]["id"])
+    profile = "/api/agents/profiles/ledger-analyst"
+    lessons = wait_for(lambda: [x for x in call(api, "GET", profile)["lessons"] if x["kind"] == "notes"],
+                       timeout_s=30, what="the notes lesson")
+    assert "notes.md written and edited." in lessons[0]["content"]
+    assert lessons[0]["source_run"] == world["run"]["id"]

@@ -28,7 +28,7 @@ _KIND = re.compile(
     r"account|team|project|app|library|cluster)\b"
 )
 _QUESTION = re.compile(
-    r"^(who|what|when|where|why|how|which|is|are|do|does|did|can|could|should|would|"
+    r"^(who|what|when|where|why|how|which|is|are|do(?!\s+not\b)|does|did|can|could|should|would|"
     r"will|shall)\b",
     re.I,
 )

@@ -5,7 +5,8 @@ consumer's work, once per text (keyed by project and content). With a model conf
 filter for storage and extract instructions, then the store tool loop (at most 8 turns and 30 s),
 the force-store fallback when the loop stored nothing, and the reconciliation of new
 instructions with the old ones. Without one (or when the model fails) the heuristic extractor
-writes the graph. Every run leaves a trace (`itachi graph trace ID`).
+writes the graph and the instructions' wording reconciles them (`domain/reconcile_rules.py`).
+Every run leaves a trace (`itachi graph trace ID`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from chalicelib.graph.domain.heuristic_extractor import Extraction, extract
 from chalicelib.graph.services.graph_writer import write_extraction
 from chalicelib.graph.services.llm_extraction import LlmStorePipeline
 from chalicelib.graph.services.ports import GraphUnits
+from chalicelib.graph.services.reconciler import Reconciler
 from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.redaction import redact
 from chalicelib.llm.services.ports import LanguageModel, ToolModel
@@ -93,7 +95,7 @@ class GraphStore:
         if self._llm.enabled and self._tools is not None and self._tools.enabled:
             pipeline = LlmStorePipeline(self._units, self._embedder, self._llm, self._tools, self._clock)
             found = pipeline.run(project, text, source, trace)
-            contradictions = pipeline.contradictions
+            contradictions = list(pipeline.contradictions)
         else:
             found = extract(text, self._clock())
         written: dict[str, Any] = {}
@@ -111,11 +113,19 @@ class GraphStore:
                     source,
                     {"origin": message.get("origin") or {}} if message.get("origin") else None,
                 )
-            trace["written"] = written
-            trace["timings"] = {
-                **trace.get("timings", {}),
-                "total_ms": round((time.monotonic() - started) * 1000),
-            }
+            uow.commit()
+        if written.get("nodes"):  # no model: the instructions are reconciled by their wording
+            reconciler = Reconciler(self._units, self._embedder)
+            trace["reconciliation"] = reconciler.heuristic(
+                project, [n["id"] for n in written["nodes"] if n["type"] == "instruction"]
+            )
+            contradictions += reconciler.contradictions
+        trace["written"] = written
+        trace["timings"] = {
+            **trace.get("timings", {}),
+            "total_ms": round((time.monotonic() - started) * 1000),
+        }
+        with self._units() as uow:
             trace_id = uow.graph.add_trace(project, "store", trace, TRACE_DAYS)
             uow.commit()
         for contradiction in contradictions:

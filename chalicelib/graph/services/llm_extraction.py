@@ -14,7 +14,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from chalicelib.graph.domain.graph_model import Contradiction, Node
 from chalicelib.graph.domain.heuristic_extractor import Extraction, Item, Mention, extract
 from chalicelib.graph.domain.llm_prompts import (
     CLASSIFY_SCHEMA,
@@ -28,14 +27,12 @@ from chalicelib.graph.domain.llm_prompts import (
 )
 from chalicelib.graph.services.graph_tools import GraphTools
 from chalicelib.graph.services.graph_writer import embed_all, write_extraction
-from chalicelib.graph.services.ports import GraphUnits, SupersedeRefused
+from chalicelib.graph.services.ports import GraphUnits
+from chalicelib.graph.services.reconciler import Reconciler
 from chalicelib.graph.services.tool_loop import run_tool_loop
 from chalicelib.llm.services.ports import LanguageModel, ToolModel
 from chalicelib.memory.domain.provenance import is_trusted
 from chalicelib.memory.services.ports import Embedder
-
-RECONCILE_CANDIDATES = 6
-RECONCILE_MIN_SCORE = 0.35
 
 
 class LlmStorePipeline:
@@ -52,7 +49,8 @@ class LlmStorePipeline:
         self._llm = llm
         self._tools = tools
         self._clock = clock
-        self.contradictions: list[Contradiction] = []
+        self._reconciler = Reconciler(units, embedder)
+        self.contradictions = self._reconciler.contradictions
 
     def run(self, project: str, text: str, source: str, trace: dict[str, Any]) -> Extraction | None:
         timings = trace.setdefault("timings", {})
@@ -124,14 +122,12 @@ class LlmStorePipeline:
         return recorded
 
     def _reconcile(self, project: str, stored: list[str]) -> list[dict[str, Any]]:
-        """Check each new instruction against similar live ones; apply SUPERSEDES, list CONTRADICTION."""
+        """Check each new instruction against similar live ones; apply SUPERSEDES, list CONTRADICTION.
+        When the model gives no usable answer the wording decides (`reconcile_rules`)."""
         report: list[dict[str, Any]] = []
-        for node_id in stored:
-            with self._units() as uow:
-                node = uow.graph.get_node(node_id)
-            if node is None or node.node_type != "instruction" or not node.live:
-                continue
-            candidates = self._candidates(project, node)
+        nodes = self._reconciler.new_instructions(stored)
+        for at, node in enumerate(nodes):
+            candidates = self._reconciler.candidates(project, node, [n.id for n in nodes[at + 1 :]])
             if not candidates:
                 continue
             listing = "\n".join(f"- id={c.id}: {c.content}" for c in candidates)
@@ -142,38 +138,19 @@ class LlmStorePipeline:
                 RECONCILE_SCHEMA,
                 max_tokens=600,
             )
+            if answer is None:
+                report += self._reconciler.judge_by_wording(project, node, candidates)
+                continue
             known = {c.id: c for c in candidates}
-            for verdict in (answer or {}).get("verdicts", []):
+            for verdict in answer.get("verdicts", []):
                 old = known.get(str(verdict.get("old_id")))
                 if old is None:
                     continue  # an id the model made up
                 report.append({"new": node.id, **verdict})
-                self._apply(project, node, old, str(verdict.get("verdict")), str(verdict.get("reason") or ""))
+                self._reconciler.apply(
+                    project, node, old, str(verdict.get("verdict")), str(verdict.get("reason") or "")
+                )
         return report
-
-    def _candidates(self, project: str, node: Node) -> list[Node]:
-        vector = embed_all(self._embedder, [node.content])[0]
-        if vector is None:
-            return []
-        with self._units() as uow:
-            similar = uow.graph.similar(project, vector, ("instruction",), RECONCILE_CANDIDATES + 1)
-        return [c for c in similar if c.id != node.id and c.score >= RECONCILE_MIN_SCORE][
-            :RECONCILE_CANDIDATES
-        ]
-
-    def _apply(self, project: str, new: Node, old: Node, verdict: str, reason: str) -> None:
-        with self._units() as uow:
-            if verdict == "SUPERSEDES":
-                try:
-                    uow.graph.supersede(old.id, new.id)
-                except SupersedeRefused:
-                    return
-            elif verdict == "CONTRADICTION":
-                ident = uow.graph.add_contradiction(project, new.id, old.id, reason)
-                found = uow.graph.get_contradiction(ident) if ident else None
-                if found is not None:
-                    self.contradictions.append(found)
-            uow.commit()
 
 
 def _as_extraction(classified: dict[str, Any], filtered: dict[str, Any]) -> Extraction:

@@ -34,13 +34,19 @@ def contradictions_text(answer: Json, project: str, status: str) -> str:
     found = [c for c in answer.get("contradictions") or [] if isinstance(c, dict)]
     if not found:
         return f"No {status.replace('_', ' ')} contradictions in {project}."
-    lines = [f"{len(found)} {status.replace('_', ' ')} contradictions in {project} "
-             f"(both instructions stay in force until resolved):"]
+    lines = [
+        f"{len(found)} {status.replace('_', ' ')} contradictions in {project} "
+        f"(both instructions stay in force until resolved):"
+    ]
     for item in found:
         reason = f" — {item['reason']}" if item.get("reason") else ""
-        lines.append(f"- contradiction {item.get('id')} · {str(item.get('created_at') or '')[:10]}{reason}\n"
-                     f"  new: {_line(item.get('new'))}\n  old: {_line(item.get('old'))}")
+        lines.append(
+            f"- contradiction {item.get('id')} · {str(item.get('created_at') or '')[:10]}{reason}\n"
+            f"  new: {_line(item.get('new'))}\n  old: {_line(item.get('old'))}"
+        )
     if status == "open":
-        lines.append("A person resolves one with `itachi graph resolve ID keep_new|keep_old|keep_both` "
-                     "(or the Telegram buttons).")
+        lines.append(
+            "A person resolves one with `itachi graph resolve ID keep_new|keep_old|keep_both` "
+            "(or the Telegram buttons)."
+        )
     return "\n".join(lines)

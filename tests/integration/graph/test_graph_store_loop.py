@@ -205,3 +205,24 @@ def test_deep_retrieval_plans_searches_and_keeps_only_curated_sections(
     assert [c["tool"] for c in trace["calls"]] == ["search_entity", "search_facts", "done"]
     assert set(trace["curation"]) == {"Entities", "Facts", "Events"}
     assert usage(graph) == {"graph_plan": 1, "graph_retrieve": 3, "graph_curate": 3}
+
+
+def test_an_unusable_reconciliation_answer_falls_back_to_the_wording(
+    graph: Container, fake: FakeOpenAI
+) -> None:
+    old = seed(graph, "instruction", "Always deploy the billing service on Fridays", ["billing service"])
+    rule = "Never deploy the billing service on Fridays"
+    script_start(fake, [], [{"content": rule, "pattern": "ban", "scope": 0.5, "entities": []}])
+    fake.script_chat_tool_calls(("store_memory", {"type": "instruction", "content": rule, "scope": 0.5}))
+    fake.script_chat_tool_calls(("done", {"stored_count": 1}))
+    fake.script_chat("not json")  # the reconciliation answer
+
+    result = graph.graph_store.run(
+        {"project": PROJECT, "text": "Never deploy the billing service on Fridays!"}
+    )
+
+    (listed,) = graph.graph_admin.contradictions(PROJECT)
+    assert (listed["old"]["id"], listed["new"]["id"]) == (old, result["stored"][0])
+    trace = graph.graph_admin.trace(result["trace_id"])["trace"]
+    assert [(r["verdict"], r["by"]) for r in trace["reconciliation"]] == [("CONTRADICTION", "heuristic")]
+    assert usage(graph)["graph_reconcile"] == 1

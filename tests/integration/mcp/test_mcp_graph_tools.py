@@ -34,8 +34,9 @@ def fake() -> Iterator[FakeOpenAI]:
 def seed(api: RunningApi, project: str, node_type: str, content: str, about: list[str]) -> str:
     container = api.container
     with container.graph_units() as uow:
-        node = uow.graph.insert_node(NodeDraft(project, node_type, content).checked(),
-                                     container.embedder.embed([content])[0])
+        node = uow.graph.insert_node(
+            NodeDraft(project, node_type, content).checked(), container.embedder.embed([content])[0]
+        )
         for name in about:
             entity = uow.graph.upsert_entity(project, name, "person", container.embedder.embed([name])[0])
             uow.graph.add_edge(node.id, entity.id, "about")
@@ -52,8 +53,9 @@ def listed_contradiction(api: RunningApi, project: str) -> tuple[str, str, str]:
     return str(ident), old, new
 
 
-def run_tools(transport: str, api: RunningApi, workdir: Path, project: str,
-              calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[bool, str]]:
+def run_tools(
+    transport: str, api: RunningApi, workdir: Path, project: str, calls: list[tuple[str, dict[str, Any]]]
+) -> list[tuple[bool, str]]:
     answers: list[tuple[bool, str]] = []
 
     async def scenario() -> None:
@@ -75,14 +77,20 @@ def test_without_a_key_graph_recall_answers_from_the_fast_path_and_contradiction
     assert deliver_batch(api.container.queues, INGEST, wait_s=5) == 1
     ident, old, new = listed_contradiction(api, project)
 
-    (recall, fast, contradictions, resolved, empty, bad) = run_tools(transport, api, tmp_path, project, [
-        ("graph_recall", {"query": "Who owns the billing service, and can we deploy it on Friday?"}),
-        ("graph_recall", {"query": "billing service", "deep": False}),
-        ("graph_contradictions", {}),
-        ("graph_contradictions", {"status": "keep_new"}),
-        ("graph_contradictions", {"project": "graph-mcp-nothing"}),
-        ("graph_recall", {"query": "", "limit": 3}),
-    ])
+    (recall, fast, contradictions, resolved, empty, bad) = run_tools(
+        transport,
+        api,
+        tmp_path,
+        project,
+        [
+            ("graph_recall", {"query": "Who owns the billing service, and can we deploy it on Friday?"}),
+            ("graph_recall", {"query": "billing service", "deep": False}),
+            ("graph_contradictions", {}),
+            ("graph_contradictions", {"status": "keep_new"}),
+            ("graph_contradictions", {"project": "graph-mcp-nothing"}),
+            ("graph_recall", {"query": "", "limit": 3}),
+        ],
+    )
 
     assert not recall[0] and "fast path (the server has no LLM key)" in recall[1]
     assert "Dana owns the billing service." in recall[1]
@@ -98,7 +106,10 @@ def test_without_a_key_graph_recall_answers_from_the_fast_path_and_contradiction
 
 @pytest.mark.parametrize("transport", ["stdio", "http"])
 def test_with_a_key_graph_recall_runs_the_deep_path_and_returns_the_curated_records(
-    llm_api: RunningApi, fake: FakeOpenAI, tmp_path: Path, transport: str  # noqa: F811
+    llm_api: RunningApi,  # noqa: F811
+    fake: FakeOpenAI,
+    tmp_path: Path,
+    transport: str,
 ) -> None:
     project = f"graph-deep-{transport}"
     fact = "Peter handles the Anderson account"
@@ -109,12 +120,19 @@ def test_with_a_key_graph_recall_runs_the_deep_path_and_returns_the_curated_reco
     for _ in range(3):  # one curation per section, in parallel: each copies the fact verbatim
         fake.script_chat(f"- {fact}")
 
-    ((failed, answer),) = run_tools(transport, llm_api, tmp_path, project, [
-        ("graph_recall", {"query": "Who handles the Anderson account?"}),
-    ])
+    ((failed, answer),) = run_tools(
+        transport,
+        llm_api,
+        tmp_path,
+        project,
+        [
+            ("graph_recall", {"query": "Who handles the Anderson account?"}),
+        ],
+    )
 
-    assert not failed and answer.startswith(f"Graph memory of {project} for 'Who handles the Anderson "
-                                            "account?' (deep recall; trace ")
+    assert not failed and answer.startswith(
+        f"Graph memory of {project} for 'Who handles the Anderson account?' (deep recall; trace "
+    )
     assert f"- {fact}" in answer
     trace_id = answer.split("trace ", 1)[1].split(")", 1)[0]
     trace = call(llm_api, "GET", f"/api/graph/traces/{trace_id}")[1]["trace"]

@@ -1,6 +1,7 @@
 """Reconciling new instructions with the live ones: the candidates to compare, the verdicts
 applied (SUPERSEDES supersedes the old one; CONTRADICTION is listed for review, both kept) and
-the heuristic verdicts used without a model (`domain/reconcile_rules.py`)."""
+the heuristic verdicts used without a model (`domain/reconcile_rules.py`). Only instructions
+from trusted text take part."""
 
 from __future__ import annotations
 
@@ -27,7 +28,9 @@ class Reconciler:
     def new_instructions(self, stored: Sequence[str]) -> list[Node]:
         with self._units() as uow:
             nodes = [uow.graph.get_node(node_id) for node_id in stored]
-        return [n for n in nodes if n is not None and n.node_type == "instruction" and n.live]
+        # Instructions from untrusted text (tool output, the web, other agents) never replace or
+        # contest the user's: they are not reconciled at all.
+        return [n for n in nodes if n is not None and n.node_type == "instruction" and n.live and n.trusted]
 
     def candidates(self, project: str, node: Node, later: Sequence[str] = ()) -> list[Node]:
         """Live instructions near `node` (by vector), best first, `node` itself left out, and the
@@ -38,7 +41,7 @@ class Reconciler:
         with self._units() as uow:
             similar = uow.graph.similar(project, vector, ("instruction",), CANDIDATES + 1 + len(later))
         skip = {node.id, *later}
-        return [c for c in similar if c.id not in skip and c.score >= MIN_SCORE][:CANDIDATES]
+        return [c for c in similar if c.id not in skip and c.trusted and c.score >= MIN_SCORE][:CANDIDATES]
 
     def apply(self, project: str, new: Node, old: Node, verdict: str, reason: str) -> None:
         with self._units() as uow:

@@ -16,12 +16,15 @@ only; every value is a parameter.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 from psycopg.types.json import Jsonb
 
 from chalicelib.memory.adapters.memory_repository import LIVE, Conn, vector
 from chalicelib.memory.domain.memory_model import ON_REQUEST_CATEGORIES, SearchHit, SearchMode, SearchScope
+from chalicelib.memory.domain.query_dates import TimeWindow, date_factor, query_window
 from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool, vector_plan
 
 CANDIDATE_TERMS = 8  # at most this many of the rarest query terms pick text candidates...
@@ -155,6 +158,12 @@ def build_statement(mode: SearchMode, scope: SearchScope) -> str:
     return "".join(parts)
 
 
+def _by_date(hits: list[SearchHit], window: TimeWindow, weight: float) -> list[SearchHit]:
+    """Each score times its memory's nearness to the query's time window, best first."""
+    dated = [replace(h, score=round(h.score * date_factor(window, h.created_at, weight), 6)) for h in hits]
+    return sorted(dated, key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
+
+
 def _hit(r: dict[str, Any], score: float) -> SearchHit:
     return SearchHit(id=str(r["id"]), project=r["project"], category=r["category"], content=r["content"],
                      summary=r["summary"], score=round(score, 6), created_at=r["created_at"],
@@ -187,7 +196,10 @@ class PostgresMemorySearch:
         if mode != "text" and embedding is None:
             raise ValueError("a vector search needs the query embedding")
         pool = candidate_pool(limit)
-        params = self.parameters(query, embedding, scope, pool=pool, limit=limit, weights=weights)
+        window = query_window(query, datetime.now(UTC)) if weights.dates > 0 else None
+        # A query naming a time re-ranks the whole pool by nearness to it, so the statement returns all of it.
+        params = self.parameters(query, embedding, scope, pool=pool, limit=pool if window else limit,
+                                 weights=weights)
         if mode != "text":
             params["use_ann"] = self.plan_vector_scan(pool, scope)
         conn = self._conn
@@ -195,6 +207,8 @@ class PostgresMemorySearch:
         # and was measured ten times slower on a large project (psycopg prepares after 5 runs).
         rows = conn.execute(build_statement(mode, scope), params, prepare=False).fetchall()
         hits = [_hit(r, float(r["score"])) for r in rows]
+        if window is not None:
+            hits = _by_date(hits, window, weights.dates)[:limit]
         if weights.neighbours > 0 and hits:
             hits = self._with_neighbours(hits, scope, params, weights.neighbours, limit)
         return hits

@@ -33,6 +33,7 @@ class SearchWeights:
     recency: float = 0.1
     half_life_days: float = 90.0
     neighbours: float = 0.0  # > 0: neighbours of the best hits join at this share of their score
+    dates: float = 0.0  # > 0: a query naming a time favours memories near it (`query_dates`)
 
     def normalised(self) -> SearchWeights:
         """Weights with vector + text = 1 and recency in [0, 1]; raise InvalidInput otherwise."""
@@ -42,9 +43,11 @@ class SearchWeights:
             raise InvalidInput("recency weight must be in [0, 1] and the half-life positive")
         if not 0 <= self.neighbours < 1:
             raise InvalidInput("the neighbours' share must be in [0, 1)")
+        if not 0 <= self.dates <= 1:
+            raise InvalidInput("the dates weight must be in [0, 1]")
         total = self.vector + self.text
         return SearchWeights(self.vector / total, self.text / total, self.recency, self.half_life_days,
-                             self.neighbours)
+                             self.neighbours, self.dates)
 
 
 def candidate_pool(limit: int) -> int:

@@ -31,7 +31,8 @@ def basis(i: int, sign: float = 1.0) -> list[float]:
 
 @pytest.fixture
 def searcher(tmp_path: Path, database_url: str) -> Iterator[Container]:
-    queries = {"deploy at noon": basis(0), "quartz lantern": basis(0), "kerberos config": basis(5)}
+    queries = {"deploy at noon": basis(0), "quartz lantern": basis(0), "kerberos config": basis(5),
+               "the quartz lantern we bought on 8 May, 2023": basis(0)}
     container = container_with(tmp_path, database_url, FixedEmbedder(queries))
     yield container
     container.close()
@@ -128,3 +129,25 @@ def test_the_memories_stored_next_to_a_strong_hit_join_it_at_the_neighbours_shar
     assert [h.score for h in strong[1:]] == pytest.approx([0.7 * alone[0].score] * 3)
     limited = searcher.memory.search("quartz lantern", "n", mode="text", limit=2, weights=high).hits
     assert len(limited) == 2
+
+
+def test_a_query_naming_a_date_favours_the_memories_stored_near_it_by_the_dates_weight(
+        searcher: Container) -> None:
+    load(searcher, [
+        MemoryDraft("d", "fact", "We bought the quartz lantern", embedding=basis(0),
+                    created_at=datetime(2023, 9, 1, 12, tzinfo=UTC)),
+        MemoryDraft("d", "fact", "Bought a quartz lantern today", embedding=basis(0),
+                    created_at=datetime(2023, 5, 8, 18, tzinfo=UTC)),
+    ])
+    query = "the quartz lantern we bought on 8 May, 2023"
+    plain = searcher.memory.search(query, "d", mode="vector", weights=SearchWeights(recency=0)).hits
+    dated = searcher.memory.search(query, "d", mode="vector",
+                                   weights=SearchWeights(recency=0, dates=0.3)).hits
+
+    assert [h.score for h in plain] == pytest.approx([1.0, 1.0], abs=1e-6)
+    assert dated[0].content == "Bought a quartz lantern today" and dated[0].score == pytest.approx(1.0, abs=1e-6)
+    # 115 days after a one-day window: closeness 0.5 ** 115 is nothing, the score keeps 1 - 0.3.
+    assert dated[1].score == pytest.approx(0.7, abs=1e-4)
+    undated = searcher.memory.search("quartz lantern", "d", mode="vector",
+                                     weights=SearchWeights(recency=0, dates=0.3)).hits
+    assert [h.score for h in undated] == pytest.approx([1.0, 1.0], abs=1e-6)

@@ -47,7 +47,8 @@ def timed(server: ItachiServer, project: str, count: int, seed: int) -> list[flo
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--large", type=int, default=40_000)
     parser.add_argument("--projects", type=int, default=600)
@@ -75,7 +76,8 @@ def main() -> int:
         server.stop()
     print("\n| setting | project | p50 ms | p95 ms | queries |\n|---|---|---|---|---|")
     for (name, project), times in pooled.items():
-        print(f"| {name} | {project} | {percentile(times, 50):.1f} | {percentile(times, 95):.1f} | {len(times)} |")
+        cells = f"{percentile(times, 50):.1f} | {percentile(times, 95):.1f} | {len(times)}"
+        print(f"| {name} | {project} | {cells} |")
     return 0
 
 

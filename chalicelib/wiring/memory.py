@@ -36,7 +36,8 @@ class MemoryWiring(CoreWiring):
 
         s = self.settings
         weights = SearchWeights(s.search_vector_weight, s.search_text_weight, s.search_recency_weight,
-                                s.search_recency_half_life_days, s.search_neighbours_weight)
+                                s.search_recency_half_life_days, s.search_neighbours_weight,
+                                s.search_dates_weight)
         return MemoryService(self.memory_units, self.embedder, weights=weights,
                              query_timeout_s=s.embedding_timeout_s)
 

@@ -200,7 +200,7 @@ def main() -> int:
             if args.variants:
                 from bench.locomo_variants import variants
 
-                for name, ranked in variants(url, chosen, first):
+                for name, ranked in variants(url, chosen, args.dates == "original"):
                     results[name] = evaluate(chosen, behind, ranked)
                     print(summary({name: results[name]})[-1], flush=True)
         finally:

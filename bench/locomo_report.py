@@ -27,6 +27,7 @@ def evaluate(conversations: list[tuple[int, Conversation]], behind: dict[str, se
     scores: dict[str, dict[int, list[dict[str, float]]]] = {"cited": defaultdict(list),
                                                             "audited": defaultdict(list)}
     halves: dict[str, list[float]] = defaultdict(list)
+    mrr: dict[str, list[float]] = defaultdict(list)
     for n, _, q in asked(conversations):
         ranked = [behind.get(i, set()) for i in ranked_ids[q.qid]]
         cited = score_question(ranked, q.evidence)
@@ -34,7 +35,9 @@ def evaluate(conversations: list[tuple[int, Conversation]], behind: dict[str, se
         if q.audited:
             scores["audited"][q.category].append(score_question(ranked, q.audited))
         halves["1-5" if n <= 5 else "6-10"].append(cited["R@10"])
-    return {"scores": scores, "halves": {k: statistics.mean(v) for k, v in sorted(halves.items())}}
+        mrr["1-5" if n <= 5 else "6-10"].append(cited["MRR"])
+    return {"scores": scores, "halves": {k: statistics.mean(v) for k, v in sorted(halves.items())},
+            "halves_mrr": {k: statistics.mean(v) for k, v in sorted(mrr.items())}}
 
 
 def mean_of(rows: list[dict[str, float]], metric: str) -> float:

@@ -87,12 +87,14 @@ def table(results: dict[str, dict[str, Any]]) -> list[str]:
     """One row per variant: turn R@10 all / 1-5 / 6-10, MRR, R@10 of categories 1 and 2."""
     from bench.locomo_report import mean_of, overall
 
-    lines = ["| variant | R@10 all | R@10 1-5 | R@10 6-10 | MRR | R@10 cat 1 | R@10 cat 2 |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| variant | R@10 all | R@10 1-5 | R@10 6-10 | MRR | MRR 1-5 | MRR 6-10 | R@10 cat 1 "
+             "| R@10 cat 2 |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for name, r in results.items():
         cited = r["scores"]["cited"]
         cells = [overall(r), r["halves"]["1-5"], r["halves"]["6-10"], overall(r, "MRR"),
-                 mean_of(cited[1], "R@10"), mean_of(cited[2], "R@10")]
+                 r["halves_mrr"]["1-5"], r["halves_mrr"]["6-10"], mean_of(cited[1], "R@10"),
+                 mean_of(cited[2], "R@10")]
         lines.append(f"| {name} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
     return lines
 

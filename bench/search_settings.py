@@ -10,6 +10,10 @@ setting's environment and times `GET /api/memory/search` (hybrid, limit 10, proj
 queries naming a time ("... yesterday"), so a dates weight has work to do. Memories are stored
 a minute apart, so every hit has neighbours within half an hour. Rounds alternate the settings
 so the box's load drifts over all of them alike; the summary pools each setting's rounds.
+
+`--in-process` times the search itself instead, which is what a setting changes: every query is
+embedded once, then each setting's `PostgresMemorySearch.search` runs on it back to back (order
+rotated per query), on the server's database, so load drifts cancel out query by query.
 """
 
 from __future__ import annotations
@@ -46,6 +50,47 @@ def timed(server: ItachiServer, project: str, count: int, seed: int) -> list[flo
     return times
 
 
+def in_process(server: ItachiServer, settings: list[tuple[str, dict[str, str]]], queries: int) -> None:
+    import time
+
+    from chalicelib.kernel.database import Database
+    from chalicelib.memory.adapters.embedders import local_embedder
+    from chalicelib.memory.adapters.memory_search import PostgresMemorySearch, VectorFeatures
+    from chalicelib.memory.domain.memory_model import SearchScope
+    from chalicelib.memory.domain.search_scoring import SearchWeights
+    from infra.local.postgres import start_postgres
+
+    def weights(env: dict[str, str]) -> SearchWeights:
+        shipped = SearchWeights()
+        return SearchWeights(
+            neighbours=float(env.get("ITACHI_SEARCH_NEIGHBOURS_WEIGHT", shipped.neighbours)),
+            dates=float(env.get("ITACHI_SEARCH_DATES_WEIGHT", shipped.dates))).normalised()
+
+    chosen = [(name, weights(env)) for name, env in settings]
+    rng = random.Random(7)
+    texts = [f"{text(rng, rng.choice(QUESTIONS), i)}{' yesterday' if i % 2 else ''}" for i in range(queries)]
+    vectors = local_embedder().embed(texts)
+    handle, url = start_postgres(server.home)
+    db, times = Database(url), defaultdict(list)
+    try:
+        for i, (query, vector) in enumerate(zip(texts, vectors, strict=True)):
+            project = "acme/large" if i % 2 else "acme/p0007"
+            for j in range(len(chosen)):
+                name, w = chosen[(i + j) % len(chosen)]
+                with db.connection() as conn:
+                    started = time.perf_counter()
+                    PostgresMemorySearch(conn, VectorFeatures()).search(
+                        query, vector, SearchScope((project, "_global")), mode="hybrid", limit=10, weights=w)
+                    times[(name, project)].append((time.perf_counter() - started) * 1000)
+    finally:
+        db.close()
+        handle.cleanup()
+    print("\nin process (the search statements only, settings back to back per query)")
+    print("| setting | project | p50 ms | p95 ms | queries |\n|---|---|---|---|---|")
+    for (name, project), ms in sorted(times.items(), key=lambda kv: kv[0][1]):
+        print(f"| {name} | {project} | {percentile(ms, 50):.1f} | {percentile(ms, 95):.1f} | {len(ms)} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -55,6 +100,7 @@ def main() -> int:
     parser.add_argument("--queries", type=int, default=150)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--setting", action="append", help="NAME=ENV=VALUE[,ENV=VALUE] (repeatable)")
+    parser.add_argument("--in-process", action="store_true", help="time the search statements in process")
     args = parser.parse_args()
     settings = [parse(s) for s in (args.setting or DEFAULT_SETTINGS)]
     rows = corpus(args.rows, args.large, args.projects)
@@ -63,6 +109,9 @@ def main() -> int:
     pooled: dict[tuple[str, str], list[float]] = defaultdict(list)
     try:
         print(f"bulk-loaded {len(rows)} memories in {load(server, rows):.0f} s", flush=True)
+        if args.in_process:
+            in_process(server, settings, args.queries)
+            return 0
         for round_ in range(args.rounds):
             for name, env in settings:
                 server.restart({**base, **env})

@@ -71,10 +71,10 @@ class Settings(BaseSettings):
         90.0, gt=0, validation_alias=_env("ITACHI_SEARCH_RECENCY_HALF_LIFE_DAYS"))
     search_recency_weight: float = Field(0.1, ge=0, validation_alias=_env("ITACHI_SEARCH_RECENCY_WEIGHT"))
     # Memories stored next to a strong hit join it at this share of its score (0: off; docs/memory.md).
-    search_neighbours_weight: float = Field(0.0, ge=0, lt=1,
+    search_neighbours_weight: float = Field(0.7, ge=0, lt=1,
                                             validation_alias=_env("ITACHI_SEARCH_NEIGHBOURS_WEIGHT"))
     # A query naming a time favours memories stored near it by this weight (0: off; docs/memory.md).
-    search_dates_weight: float = Field(0.0, ge=0, le=1, validation_alias=_env("ITACHI_SEARCH_DATES_WEIGHT"))
+    search_dates_weight: float = Field(0.3, ge=0, le=1, validation_alias=_env("ITACHI_SEARCH_DATES_WEIGHT"))
     # Memory lifecycle (docs/memory.md): live memories per project before eviction starts, and
     # the size and time bound of one eviction run (a Lambda finishes well inside 15 minutes).
     memory_budget: int = Field(5000, ge=1, validation_alias=_env("ITACHI_MEMORY_BUDGET"))

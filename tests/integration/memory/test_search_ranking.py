@@ -145,7 +145,8 @@ def test_a_query_naming_a_date_favours_the_memories_stored_near_it_by_the_dates_
                                    weights=SearchWeights(recency=0, dates=0.3)).hits
 
     assert [h.score for h in plain] == pytest.approx([1.0, 1.0], abs=1e-6)
-    assert dated[0].content == "Bought a quartz lantern today" and dated[0].score == pytest.approx(1.0, abs=1e-6)
+    assert dated[0].content == "Bought a quartz lantern today"
+    assert dated[0].score == pytest.approx(1.0, abs=1e-6)
     # 115 days after a one-day window: closeness 0.5 ** 115 is nothing, the score keeps 1 - 0.3.
     assert dated[1].score == pytest.approx(0.7, abs=1e-4)
     undated = searcher.memory.search("quartz lantern", "d", mode="vector",

@@ -12,6 +12,11 @@ Text mode uses coverage alone, vector mode the clamped cosine alone. Every facto
 so scores are in [0, 1], higher is better, and comparable across queries (they are not
 normalised against the other candidates). The defaults were chosen on LoCoMo
 (docs/benchmarks.md): vector 0.4, text 0.6.
+
+After the statement, the adapter re-ranks: with `dates` > 0 a query naming a time multiplies each
+score by `1 - dates + dates * closeness` (`query_dates`); with `neighbours` > 0 the memories stored
+next to the best hits join at that share of their score. `SearchWeights()` has both off; the
+deployment's defaults (Settings) turn them on.
 """
 
 from __future__ import annotations

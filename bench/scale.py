@@ -1,7 +1,7 @@
 """Search latency at scale through the real API: 100k+ memories, many projects, one large.
 
     .venv/bin/python bench/scale.py [--rows 100000] [--large 40000] [--queries 200]
-                                    [--vectors model|synthetic] [--ingest-during]
+                                    [--vectors model|synthetic] [--ingest-during] [--home DIR]
 
 Starts `itachi up` in a throwaway home, bulk-loads the memories into its database with COPY
 (embedded once with the local model and cached under ~/.cache/itachi; the HNSW index is built
@@ -15,7 +15,10 @@ row a clustered synthetic vector: a real embedding of the 100k corpus (from the 
 model run made it) or one of 2,000 random centres, plus Gaussian noise, unit length. Latency
 figures only: the ranking is not meaningful. `--ingest-during` repeats the timed searches while
 another client ingests new memories through `POST /api/memory/batch` (500 per call) as fast as
-the server takes them, and prints the ingest rate beside the search figures.
+the server takes them, and prints the ingest rate beside the search figures. `--home DIR` keeps
+the server's home (and its loaded database) after the run; a later run with the same `--home`
+and at least as many memories loaded skips the load, so a 1M database is loaded once and
+measured many times (`rm -rf DIR` when done).
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from memory_api import ROOT, ItachiServer, percentile
-from scale_db import set_shared_buffers, synthetic_vectors, table_size
+from scale_db import memory_count, set_shared_buffers, synthetic_vectors, table_size
 
 sys.path.insert(0, str(ROOT))
 
@@ -164,14 +167,20 @@ def main() -> int:
     parser.add_argument("--vectors", choices=("model", "synthetic"), default="model")
     parser.add_argument("--ingest-during", action="store_true", help="search again while ingesting")
     parser.add_argument("--shared-buffers", help="e.g. 512MB: Postgres's buffer cache (default: 128MB)")
+    parser.add_argument("--home", type=Path, help="keep the home (database) here; reuse a loaded one")
     args = parser.parse_args()
     rows = corpus(args.total, args.large, args.projects)
-    server = ItachiServer(env={"ITACHI_EMBEDDING_THREADS": str(args.threads)}).start()
+    env = {"ITACHI_EMBEDDING_THREADS": str(args.threads)}
+    server = ItachiServer(home=args.home, env=env).start(timeout_s=1800)  # a kept 1M home builds new indexes
     try:
-        seconds = load(server, rows, synthetic=args.vectors == "synthetic")
-        in_global = sum(p == "_global" for p, _ in rows)
-        print(f"bulk-loaded {len(rows)} memories ({args.large} in acme/large, {args.projects} small "
-              f"projects, {in_global} in _global) in {seconds:.0f} s, HNSW built after")
+        loaded = memory_count(server) if args.home else 0
+        if loaded >= len(rows):
+            print(f"reusing the {loaded} memories already loaded in {args.home}")
+        else:
+            seconds = load(server, rows, synthetic=args.vectors == "synthetic")
+            in_global = sum(p == "_global" for p, _ in rows)
+            print(f"bulk-loaded {len(rows)} memories ({args.large} in acme/large, {args.projects} small "
+                  f"projects, {in_global} in _global) in {seconds:.0f} s, HNSW built after")
         print(f"table and indexes: {table_size(server)}")
         if args.shared_buffers:
             set_shared_buffers(server, args.shared_buffers)

@@ -57,3 +57,18 @@ def table_size(server: ItachiServer) -> str:
         handle.cleanup()
     assert row is not None
     return f"{row[0]} (heap {row[1]}, HNSW {row[2]})"
+
+
+def memory_count(server: ItachiServer) -> int:
+    """How many memories the server's database holds."""
+    import psycopg
+
+    from infra.local.postgres import start_postgres
+
+    handle, url = start_postgres(server.home)
+    try:
+        with psycopg.connect(url) as conn:
+            row = conn.execute("SELECT count(*) FROM memories").fetchone()
+    finally:
+        handle.cleanup()
+    return int(row[0]) if row else 0

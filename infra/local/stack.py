@@ -7,6 +7,7 @@ part in reverse order, so no Postgres server is left behind.
 
 from __future__ import annotations
 
+import concurrent.futures
 import importlib.util
 import os
 import signal
@@ -23,10 +24,11 @@ from chalicelib.bootstrap import Container, build, set_container
 from chalicelib.kernel.migrations import apply_migrations
 from chalicelib.kernel.queue_table import QUEUES
 from chalicelib.kernel.settings import Settings
+from chalicelib.memory.adapters.embedders import warm_up_in_background
 from infra.local.agent_supervisor import AgentSupervisor
 from infra.local.api_server import ApiServer
 from infra.local.home import RunLock, ensure_config, write_private_json
-from infra.local.moto_server import start_moto
+from infra.local.moto_server import spawn_moto, wait_for_moto
 from infra.local.postgres import start_postgres
 from infra.local.postgres_watch import PostgresWatch, keep_values_out_of_the_log
 from infra.local.processes import http_ok, stop, wait_until
@@ -79,19 +81,21 @@ class LocalStack:
         from infra.local.server_log import log_server_to
 
         self._log_file = log_server_to(home / "logs")
+        # moto starts in its own process meanwhile: Postgres, migrations and `import app` don't need it.
+        self._moto, endpoint = spawn_moto()
         url = self.options.database_url
         if not url:
             self._pg, url = start_postgres(home)
             keep_values_out_of_the_log(url)
             self._pg_watch = PostgresWatch(self._pg, home / "pgdata", say=self.say)
             self._pg_watch.start()
-        self._moto, endpoint = start_moto()
         base = Settings.from_env({**self.options.env, "ITACHI_HOME": str(home)})
         # Bind first so that port 0 (tests) resolves before the config is written.
         from app import app
 
         self.api = ApiServer(app, port=self.options.port, max_body_bytes=base.max_body_bytes)
         config = ensure_config(home, self.api.url)
+        wait_for_moto(endpoint)
         settings = base.replace(
             home=home, database_url=url, sqs_endpoint_url=endpoint,
             api_keys=(config["api_key"], *base.api_keys),
@@ -100,11 +104,16 @@ class LocalStack:
                          embedding_model=settings.embedding_model)
         self.container = build(settings)
         set_container(self.container)
-        for spec in QUEUES:
-            self.container.queues.ensure(spec)
+        queues = self.container.queues
+        queues.ensure(QUEUES[0])  # builds the client once, then the rest side by side
+        with concurrent.futures.ThreadPoolExecutor(8, "queue-ensure") as pool:
+            list(pool.map(queues.ensure, QUEUES[1:]))
         self.api.start()
         wait_until(lambda: http_ok(f"{self.api.url}/health"), timeout_s=30, what="API")  # type: ignore[union-attr]
-        self.container.warm_up()
+        self.container.db.ping()
+        # The ready line does not wait for the embedding model: until it is loaded, searches answer
+        # from full text at once (`degraded: "embedding_loading"`) and writes wait for it.
+        warm_up_in_background(self.container.embedder)
         self._scheduler = Scheduler(region=settings.aws_region)
         self._scheduler.start()
         self._dispatcher = SqsDispatcher(self.container.queues)

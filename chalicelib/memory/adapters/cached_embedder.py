@@ -17,6 +17,7 @@ from concurrent.futures import Future
 from pgvector import Vector
 
 from chalicelib.kernel.database import Database
+from chalicelib.kernel.logging import get_logger
 from chalicelib.memory.services.ports import Embedder
 
 LRU_SIZE = 2048
@@ -34,6 +35,7 @@ class CachedEmbedder:
         self._lru_size = lru_size
         self._pending: dict[bytes, Future[list[float]]] = {}
         self._lock = threading.Lock()
+        self._loading = threading.Event()
 
     @property
     def model(self) -> str:
@@ -46,6 +48,31 @@ class CachedEmbedder:
     @property
     def inner(self) -> Embedder:
         return self._inner
+
+    @property
+    def loading(self) -> bool:
+        """True while `warm_up_in_background` is loading the model: searches then answer from full
+        text at once instead of waiting for it."""
+        return self._loading.is_set()
+
+    def warm_up_in_background(self) -> threading.Thread:
+        """Load a local model on a thread of its own (a network embedder needs no warming)."""
+        warm = getattr(self._inner, "warm_up", None)
+        if callable(warm):
+            self._loading.set()
+
+        def load() -> None:
+            try:
+                if callable(warm):
+                    warm()
+            except Exception as exc:  # the first embedding will report it; searches degrade meanwhile
+                get_logger().warning("embedding model failed to load", extra={"error": type(exc).__name__})
+            finally:
+                self._loading.clear()
+
+        thread = threading.Thread(target=load, name="embedder-warm-up", daemon=True)
+        thread.start()
+        return thread
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         keys = [cache_key(self.model, t) for t in texts]

@@ -56,3 +56,11 @@ def warm_up_embedder(embedder: Embedder) -> None:
     warm = getattr(inner, "warm_up", None)
     if callable(warm):
         warm()
+
+
+def warm_up_in_background(embedder: Embedder) -> None:
+    """Load a local model on a thread of its own; searches answer from full text until it is loaded."""
+    if isinstance(embedder, CachedEmbedder):
+        embedder.warm_up_in_background()
+    else:
+        warm_up_embedder(embedder)

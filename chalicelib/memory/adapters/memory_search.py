@@ -15,7 +15,7 @@ only; every value is a parameter.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -23,65 +23,61 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from chalicelib.memory.adapters.memory_repository import LIVE, Conn, vector
-from chalicelib.memory.domain.memory_model import ON_REQUEST_CATEGORIES, SearchHit, SearchMode, SearchScope
+from chalicelib.memory.adapters.search_terms import query_terms
+from chalicelib.memory.domain.memory_model import (
+    GLOBAL_PROJECT,
+    ON_REQUEST_CATEGORIES,
+    SearchHit,
+    SearchMode,
+    SearchScope,
+)
 from chalicelib.memory.domain.query_dates import TimeWindow, date_factor, query_window
-from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool, vector_plan
+from chalicelib.memory.domain.search_scoring import MIN_EF_SEARCH, SearchWeights, candidate_pool, vector_plan
 
-CANDIDATE_TERMS = 8  # at most this many of the rarest query terms pick text candidates...
-TEXT_BUDGET = 1_500  # ...while the rows they are expected to match stay under this,
-MAX_SHARE = 0.05  # ...or the rarest alone, if at most this share of memories holds it.
-# Every query term still scores every candidate. A term held by more memories than that is
-# weak evidence (idf < 3) and would make the text side visit a large part of a big project.
-
-# A lexeme as a tsquery operand: quoted, with backslashes and quotes escaped.
-_QUOTED = r"('''' || replace(replace(lexeme, '\', '\\'), '''', '''''') || '''')"
-_TERMS = r"""
-stats AS (
-  SELECT most_common_elems::text::text[] AS elems, most_common_elem_freqs AS freqs FROM pg_stats
-  WHERE schemaname = current_schema() AND tablename = 'memories' AND attname = 'search_tsv'),
-shares AS (
-  SELECT t.lexeme, CASE WHEN s.elems IS NULL THEN NULL ELSE greatest(1e-9, coalesce(
-      s.freqs[array_position(s.elems, t.lexeme)], s.freqs[array_length(s.elems, 1) + 1] * 0.5)) END AS share
-  FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, %(query)s))) AS t(lexeme)
-  LEFT JOIN stats s ON true),
+# Every side of the search reads one project at a time (project first): a branch per project of
+# the scope (the project and `_global`), each with its own LIMIT, so each is planned with that
+# project's own size (a small project's rows through its btree, a large one's through GIN or
+# HNSW) and never ranks another project's rows. Their union is a superset of the scope's best.
+_TERMS = """
 terms AS (
-  SELECT lexeme, share, coalesce(ln(1.0 / share), 1.0) AS idf, QUOTED::tsquery AS tq,
-    row_number() OVER (ORDER BY share NULLS FIRST, lexeme) AS rarity,
-    sum(share) OVER (ORDER BY share NULLS FIRST, lexeme) * (
-      SELECT greatest(reltuples, 1) FROM pg_class WHERE oid = 'memories'::regclass) AS expected_rows
-  FROM shares),
-query AS (
-  SELECT (SELECT coalesce(sum(idf), 0) FROM terms) AS total_idf,
-    (SELECT string_agg(QUOTED, ' | ') FROM terms
-     WHERE rarity <= %(candidate_terms)s AND (share IS NULL OR expected_rows <= %(text_budget)s
-       OR (rarity = 1 AND share <= %(max_share)s)))::tsquery AS tq,
-    (SELECT string_agg(QUOTED, ' | ') FROM terms WHERE rarity <= 32)::tsquery AS tq_all),
-""".replace("QUOTED", _QUOTED)
-_TEXT_HITS = """
-text_hits AS MATERIALIZED (
-  SELECT m.id FROM memories m, query q
-  WHERE q.tq IS NOT NULL AND m.search_tsv @@ q.tq AND {filters}
-  ORDER BY (SELECT sum(t.idf) FROM terms t WHERE m.search_tsv @@ t.tq) DESC, m.id
-  LIMIT %(pool)s),
+  SELECT t.tq::tsquery AS tq, t.idf FROM unnest(%(term_tqs)s::text[], %(term_idfs)s::float8[]) AS t(tq, idf)),
+query AS (SELECT %(total_idf)s::float8 AS total_idf),
 """
+_TEXT_HIT = """(
+  SELECT m.id FROM memories m
+  WHERE m.search_tsv @@ %(tq)s::tsquery AND {filters}
+  ORDER BY (SELECT sum(t.idf) FROM terms t WHERE m.search_tsv @@ t.tq) DESC, m.id
+  LIMIT %(pool)s)"""
 # Text mode only: when the selective terms found too few memories, any memory holding any query
 # term may fill the pool (a bounded sample, scored like the rest); hybrid mode has vectors for that.
-_TEXT_MORE = """
-text_more AS MATERIALIZED (
-  SELECT m.id FROM memories m, query q
-  WHERE (SELECT count(*) FROM text_hits) < %(pool)s AND q.tq_all IS NOT NULL AND m.search_tsv @@ q.tq_all
-    AND {filters}
-  LIMIT %(wide)s),
-"""
-_VECTOR_HITS = """
-vec_ann AS MATERIALIZED (
-  SELECT m.id FROM memories m WHERE %(use_ann)s AND m.embedding IS NOT NULL AND {filters}
-  ORDER BY m.embedding <=> %(vector)s LIMIT %(pool)s),
-vec_exact AS MATERIALIZED (
+# The sample is taken from the project's newest SAMPLE_ROWS rows (its created_at index), not from
+# the GIN index: those terms are common, and their posting lists cover much of the whole table
+# (35,000 entries read to keep 160 of a 1,200-row project at 100k memories).
+SAMPLE_ROWS = 2_000
+_TEXT_MORE = """(
+  SELECT r.id FROM (
+    SELECT m.id, m.search_tsv FROM memories m
+    WHERE (SELECT count(*) FROM text_hits) < %(pool)s AND %(tq_all)s::tsquery IS NOT NULL AND {filters}
+    ORDER BY m.created_at DESC LIMIT %(sample)s) r
+  WHERE r.search_tsv @@ %(tq_all)s::tsquery LIMIT %(wide)s)"""
+# Per project: the HNSW index when the plan says so (`ann_N`), else (or when it came up short) an
+# exact scan of the project's rows.
+_VEC_ANN = """(
+  SELECT {n} AS branch, m.id FROM memories m WHERE %(ann_{n})s AND m.embedding IS NOT NULL AND {filters}
+  ORDER BY m.embedding <=> %(vector)s LIMIT %(pool)s)"""
+_VEC_EXACT = """(
   SELECT m.id FROM memories m
-  WHERE (SELECT count(*) FROM vec_ann) < %(pool)s AND m.embedding IS NOT NULL AND {filters}
-  ORDER BY (m.embedding <=> %(vector)s) + 0 LIMIT %(pool)s),
-"""
+  WHERE (SELECT count(*) FROM vec_ann WHERE branch = {n}) < %(pool)s AND m.embedding IS NOT NULL AND {filters}
+  ORDER BY (m.embedding <=> %(vector)s) + 0 LIMIT %(pool)s)"""
+
+
+def _branches(name: str, fragment: str, scope: SearchScope) -> str:
+    """`name AS MATERIALIZED (...)`: the fragment once per project of the scope, UNION ALL."""
+    parts = [fragment.format(n=n, filters=scope_filters(scope, project=f"%(project_{n})s"))
+             for n in range(len(scope.projects))]
+    return f"\n{name} AS MATERIALIZED (" + "\n  UNION ALL ".join(parts) + "),"
+
+
 _SCORE = {
     "hybrid": "%(w_vector)s * {cosine} + %(w_text)s * {coverage}",
     "text": "{coverage}",
@@ -125,9 +121,10 @@ _COVERAGE = ("CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce((SELECT sum(t.i
 _NOT_ON_REQUEST = "m.category NOT IN (" + ", ".join(f"'{c}'" for c in ON_REQUEST_CATEGORIES) + ")"
 
 
-def scope_filters(scope: SearchScope) -> str:
-    """The WHERE conditions (on alias m) of the filters present in `scope`."""
-    filters = ["m.project = ANY(%(projects)s)", LIVE]
+def scope_filters(scope: SearchScope, project: str | None = None) -> str:
+    """The WHERE conditions (on alias m) of the filters present in `scope`; with `project` (a
+    placeholder) that one project instead of all of the scope's."""
+    filters = [f"m.project = {project}" if project else "m.project = ANY(%(projects)s)", LIVE]
     if scope.category is not None:
         filters.append("m.category = %(category)s")
     elif scope.categories is not None:  # a subagent's memory scope: only these categories
@@ -145,14 +142,14 @@ def scope_filters(scope: SearchScope) -> str:
 
 def build_statement(mode: SearchMode, scope: SearchScope) -> str:
     """The search SQL for `mode` and the filters present in `scope` (constant fragments only)."""
-    where = scope_filters(scope)
     parts = ["WITH", _TERMS]
     if mode in ("hybrid", "text"):
-        parts.append(_TEXT_HITS.format(filters=where))
+        parts.append(_branches("text_hits", _TEXT_HIT, scope))
     if mode == "text":
-        parts.append(_TEXT_MORE.format(filters=where))
+        parts.append(_branches("text_more", _TEXT_MORE, scope))
     if mode in ("hybrid", "vector"):
-        parts.append(_VECTOR_HITS.format(filters=where))
+        parts.append(_branches("vec_ann", _VEC_ANN, scope))
+        parts.append(_branches("vec_exact", _VEC_EXACT, scope))
     score = _SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE)
     parts.append(_FINAL.format(candidates=_CANDIDATES[mode], score=score))
     return "".join(parts)
@@ -200,9 +197,13 @@ class PostgresMemorySearch:
         # A query naming a time re-ranks the whole pool by nearness to it, so the statement returns all of it.
         params = self.parameters(query, embedding, scope, pool=pool, limit=pool if window else limit,
                                  weights=weights)
+        params.update(query_terms(self._conn, query))
         if mode != "text":
-            params["use_ann"] = self.plan_vector_scan(pool, scope)
+            params.update(self.plan_vector_scan(pool, scope))
         conn = self._conn
+        # Never parallel: a branch's exact scan of a large project is planned with workers, which
+        # are started (tens of ms on a busy machine) even when its count check leaves it unrun.
+        conn.execute("SELECT set_config('max_parallel_workers_per_gather', '0', true)")
         # Never a prepared statement: a generic plan cannot see how selective the project is
         # and was measured ten times slower on a large project (psycopg prepares after 5 runs).
         rows = conn.execute(build_statement(mode, scope), params, prepare=False).fetchall()
@@ -216,16 +217,17 @@ class PostgresMemorySearch:
     @staticmethod
     def parameters(query: str, embedding: Sequence[float] | None, scope: SearchScope, *, pool: int,
                    limit: int, weights: SearchWeights) -> dict[str, Any]:
-        """The statement's parameters (`use_ann` False until a vector plan sets it)."""
+        """The statement's parameters but the query terms' (`query_terms`); `ann_N` False (no index
+        for project N) until a vector plan sets them."""
         return {
             "query": query, "vector": vector(embedding), "projects": list(scope.projects),
             "category": scope.category, "categories": list(scope.categories or ()),
             "metadata": Jsonb(scope.metadata) if scope.metadata else None,
-            "tag": scope.tag,
-            "pool": pool, "limit": limit, "candidate_terms": CANDIDATE_TERMS,
-            "text_budget": TEXT_BUDGET, "max_share": MAX_SHARE, "wide": 4 * pool,
+            "tag": scope.tag, "pool": pool, "limit": limit, "wide": 4 * pool, "sample": SAMPLE_ROWS,
             "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
-            "half_life": weights.half_life_days, "use_ann": False,
+            "half_life": weights.half_life_days,
+            **{f"project_{n}": p for n, p in enumerate(scope.projects)},
+            **{f"ann_{n}": False for n in range(len(scope.projects))},
         }
 
     def _with_neighbours(self, hits: list[SearchHit], scope: SearchScope, params: Mapping[str, object],
@@ -245,13 +247,25 @@ class PostgresMemorySearch:
         ranked = sorted(best.values(), key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
         return ranked[:limit]
 
-    def plan_vector_scan(self, pool: int, scope: SearchScope) -> bool:
-        """Set this transaction's HNSW breadth (and iterative scan); True to use the index at all."""
-        use_ann, ef = vector_plan(pool, self._scope_share(scope.projects))
+    def plan_vector_scan(self, pool: int, scope: SearchScope) -> dict[str, bool]:
+        """Set this transaction's HNSW breadth (and iterative scan); `ann_N`: use the index for project N.
+
+        Each project is planned on its own estimated rows: an exact scan of a small one, the index
+        for a large one, at the breadth the smallest indexed share needs. `_global` has an HNSW index
+        of its own (migration 0145), so within it the share is whole."""
+        stats = self._project_stats()
+        plans, ef = {}, MIN_EF_SEARCH
+        for n, project in enumerate(scope.projects):
+            share, rows = stats(project) if stats else (None, None)
+            if project == GLOBAL_PROJECT and share is not None and share > 0:
+                share = 1.0
+            use_ann, breadth = vector_plan(pool, share, rows)
+            plans[f"ann_{n}"] = use_ann
+            ef = max(ef, breadth) if use_ann else ef
         self._conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
         if self._features.iterative_scan(self._conn):
             self._conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-        return use_ann
+        return plans
 
     def refresh_statistics(self) -> float:
         """ANALYZE the table (the full-text IDF comes from its statistics); return its row estimate."""
@@ -259,16 +273,23 @@ class PostgresMemorySearch:
         row = self._conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass").fetchone()
         return max(0.0, float(row["reltuples"])) if row else 0.0
 
-    def _scope_share(self, projects: tuple[str, ...]) -> float | None:
-        """The share of all memories in these projects, from the planner's statistics (None: none yet).
-
-        A project missing from the most-common list is small; it counts as nothing.
-        """
+    def _project_stats(self) -> Callable[[str], tuple[float, float]] | None:
+        """(share of all memories, estimated rows) of a project, from the planner's statistics (None:
+        none yet). A project missing from the most-common list gets the average of the others."""
         row = self._conn.execute(
-            "SELECT most_common_vals::text::text[] AS vals, most_common_freqs AS freqs FROM pg_stats"
-            " WHERE schemaname = current_schema() AND tablename = 'memories' AND attname = 'project'"
+            "SELECT s.most_common_vals::text::text[] AS vals, s.most_common_freqs AS freqs, s.n_distinct,"
+            " greatest(c.reltuples, 0) AS total FROM pg_stats s"
+            " JOIN pg_class c ON c.oid = 'memories'::regclass"
+            " WHERE s.schemaname = current_schema() AND s.tablename = 'memories' AND s.attname = 'project'"
         ).fetchone()
         if row is None:
             return None
         shares = dict(zip(row["vals"] or [], row["freqs"] or [], strict=False))
-        return float(sum(shares.get(p, 0.0) for p in projects))
+        total, distinct = float(row["total"]), float(row["n_distinct"] or 0)
+        distinct = distinct if distinct > 0 else -distinct * total
+        rest = max(0.0, 1.0 - sum(shares.values())) / max(1.0, distinct - len(shares))
+
+        def stats(project: str) -> tuple[float, float]:
+            share = float(shares.get(project, rest))
+            return share, share * total
+        return stats

@@ -21,6 +21,7 @@ from chalicelib.memory.adapters.memory_search import (
     VectorFeatures,
     build_statement,
 )
+from chalicelib.memory.adapters.search_terms import query_terms
 from chalicelib.memory.domain.memory_model import SearchMode, SearchScope
 from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool
 
@@ -54,7 +55,9 @@ class PostgresSearchExplain:
         """Every candidate of the search's pool, best fused score first, with its parts."""
         pool = candidate_pool(limit)
         params = self._search.parameters(query, embedding, scope, pool=pool, limit=limit, weights=weights)
+        params.update(query_terms(self._conn, query))
         if mode != "text":
-            params["use_ann"] = self._search.plan_vector_scan(pool, scope)
+            params.update(self._search.plan_vector_scan(pool, scope))
+        self._conn.execute("SELECT set_config('max_parallel_workers_per_gather', '0', true)")
         rows = self._conn.execute(explain_statement(mode, scope), params, prepare=False).fetchall()
         return [dict(r) for r in rows]

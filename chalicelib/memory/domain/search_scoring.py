@@ -28,7 +28,8 @@ from chalicelib.kernel.errors import InvalidInput
 
 MIN_POOL, MAX_POOL = 40, 400
 MIN_EF_SEARCH, MAX_EF_SEARCH = 100, 1000
-ANN_EF_LIMIT = 800  # beyond this breadth an exact scan of the (then small) scope is cheaper
+ANN_EF_LIMIT = 800  # beyond this breadth an exact scan of the (then small) scope is cheaper...
+EXACT_ROWS = 3_000  # ...unless the scope holds more rows than this: an exact scan reads every one
 
 
 @dataclass(frozen=True)
@@ -65,19 +66,24 @@ def ef_search(pool: int) -> int:
     return max(MIN_EF_SEARCH, min(MAX_EF_SEARCH, 4 * pool))
 
 
-def vector_plan(pool: int, scope_share: float | None) -> tuple[bool, int]:
+def vector_plan(pool: int, scope_share: float | None, scope_rows: float | None = None) -> tuple[bool, int]:
     """(use the HNSW index, hnsw.ef_search) for a scope holding `scope_share` of all memories.
 
     A filtered HNSW scan keeps about ef_search x share rows of the scope, so ef_search is sized
     for 1.5 x pool of them. When that would exceed ANN_EF_LIMIT the scope is small enough that
-    an exact scan is cheaper than so wide an HNSW search. Unknown share: the index with a
-    default breadth (the statement still falls back to an exact scan when it comes up short).
+    an exact scan is cheaper than so wide an HNSW search, unless the scope's estimated rows
+    (`scope_rows`, when known) exceed EXACT_ROWS: a 5 % project of a million memories is 50,000
+    rows, which the index at the widest breadth (and iterative scan) reads far faster than an
+    exact scan. Unknown share: the index with a default breadth (the statement still falls back
+    to an exact scan when it comes up short).
     """
     if scope_share is None:
         return True, ef_search(pool)
-    if scope_share <= 0:
+    if scope_share <= 0 or (scope_rows is not None and scope_rows <= EXACT_ROWS):
         return False, MIN_EF_SEARCH
     needed = math.ceil(1.5 * pool / scope_share)
     if needed > ANN_EF_LIMIT:
-        return False, MIN_EF_SEARCH
+        if scope_rows is None:
+            return False, MIN_EF_SEARCH
+        return True, MAX_EF_SEARCH
     return True, max(MIN_EF_SEARCH, needed)

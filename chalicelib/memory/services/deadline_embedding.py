@@ -19,7 +19,7 @@ WORKERS = 4
 @dataclass(frozen=True)
 class Embedded:
     vectors: list[list[float]] | None
-    failure: str | None = None  # "embedding_timeout" or "embedding_error"
+    failure: str | None = None  # "embedding_timeout", "embedding_error" or "embedding_loading"
 
 
 class DeadlineEmbedder:
@@ -31,6 +31,11 @@ class DeadlineEmbedder:
     @property
     def embedder(self) -> Embedder:
         return self._embedder
+
+    @property
+    def loading(self) -> bool:
+        """The embedder says its model is still loading (a local model warmed in the background)."""
+        return bool(getattr(self._embedder, "loading", False))
 
     def embed(self, texts: Sequence[str], timeout_s: float) -> Embedded:
         """Vectors for `texts`, or None with the reason when the deadline passed or the call failed."""

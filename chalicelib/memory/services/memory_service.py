@@ -129,13 +129,16 @@ class MemoryService:
 
     def prepare_query(self, query: str,
                       mode: SearchMode) -> tuple[str, SearchMode, str | None, list[float] | None]:
-        """(redacted query, mode used, why it degraded, query vector): text only when embedding fails."""
+        """(redacted query, mode used, why it degraded, query vector): text only when embedding fails,
+        and at once while the local model is still loading (`itachi up` answers before it is)."""
         text = redact(query).strip()[:MAX_QUERY_CHARS]
         if not text:
             raise InvalidInput("query is empty", field="query")
         used: SearchMode = mode
         degraded, vector = None, None
-        if mode != "text":
+        if mode != "text" and self._embedding.loading:
+            used, degraded = "text", "embedding_loading"
+        elif mode != "text":
             embedded = self._embedding.embed([text], self._query_timeout_s)
             if embedded.vectors is None:
                 used, degraded = "text", embedded.failure

@@ -51,9 +51,21 @@ class ItachiServer:
                 self.url = line.split(READY, 1)[1].strip()
                 self.key = json.loads((self.home / "config.json").read_text())["api_key"]
                 threading.Thread(target=self._drain, daemon=True).start()
+                self._wait_for_model(started + timeout_s)
                 return self
         self.stop()
         raise RuntimeError("itachi up did not become ready:\n" + "".join(seen[-30:]))
+
+    def _wait_for_model(self, deadline: float) -> None:
+        """The ready line comes before the embedding model is loaded (searches meanwhile answer from
+        full text): the benchmarks measure the loaded server, so wait for it."""
+        client = self.client()
+        while time.monotonic() < deadline:
+            answer = client.search("warm up", "_bench_warm_up", 1)
+            if answer.get("degraded") != "embedding_loading":
+                return
+            time.sleep(0.2)
+        raise RuntimeError("the embedding model did not load in time")
 
     def _drain(self) -> None:
         assert self._proc is not None and self._proc.stdout is not None

@@ -6,6 +6,7 @@ import pytest
 
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.memory.domain.search_scoring import (
+    MAX_EF_SEARCH,
     MAX_POOL,
     MIN_POOL,
     SearchWeights,
@@ -40,3 +41,16 @@ def test_the_hnsw_breadth_follows_the_scope_and_small_scopes_are_scanned_exactly
     assert vector_plan(40, 0.1) == (True, 600)
     assert vector_plan(40, 0.05) == (False, 100)  # 1200 would be wider than an exact scan is slow
     assert vector_plan(40, 0.0) == (False, 100)
+
+
+def test_a_scope_is_scanned_exactly_only_while_its_estimated_rows_are_few() -> None:
+    # 5 % of 100,000 memories: 5,000 rows, still cheaper by the index at its widest breadth
+    assert vector_plan(40, 0.05, 5_000) == (True, MAX_EF_SEARCH)
+    # 5 % of 40,000 and 1 % of 100,000: few enough rows to read them all
+    assert vector_plan(40, 0.05, 2_000) == (False, 100)
+    assert vector_plan(40, 0.01, 1_000) == (False, 100)
+    # a large share of many rows: the breadth its share needs, as without a row estimate
+    assert vector_plan(40, 0.4, 400_000) == vector_plan(40, 0.4) == (True, 150)
+    # a whole index of its own (`_global`), small or large
+    assert vector_plan(40, 1.0, 1_200) == (False, 100)
+    assert vector_plan(40, 1.0, 12_000) == (True, 100)

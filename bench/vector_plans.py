@@ -66,9 +66,11 @@ class PlannedSearch(PostgresMemorySearch):
         self._plan = plan
         self.used_index = False
 
-    def _plan_vector_scan(self, pool: int, scope: SearchScope) -> bool:
-        self.used_index = self._plan(self._conn, pool, self._scope_share(scope.projects))
-        return self.used_index
+    def plan_vector_scan(self, pool: int, scope: SearchScope) -> dict[str, bool]:
+        stats = self._project_stats()
+        share = sum(stats(p)[0] for p in scope.projects) if stats else None
+        self.used_index = self._plan(self._conn, pool, share)
+        return {f"ann_{n}": self.used_index for n in range(len(scope.projects))}
 
 
 _ANN = ("SELECT count(*) AS n FROM (SELECT m.id FROM memories m WHERE m.project = ANY(%s)"

@@ -4,10 +4,7 @@ the running task ends first, the agent pulls the new version, restarts, and repo
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,17 +25,9 @@ def git(cwd: Path, *args: str) -> str:
     return subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
-@pytest.fixture
-def root() -> Iterator[Path]:
-    # Outside pytest's temp tree: the embedded Postgres runs as another user when tests run as root.
-    path = Path(tempfile.mkdtemp(prefix="itachi-update-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
-
-
 def test_update_from_telegram_brings_the_agent_back_with_the_new_version_without_losing_its_task(
-        root: Path) -> None:
-    tmp_path = root
+        up_root: Path) -> None:
+    tmp_path = up_root
     origin, checkout = tmp_path / "origin", tmp_path / "checkout"
     git(tmp_path, "clone", "-q", str(REPO_ROOT), str(origin))
     git(tmp_path, "clone", "-q", str(origin), str(checkout))

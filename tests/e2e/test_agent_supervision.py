@@ -4,27 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from chalicelib.contracts.api_transport import ApiClient
 from infra.local.home import read_json
 from tests.support.agent_harness import fake_engine_env, make_repo, pid_alive
 from tests.support.orchestration import client_for, new_task, wait_for
 from tests.support.up_process import UpProcess
-
-
-@pytest.fixture
-def root() -> Iterator[Path]:
-    # Outside pytest's temp tree, which a concurrent pytest session may reset to mode 0700.
-    path = Path(tempfile.mkdtemp(prefix="itachi-supervise-"))
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def _engine_events(log: Path) -> list[dict[str, object]]:
@@ -34,7 +21,8 @@ def _engine_events(log: Path) -> list[dict[str, object]]:
 
 
 def test_a_killed_agent_is_restarted_its_engines_die_and_the_task_finishes_on_the_next_attempt(
-        root: Path) -> None:
+        up_root: Path) -> None:
+    root = up_root
     home, log, repo = root / "home", root / "engine.log", make_repo(root / "repo")
     env = {**fake_engine_env(log), "ITACHI_AGENT_POLL_S": "1", "ITACHI_AGENT_HEARTBEAT_S": "1",
            "ITACHI_AGENT_VISIBILITY_S": "3"}

@@ -31,10 +31,10 @@ HOSTILE = (
 
 
 def test_a_person_signs_in_fixes_memory_follows_a_task_and_sees_spend_in_a_real_browser(
-    tmp_path: Path,
+    tmp_path: Path, up_root: Path,
 ) -> None:
     chromium = ensure_chromium()
-    home, repo = tmp_path / "home", make_repo(tmp_path / "repo")
+    home, repo = up_root / "home", make_repo(tmp_path / "repo")
     env = {
         **fake_engine_env(tmp_path / "engine.log"),
         "ITACHI_AGENT_POLL_S": "1",

@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
-import tempfile
 import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,12 +33,8 @@ def _wait(probe: object, timeout_s: float, what: str, up: UpProcess) -> None:
 
 
 @pytest.fixture
-def home() -> Iterator[Path]:
-    # Outside pytest's temp tree: the restarted server runs as another user when tests run as
-    # root, and a concurrent pytest session resets that tree to mode 0700.
-    root = Path(tempfile.mkdtemp(prefix="itachi-outage-"))
-    yield root / "home"
-    shutil.rmtree(root, ignore_errors=True)
+def home(up_root: Path) -> Path:
+    return up_root / "home"
 
 
 def test_killing_the_embedded_postgres_under_load_gives_quick_503s_and_loses_nothing(home: Path) -> None:

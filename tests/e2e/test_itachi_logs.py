@@ -25,8 +25,9 @@ def itachi_logs(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=60, env=env)
 
 
-def test_itachi_logs_finds_a_tasks_lines_across_the_api_the_dispatcher_and_the_agent(tmp_path: Path) -> None:
-    home, repo = tmp_path / "home", make_repo(tmp_path / "repo")
+def test_itachi_logs_finds_a_tasks_lines_across_the_api_the_dispatcher_and_the_agent(
+        tmp_path: Path, up_root: Path) -> None:
+    home, repo = up_root / "home", make_repo(tmp_path / "repo")
     up = UpProcess(home, env={**fake_engine_env(tmp_path / "engine.log"), "ITACHI_MACHINE_ID": "logbox"})
     try:
         client = client_for(up.url, json.loads((home / "config.json").read_text())["api_key"])

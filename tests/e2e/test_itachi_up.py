@@ -23,8 +23,8 @@ def _status(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[
         return exc.code, json.loads(exc.read())
 
 
-def test_up_serves_health_guards_the_api_and_stops_cleanly(tmp_path: Path) -> None:
-    home = tmp_path / "home"
+def test_up_serves_health_guards_the_api_and_stops_cleanly(up_root: Path) -> None:
+    home = up_root / "home"
     up = UpProcess(home, extra_args=["--no-agent"])
     try:
         status, body = _status(f"{up.url}/health")

@@ -23,10 +23,11 @@ pytestmark = pytest.mark.e2e
 TERMINAL = {"completed", "failed", "cancelled", "timed_out"}
 
 
-def test_a_task_runs_the_real_claude_cli_in_its_worktree_and_reports_everything(tmp_path: Path) -> None:
+def test_a_task_runs_the_real_claude_cli_in_its_worktree_and_reports_everything(tmp_path: Path,
+                                                                              up_root: Path) -> None:
     claude = ensure_claude_cli()
     repo = make_repo(tmp_path / "repo")
-    home = tmp_path / "home"
+    home = up_root / "home"
     script = [Reply.tool_use("Write", {"file_path": "hello.txt", "content": "hello from the fake model\n"},
                              text="Writing hello.txt."),
               Reply.text("Created hello.txt.")]

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.memory.domain.memory_model import GLOBAL_PROJECT, SEARCH_MODES, SearchMode, SearchScope
+from chalicelib.memory.domain.query_dates import query_window
 from chalicelib.memory.domain.search_scoring import SearchWeights
 
 PARTS = ("vector", "text", "recency")
@@ -70,9 +72,14 @@ class SearchExplainer:
                 "score": round(float(r["score"]), 6), "rank": i + 1, "selected": i < limit,
                 "parts": {p: parts[p][i] for p in PARTS}, "ranks": {p: ranks[p][i] for p in PARTS},
             })
+        # The candidates as the statement scores them, before the re-rankings after it (the
+        # neighbours of the best hits, the time the query names), which are reported, not applied.
+        window = query_window(text, datetime.now(UTC)) if weights.dates > 0 else None
         return {"query": text, "mode": used, "degraded": degraded, "limit": limit,
                 "weights": {"vector": weights.vector, "text": weights.text, "recency": weights.recency,
-                            "half_life_days": weights.half_life_days},
+                            "half_life_days": weights.half_life_days, "neighbours": weights.neighbours,
+                            "dates": weights.dates},
+                "time_window": None if window is None else [window.start.isoformat(), window.end.isoformat()],
                 "candidates": candidates}
 
 

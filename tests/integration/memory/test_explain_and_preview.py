@@ -40,6 +40,8 @@ def test_search_explain_shows_each_part_its_rank_and_the_candidates_that_lost(ap
                                "-l", "1", "--explain", "--json").stdout)
     candidates = answer["candidates"]
     assert answer["mode"] == "hybrid" and answer["limit"] == 1
+    # The re-rankings after the statement are reported; this query names no time.
+    assert {"neighbours", "dates"} <= set(answer["weights"]) and answer["time_window"] is None
     assert {c["id"] for c in candidates} <= set(ids) and len(candidates) >= 2
     winner, *losers = candidates
     assert winner["id"] == ids[0] and winner["selected"] and winner["rank"] == 1

@@ -1,9 +1,11 @@
 """Stop a task's engine as soon as what it has spent passes the task's cost budget.
 
-Engines report their cost only at a turn's `result`; Claude Code also reports each model
-response's token usage (`message.usage` on its `assistant` lines) as it goes. The guard adds
-the results' costs to an estimate of the responses since the last result (tokens at the
-model's list price), so a turn that overspends is stopped in the middle, not after it. When
+Engines report their cost only at a turn's `result` (Claude Code's `total_cost_usd` is the
+session's running total: in a session fed turn by turn the latest figure is the whole cost);
+Claude Code also reports each model response's token usage (`message.usage` on its
+`assistant` lines) as it goes. The guard adds to the latest result's figure an estimate of the
+responses since (tokens at the model's list price), so a turn that overspends is stopped in
+the middle, not after it. When
 the total passes the budget it posts a notice and stops the run as a budget stop
 (`timed_out`); what the engine said so far stays the run's summary, and the spent amount is
 its reported cost.
@@ -22,7 +24,8 @@ if TYPE_CHECKING:
 
 # USD per million tokens: input, output, cache write, cache read (public list prices).
 PRICES: tuple[tuple[str, tuple[float, float, float, float]], ...] = (
-    ("opus-4-5", (5.0, 25.0, 6.25, 0.50)), ("opus", (15.0, 75.0, 18.75, 1.50)),
+    ("opus-4-5", (5.0, 25.0, 6.25, 0.50)), ("opus-4-6", (5.0, 25.0, 6.25, 0.50)),
+    ("opus-5", (5.0, 25.0, 6.25, 0.50)), ("opus", (15.0, 75.0, 18.75, 1.50)),
     ("haiku-4", (1.0, 5.0, 1.25, 0.10)), ("haiku", (0.80, 4.0, 1.0, 0.08)),
 )
 DEFAULT_PRICE = (3.0, 15.0, 3.75, 0.30)  # Sonnet's, for Sonnet and any model not listed
@@ -51,13 +54,20 @@ class CostGuard:
     def __init__(self, runner: TaskRunner, budget: Any) -> None:
         self._runner = runner
         self.budget = _amount(budget)
-        self._settled = 0.0  # what the results reported
+        self._before = 0.0  # what the engines that already ended cost (a rate-limit switch starts another)
+        self._current = 0.0  # this engine's running total, as its latest result reported it
         self._pending: dict[str, float] = {}  # estimates of responses since the last result, by message id
         self.tripped = False
 
     @property
     def spent_usd(self) -> float:
-        return self._settled + sum(self._pending.values())
+        return self._before + self._current + sum(self._pending.values())
+
+    def engine_started(self) -> None:
+        """A new engine process: the last one's figure is final."""
+        self._before += self._current
+        self._current = 0.0
+        self._pending.clear()
 
     def see(self, line: str, events: Iterable[EngineEvent]) -> None:
         """Account for one line of the engine's output (and the events parsed from it)."""
@@ -65,8 +75,8 @@ class CostGuard:
             return
         for event in events:
             cost = event.data.get("cost_usd") if event.kind == EventKind.RESULT else None
-            if isinstance(cost, int | float):
-                self._settled += float(cost)
+            if isinstance(cost, int | float):  # the session's running total, not the turn's
+                self._current = max(self._current, float(cost))
                 self._pending.clear()
         if '"usage"' in line and '"assistant"' in line:
             self._estimate(line)

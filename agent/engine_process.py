@@ -92,6 +92,7 @@ def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
             return summary, None
         ctx.registry.record(proc.pid, runner.task_id)
         runner.set_process(proc)
+        runner.cost_guard.engine_started()
         runner.event("engine_started", f"{name} started", {"engine": name, "pid": proc.pid})
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()

@@ -145,6 +145,7 @@ def _run_engine(runner: TaskRunner, shell: RemoteShell, root: str, ws: Workspace
             runner.cost_guard.see(line, events)
 
     runner.event("engine_started", f"{name} started on {shell.name}", {"engine": name, "target": shell.name})
+    runner.cost_guard.engine_started()
     try:
         result = run_remote(shell.transport, _engine_command(engine.task_argv(PROMPT_TOKEN), shell.platform,
                                                              prompt_file),

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from agent.cost_guard import estimate_usd
+from agent.cost_guard import CostGuard, estimate_usd
 from chalicelib.agents.domain.memory_scope import MemoryScope
+from chalicelib.tasks.domain.engine_events import parse_line
 
 
 def test_a_scope_reads_the_requested_project_only_when_it_is_one_of_its_own() -> None:
@@ -54,3 +57,53 @@ def test_every_kind_of_token_counts_and_odd_values_do_not() -> None:
              "cache_read_input_tokens": 1000, "service_tier": "standard"}
     assert estimate_usd("claude-sonnet-4", usage) == pytest.approx((3 + 15 + 3.75 + 0.3) / 1000)
     assert estimate_usd("claude-sonnet-4", {"input_tokens": True, "output_tokens": "9"}) == 0.0
+
+
+class Runner:
+    """What the guard calls on its task's runner: the notice and the stop."""
+
+    def __init__(self) -> None:
+        self.notices: list[str] = []
+        self.stopped: list[str] = []
+
+    def event(self, kind: str, text: str = "", data: dict[str, object] | None = None) -> None:
+        self.notices.append(text)
+
+    def stop(self, reason: str) -> None:
+        self.stopped.append(reason)
+
+
+def assistant(message_id: str, input_tokens: int) -> str:
+    return json.dumps({"type": "assistant", "message": {"id": message_id, "model": "claude-sonnet-4-5",
+                                                        "usage": {"input_tokens": input_tokens}}})
+
+
+def result(total: float) -> str:
+    return json.dumps({"type": "result", "subtype": "success", "result": "ok", "total_cost_usd": total})
+
+
+def test_the_guard_counts_a_sessions_running_total_once_and_stops_mid_turn_past_the_budget() -> None:
+    runner = Runner()
+    guard = CostGuard(runner, "1.00")  # type: ignore[arg-type]
+    guard.engine_started()
+    for line in (assistant("m1", 100_000), assistant("m1", 100_000), result(0.40), assistant("m2", 100_000),
+                 result(0.70)):
+        guard.see(line, parse_line("claude", line))
+    assert guard.spent_usd == pytest.approx(0.70) and not runner.stopped  # totals, not a sum of them
+    guard.see(assistant("m3", 200_000), [])
+    assert guard.spent_usd == pytest.approx(1.30) and runner.stopped == ["timed_out"]
+    assert runner.notices == ["cost budget of $1 spent ($1.3000 so far): stopped"]
+    guard.see(assistant("m4", 900_000), [])
+    assert len(runner.notices) == 1  # once
+
+
+def test_a_second_engine_adds_to_what_the_first_one_spent_and_no_budget_means_no_guard() -> None:
+    guard = CostGuard(Runner(), 5)  # type: ignore[arg-type]
+    guard.engine_started()
+    guard.see(result(0.5), parse_line("claude", result(0.5)))
+    guard.engine_started()
+    guard.see(result(0.25), parse_line("claude", result(0.25)))
+    assert guard.spent_usd == pytest.approx(0.75)
+    free = CostGuard(Runner(), None)  # type: ignore[arg-type]
+    free.see(assistant("m1", 10**9), [])
+    assert free.spent_usd == 0.0 and not free.tripped

@@ -47,8 +47,8 @@ class RunSummary:
             self.is_error = bool(data.get("is_error"))
             self.result_text = event.text or self.result_text
             cost = data.get("cost_usd")
-            if isinstance(cost, int | float):
-                self.cost_usd = (self.cost_usd or 0.0) + float(cost)
+            if isinstance(cost, int | float):  # Claude Code's figure is the session's running total
+                self.cost_usd = max(self.cost_usd or 0.0, float(cost))
 
     def _add_text(self, event: EngineEvent) -> None:
         if event.data.get("delta"):

@@ -57,17 +57,22 @@ class CostGuard:
         self._before = 0.0  # what the engines that already ended cost (a rate-limit switch starts another)
         self._current = 0.0  # this engine's running total, as its latest result reported it
         self._pending: dict[str, float] = {}  # estimates of responses since the last result, by message id
+        self._pending_usd = 0.0  # their sum
         self.tripped = False
 
     @property
     def spent_usd(self) -> float:
-        return self._before + self._current + sum(self._pending.values())
+        return self._before + self._current + self._pending_usd
 
     def engine_started(self) -> None:
         """A new engine process: the last one's figure is final."""
         self._before += self._current
         self._current = 0.0
+        self._forget_pending()
+
+    def _forget_pending(self) -> None:
         self._pending.clear()
+        self._pending_usd = 0.0
 
     def see(self, line: str, events: Iterable[EngineEvent]) -> None:
         """Account for one line of the engine's output (and the events parsed from it)."""
@@ -77,7 +82,7 @@ class CostGuard:
             cost = event.data.get("cost_usd") if event.kind == EventKind.RESULT else None
             if isinstance(cost, int | float):  # the session's running total, not the turn's
                 self._current = max(self._current, float(cost))
-                self._pending.clear()
+                self._forget_pending()
         if '"usage"' in line and '"assistant"' in line:
             self._estimate(line)
         if self.spent_usd > self.budget:
@@ -96,4 +101,6 @@ class CostGuard:
         if not isinstance(message, dict) or not isinstance(message.get("usage"), dict):
             return
         key = str(message.get("id") or len(self._pending))
-        self._pending[key] = estimate_usd(str(message.get("model") or ""), message["usage"])
+        usd = estimate_usd(str(message.get("model") or ""), message["usage"])
+        self._pending_usd += usd - self._pending.get(key, 0.0)  # a response's blocks repeat its usage
+        self._pending[key] = usd

@@ -191,10 +191,11 @@ def test_a_run_past_its_time_budget_is_stopped_and_reported_to_the_run_that_spaw
         )
 
     assert done["status"] == "timed_out", done
+    assert done["stop_reason"] == "time budget of 3s spent"
     events = h.events(done["task_id"])
     assert any(e["kind"] == "notice" and "time budget of 3s exhausted" in e["text"] for e in events)
     assert [m["sender"] for m in inbox] == [f"run:{child['id'][:8]}"]
-    assert "operator run" in inbox[0]["body"] and "timed_out" in inbox[0]["body"]
+    assert "operator run" in inbox[0]["body"] and "timed_out (time budget of 3s spent)" in inbox[0]["body"]
     lessons = h.client.get("/api/agents/profiles/operator")["lessons"]
     assert any(
         "Run the migration" in lesson["content"] and "timed_out" in lesson["content"] for lesson in lessons

@@ -97,6 +97,8 @@ class SubagentLifecycle:
             if over_cost and not run.stop_reason:
                 reason = f"cost ${task.cost_usd:.4f} over budget ${run.cost_budget_usd}"
                 uow.runs.update(run_id, stop_reason=reason)
+            elif status == "timed_out" and not run.stop_reason:  # the agent stopped it at the budget
+                uow.runs.update(run_id, stop_reason=f"time budget of {run.time_budget_s}s spent")
             done = uow.runs.finish(run_id, status, task.result_summary or task.error, task.cost_usd)
             uow.commit()
         if done is None:

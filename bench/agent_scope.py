@@ -2,8 +2,9 @@
 
 Scope: the prompt hook's request (`GET /api/memory/search` with project_limit=3,
 global_limit=2, graph=true, as `hooks/user_prompt_submit.py` sends it) timed from one warm
-client, alternating a plain session's request with a subagent's (the same plus
-`X-Itachi-Agent-Run`, so the server looks the run's scope up and searches within it). Every
+client, alternating a plain session's request, the same without the graph context, and a
+subagent's (the hook's request plus `X-Itachi-Agent-Run`: the server looks the run's scope up
+and searches within it, with no graph context). Every
 query is new to the server (a numbered suffix), so each one is embedded, as a real prompt is.
 Cost guard: the agent's per-line accounting (`agent/cost_guard.py`) over Claude Code-shaped
 stream-json lines, in process.
@@ -47,9 +48,9 @@ def seed(api: Api, rows: int) -> None:
         api.call("POST", "/api/memory/batch", {"memories": memories[start:start + 100]})
 
 
-def search_ms(api: Api, query: str, run_id: str | None) -> float:
+def search_ms(api: Api, query: str, run_id: str | None, graph: bool = True) -> float:
     params = {"query": query, "project": OWN, "project_limit": 3, "global_limit": 2, "mode": "hybrid",
-              "graph": "true"}
+              "graph": "true" if graph else "false"}
     headers = {"Authorization": f"Bearer {api.key}", **({"X-Itachi-Agent-Run": run_id} if run_id else {})}
     request = urllib.request.Request(f"{api.url}/api/memory/search?{urllib.parse.urlencode(params)}",
                                      headers=headers)
@@ -104,9 +105,11 @@ def main() -> int:
         for i in range(4):  # warm both paths
             search_ms(api, f"{PROMPTS[i]} warm {stamp}", None if i % 2 else run["id"])
         plain: list[float] = []
+        bare: list[float] = []
         scoped: list[float] = []
         for i in range(args.n):
             plain.append(search_ms(api, f"{PROMPTS[i % 4]} #{stamp}-{i}p", None))
+            bare.append(search_ms(api, f"{PROMPTS[i % 4]} #{stamp}-{i}b", None, graph=False))
             scoped.append(search_ms(api, f"{PROMPTS[i % 4]} #{stamp}-{i}s", run["id"]))
     finally:
         proc.send_signal(signal.SIGTERM)
@@ -114,7 +117,8 @@ def main() -> int:
     with_usage, without = guard_us_per_line(20_000)
     print(f"machine: {os.cpu_count()} cores {platform.machine()}, Python {platform.python_version()}, "
           f"load {os.getloadavg()[0]:.1f}; {args.rows} memories")
-    for what, values in (("plain session", plain), ("subagent (X-Itachi-Agent-Run)", scoped)):
+    for what, values in (("plain session", plain), ("plain session without graph context", bare),
+                         ("subagent (X-Itachi-Agent-Run, no graph context)", scoped)):
         print(f"prompt hook search, {what}, {len(values)} queries: p50 {statistics.median(values):.1f} ms, "
               f"p95 {pct(values, 0.95):.1f} ms")
     print(f"cost guard per stream line: {with_usage:.1f} us (assistant line with usage), "

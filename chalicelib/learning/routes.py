@@ -7,7 +7,7 @@ from typing import Annotated
 from chalice import Response
 from pydantic import Field
 
-from chalicelib.agents.scope_edge import run_scope
+from chalicelib.agents.scope_routes import run_scope
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.kernel.wire import Int64, captured

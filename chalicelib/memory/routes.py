@@ -8,7 +8,7 @@ from chalice import Response
 from pydantic import ValidationError
 
 from chalicelib.agents.domain.memory_scope import MemoryScope
-from chalicelib.agents.scope_edge import run_scope
+from chalicelib.agents.scope_routes import run_scope
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body, parse_query

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from chalice import Response
 from pydantic import ConfigDict, Field
 
-from chalicelib.agents.scope_edge import run_scope
+from chalicelib.agents.scope_routes import run_scope
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, delivery_key, ok, parse_body, parse_query
 from chalicelib.kernel.wire import CapturedJson, Count, Int64, captured

@@ -1,4 +1,4 @@
-"""The routes' side of a subagent's memory scope: the run a request's hooks belong to.
+"""The routes' side of a subagent's memory scope (a helper of the memory, session and rule routes).
 
 A subagent's engine runs with ITACHI_AGENT_RUN_ID in its environment; its hooks send it as the
 `X-Itachi-Agent-Run` header, and the memory reads (search, recent, recall, briefing, rules)

@@ -34,15 +34,17 @@ class ApiBackend:
 
     def search(self, *, query: str, project: str, limit: int, category: str | None, mode: str) -> Json:
         return self._get("/api/memory/search", query=query, project=project, limit=limit,
-                         category=category, mode=mode)
+                         category=category, mode=mode, include_untrusted="true")
 
-    def store(self, *, project: str, content: str, category: str, tags: list[str]) -> Json:
+    def store(self, *, project: str, content: str, category: str, tags: list[str], source: str) -> Json:
         metadata: Json = {"source": "mcp", **({"tags": tags} if tags else {})}
         return self._send("POST", "/api/memory", {"project": project, "content": content,
-                                                  "category": category, "metadata": metadata})
+                                                  "category": category, "metadata": metadata,
+                                                  "source": source})
 
     def recent(self, *, project: str, category: str | None, tag: str | None, limit: int) -> Json:
-        return self._get("/api/memory/recent", project=project, category=category, tag=tag, limit=limit)
+        return self._get("/api/memory/recent", project=project, category=category, tag=tag, limit=limit,
+                         include_untrusted="true")
 
     def get_memory(self, memory_id: str) -> Json:
         return self._get(f"/api/memory/{_quoted(memory_id)}")

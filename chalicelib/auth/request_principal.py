@@ -28,3 +28,13 @@ def require_machine(machine_id: str | None) -> None:
     p = current_principal()
     if p.kind is KeyKind.MACHINE and machine_id != p.machine_id:
         raise Forbidden(f"the key {p.name!r} acts for machine {p.machine_id!r} only")
+
+
+def require_vouch(*sources: str) -> None:
+    """Refuse (403) a key that may not store text as the user's or the assistant's words."""
+    from chalicelib.auth.domain.vouching import vouch_refusal
+
+    for source in sorted(set(sources)):
+        refused = vouch_refusal(current_principal(), source)
+        if refused:
+            raise Forbidden(refused)

@@ -33,18 +33,21 @@ class ServiceBackend:
 
         def run() -> Json:
             q = validate_input(SearchQuery, {"query": query, "project": project, "limit": limit,
-                                             "category": category, "mode": mode})
+                                             "category": category, "mode": mode, "include_untrusted": True})
             return search_json(self._c.memory.search(q.query, q.project, limit=q.limit, category=q.category,
-                                                     mode=q.mode, include_global=q.include_global))
+                                                     mode=q.mode, include_global=q.include_global,
+                                                     include_untrusted=q.include_untrusted))
         return _guarded(run)
 
-    def store(self, *, project: str, content: str, category: str, tags: list[str]) -> Json:
+    def store(self, *, project: str, content: str, category: str, tags: list[str], source: str) -> Json:
+        from chalicelib.auth.request_principal import require_vouch
         from chalicelib.memory.schemas import MemoryIn
 
         def run() -> Json:
             metadata: Json = {"source": "mcp", **({"tags": tags} if tags else {})}
             body = validate_input(MemoryIn, {"project": project, "content": content, "category": category,
-                                             "metadata": metadata})
+                                             "metadata": metadata, "source": source})
+            require_vouch(body.source)  # the /mcp caller's key, as POST /api/memory checks it
             stored = self._c.memory.remember(body.draft())
             return {"id": stored.id, "deduplicated": stored.deduplicated}
         return _guarded(run)
@@ -54,9 +57,10 @@ class ServiceBackend:
 
         def run() -> Json:
             q = validate_input(RecentQuery, {"project": project, "category": category, "tag": tag,
-                                             "limit": limit})
+                                             "limit": limit, "include_untrusted": True})
             memories = self._c.memory.recent(q.project, limit=q.limit, category=q.category,
-                                             metadata=q.metadata_filter())
+                                             metadata=q.metadata_filter(),
+                                             include_untrusted=q.include_untrusted)
             return {"results": [memory_json(m) for m in memories]}
         return _guarded(run)
 

@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from chalicelib.agents.domain.memory_scope import MemoryScope
 from chalicelib.agents.scope_routes import run_scope
+from chalicelib.auth.request_principal import require_vouch
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body, parse_query
@@ -36,6 +37,7 @@ bp = ApiBlueprint(__name__)
 @bp.route("/api/memory", methods=["POST"])
 def remember() -> Response:
     body = parse_body(bp.current_request, MemoryIn)
+    require_vouch(body.source)
     stored = get_container().memory.remember(body.draft())
     return ok({"id": stored.id, "deduplicated": stored.deduplicated}, status=201)
 
@@ -43,6 +45,7 @@ def remember() -> Response:
 @bp.route("/api/memory/batch", methods=["POST"])
 def remember_batch() -> Response:
     body = parse_body(bp.current_request, BatchIn)
+    require_vouch(*(m.source for m in body.memories))
     stored = get_container().memory.remember_many([m.draft() for m in body.memories])
     return ok({"ids": [s.id for s in stored], "deduplicated": [s.deduplicated for s in stored]}, status=201)
 

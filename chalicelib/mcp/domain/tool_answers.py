@@ -22,6 +22,11 @@ def _tags(memory: Json) -> str:
     return f" tags: {', '.join(map(str, tags))}" if isinstance(tags, list) and tags else ""
 
 
+def _untrusted(memory: Json) -> str:
+    """A mark on a quarantined memory: an agent's or a tool's text no person has promoted yet."""
+    return f" (untrusted: from {memory.get('source')})" if memory.get("trusted") is False else ""
+
+
 def search_text(answer: Json, query: str, project: str) -> str:
     hits = answer.get("results") or []
     if not hits:
@@ -30,16 +35,19 @@ def search_text(answer: Json, query: str, project: str) -> str:
     lines = [f"{len(hits)} memories for {query!r} in {project}{note}:"]
     for n, hit in enumerate(hits, 1):
         scope = "" if hit.get("project") == project else f" [{hit.get('project')}]"
-        lines.append(f"{n}. [{hit.get('category')}]{scope} score {float(hit.get('score') or 0):.2f} · "
+        lines.append(f"{n}. [{hit.get('category')}]{_untrusted(hit)}{scope} "
+                     f"score {float(hit.get('score') or 0):.2f} · "
                      f"{_day(hit.get('created_at'))} · id {hit.get('id')}{_tags(hit)}\n"
                      f"   {_clip(hit.get('content'))}")
     return "\n".join(lines)
 
 
-def stored_text(answer: Json, project: str, category: str) -> str:
+def stored_text(answer: Json, project: str, category: str, origin: str = "agent") -> str:
     if answer.get("deduplicated"):
         return f"Already known: reinforced memory {answer.get('id')} in {project} instead of adding a copy."
-    return f"Stored memory {answer.get('id')} ({category}) in {project}."
+    kept = (" as untrusted (an agent's finding): searchable, but not put in prompts or made a rule until "
+            "a person promotes it") if origin == "agent" else f" as the {origin}'s words"
+    return f"Stored memory {answer.get('id')} ({category}) in {project}{kept}."
 
 
 def list_text(answer: Json, project: str, category: str | None, tag: str | None) -> str:
@@ -50,13 +58,15 @@ def list_text(answer: Json, project: str, category: str | None, tag: str | None)
         return f"No memories in {scope}."
     lines = [f"{len(items)} newest memories in {scope}:"]
     for memory in items:
-        lines.append(f"- {_day(memory.get('created_at'))} [{memory.get('category')}] id {memory.get('id')}"
+        lines.append(f"- {_day(memory.get('created_at'))} [{memory.get('category')}]{_untrusted(memory)}"
+                     f" id {memory.get('id')}"
                      f"{_tags(memory)}\n  {_clip(memory.get('content'), 400)}")
     return "\n".join(lines)
 
 
 def memory_text(memory: Json) -> str:
-    lines = [f"Memory {memory.get('id')} · {memory.get('project')} · [{memory.get('category')}]",
+    lines = [f"Memory {memory.get('id')} · {memory.get('project')} · [{memory.get('category')}]"
+             f"{_untrusted(memory)}",
              f"created {memory.get('created_at')} · reinforced {memory.get('times_reinforced', 0)}x · "
              f"read {memory.get('access_count', 0)}x{_tags(memory)}"]
     if memory.get("summary"):

@@ -24,13 +24,13 @@ class BackendError(Exception):
 class ItachiBackend(Protocol):
     def search(self, *, query: str, project: str, limit: int, category: str | None,
                mode: str) -> Json:
-        """GET /api/memory/search."""
+        """GET /api/memory/search, untrusted memories included (marked)."""
 
-    def store(self, *, project: str, content: str, category: str, tags: list[str]) -> Json:
-        """POST /api/memory (tags go in metadata.tags)."""
+    def store(self, *, project: str, content: str, category: str, tags: list[str], source: str) -> Json:
+        """POST /api/memory (tags go in metadata.tags; the server checks the key may vouch for `source`)."""
 
     def recent(self, *, project: str, category: str | None, tag: str | None, limit: int) -> Json:
-        """GET /api/memory/recent."""
+        """GET /api/memory/recent, untrusted memories included (marked)."""
 
     def get_memory(self, memory_id: str) -> Json:
         """GET /api/memory/{id}."""

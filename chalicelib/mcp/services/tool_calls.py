@@ -122,9 +122,10 @@ class McpTools:
 
     def _store(self, args: dict[str, Any]) -> ToolAnswer:
         project, category = self._project(args), args.get("category", "fact")
+        # An MCP caller is an agent: its text is untrusted unless it says whose words these are.
         answer = self._backend.store(project=project, content=args["content"], category=category,
-                                     tags=list(args.get("tags") or []))
-        return ToolAnswer(render.stored_text(answer, project, category))
+                                     tags=list(args.get("tags") or []), source=args.get("origin", "agent"))
+        return ToolAnswer(render.stored_text(answer, project, category, args.get("origin", "agent")))
 
     def _list(self, args: dict[str, Any]) -> ToolAnswer:
         project = self._project(args)

@@ -131,9 +131,10 @@ def test_stdio_server_answers_for_the_repository_of_its_working_directory(api: R
             assert "in github.com/acme/rocket" in text(stored)
 
     anyio.run(scenario)
-    recent = call(api, "GET", "/api/memory/recent?project=github.com/acme/rocket")[1]
+    recent = call(api, "GET", "/api/memory/recent?project=github.com/acme/rocket&include_untrusted=true")[1]
     assert [m["content"] for m in recent["results"]] == ["Rockets need fuel."]
     assert recent["results"][0]["metadata"]["source"] == "mcp"
+    assert (recent["results"][0]["source"], recent["results"][0]["trusted"]) == ("agent", False)
 
 
 def test_remote_mcp_needs_the_api_key_and_a_project(api: RunningApi) -> None:

@@ -1,7 +1,9 @@
 """Which memories the hooks already put in front of the model in this session.
 
-$ITACHI_HOME/state/recall/<session_id>.json holds their ids: the prompt hook adds what it
-injected, recall (`hooks/recall.py`) adds what it injected and skips anything listed. Best
+$ITACHI_HOME/state/recall/<session_id>.json holds their ids. SessionStart records the memories
+its briefing carries (starting the list afresh after a compaction or a clear, whose context no
+longer holds the earlier injections), the prompt hook and recall (`hooks/recall.py`) record
+what they inject, and both skip anything listed: nothing is injected twice in a session. Best
 effort: a lost write means a memory may be shown once more, never that the hook fails.
 """
 
@@ -30,15 +32,42 @@ def shown(ctx: HookContext) -> set[str]:
     return {str(i) for i in ids} if isinstance(ids, list) else set()
 
 
-def add(ctx: HookContext, ids: Iterable[Any]) -> None:
+def add(ctx: HookContext, ids: Iterable[Any], *, reset: bool = False) -> None:
+    """Record `ids` as shown; `reset` forgets what was recorded before (a fresh context)."""
     path = state_path(ctx)
     new = {str(i) for i in ids if i}
-    if path is None or not new:
+    if path is None or not (new or reset):
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         temporary = path.with_suffix(f".{os.getpid()}.tmp")
-        temporary.write_text(json.dumps({"shown": sorted(shown(ctx) | new)}), encoding="utf-8")
+        known = set() if reset else shown(ctx)
+        temporary.write_text(json.dumps({"shown": sorted(known | new)}), encoding="utf-8")
         os.replace(temporary, path)
     except OSError:
         pass
+
+
+def briefing_ids(briefing: Any, learnings: Any, recent: Any) -> list[str]:
+    """The memories a SessionStart briefing carries: its own, the rules, the recent memories."""
+    ids = list(briefing.get("memory_ids") or []) if isinstance(briefing, dict) else []
+    for answer, key in ((learnings, "rules"), (recent, "results")):
+        items = answer.get(key) if isinstance(answer, dict) else None
+        ids += [i.get("id") for i in items or [] if isinstance(i, dict)]
+    return [str(i) for i in ids if i]
+
+
+def unseen(answer: Any, already: set[str], project: str, limits: tuple[int, int]) -> Any:
+    """A search answer without the memories shown before, at most `limits` (project, _global)."""
+    if not isinstance(answer, dict) or not isinstance(answer.get("results"), list):
+        return answer
+    left = {"project": limits[0], "global": limits[1]}
+    kept = []
+    for item in answer["results"]:
+        if not isinstance(item, dict) or str(item.get("id")) in already:
+            continue
+        scope = "global" if item.get("project") == "_global" and project != "_global" else "project"
+        if left[scope] > 0:
+            left[scope] -= 1
+            kept.append(item)
+    return {**answer, "results": kept}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hooks import file_sync
+from hooks import file_sync, injected
 from hooks.context_render import rule_lines, session_context_lines, session_start_context
 from hooks.memory_md import (
     CONTEXT_HEADING,
@@ -21,6 +21,7 @@ from hooks.memory_md import (
 from hooks.runtime import HookContext, context_output, fail_open
 
 SOURCES = frozenset({"startup", "resume", "clear", "compact"})
+FRESH_CONTEXT = frozenset({"clear", "compact"})  # the earlier injections are gone from the context
 BUDGET_S = 2.5
 
 
@@ -54,6 +55,9 @@ def handle(ctx: HookContext) -> str | None:
     if ctx.config.client == "claude":
         _refresh_memory_md(ctx, briefing, learnings, recent)
     text = session_start_context(project, briefing, learnings, recent)
+    if text:  # what the briefing carries is not injected again in this session
+        injected.add(ctx, injected.briefing_ids(briefing, learnings, recent),
+                     reset=source in FRESH_CONTEXT)
     event_name = str(ctx.payload.get("hook_event_name") or "SessionStart")
     return context_output(event_name, text) if text else None
 

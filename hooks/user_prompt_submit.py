@@ -15,23 +15,30 @@ MAX_QUERY_CHARS = 1000
 BUDGET_S = 0.5
 PROJECT_LIMIT = 3
 GLOBAL_LIMIT = 2
+# Asked for beyond the limits once the session was shown memories, so the ones it already has
+# (the SessionStart briefing's, earlier prompts', recall's) can be skipped without losing slots.
+SKIP_ALLOWANCE = 3
 
 
 def handle(ctx: HookContext) -> str | None:
     """Search the project and _global scopes in one request (with the graph memory's context, and
-    the prompt queued for it to learn from); print the matches as context."""
+    the prompt queued for it to learn from); print the matches this session was not shown yet."""
     prompt = str(ctx.payload.get("prompt") or "").strip()
     if len(prompt) < MIN_PROMPT_CHARS:
         return None
     query = prompt[:MAX_QUERY_CHARS]
+    already = injected.shown(ctx)
+    extra = SKIP_ALLOWANCE if already else 0
     # The project's own 3 slots and _global's 2: one request, one query embedding on the server.
     (answer,) = ctx.api.get_many(
         [
             ("/api/memory/search", {"query": query, "project": ctx.project,
-                                    "project_limit": PROJECT_LIMIT, "global_limit": GLOBAL_LIMIT,
+                                    "project_limit": PROJECT_LIMIT + extra,
+                                    "global_limit": GLOBAL_LIMIT + extra,
                                     "mode": "hybrid", "graph": "true"}),
         ]
     )
+    answer = injected.unseen(answer, already, ctx.project, (PROJECT_LIMIT, GLOBAL_LIMIT))
     text = search_context(answer, ctx.project)
     if not text:
         return None

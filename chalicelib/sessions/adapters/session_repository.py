@@ -95,14 +95,15 @@ class PostgresSessionRepository:
         ).fetchall()
         return [dict(r) for r in rows]
 
-    def recent_memory_texts(self, project: str, categories: tuple[str, ...], limit: int) -> list[str]:
+    def recent_memory_texts(self, project: str, categories: tuple[str, ...],
+                            limit: int) -> list[tuple[str, str]]:
         rows = self._conn.execute(
-            "SELECT COALESCE(NULLIF(summary, ''), content) AS text FROM memories"
+            "SELECT id::text AS id, COALESCE(NULLIF(summary, ''), content) AS text FROM memories"
             " WHERE project = %s AND category = ANY(%s) AND superseded_by IS NULL AND trusted"
             " ORDER BY created_at DESC LIMIT %s",
             (project, list(categories), limit),
         ).fetchall()
-        return [r["text"] for r in rows]
+        return [(r["id"], r["text"]) for r in rows]
 
     def active_tasks(self, project: str, limit: int) -> list[dict[str, Any]]:
         rows = self._conn.execute(

@@ -20,6 +20,16 @@ MAX_TURN_CHARS = 8000
 HOT_FILE_DAYS = 14
 
 
+# What the briefing carries from memories: (answer key, categories, how many).
+BRIEFING_MEMORIES: tuple[tuple[str, tuple[str, ...], int], ...] = (
+    ("style", ("style",), 1),
+    ("repo_expertise", ("repo_expertise",), 1),
+    ("active_patterns", ("pattern", "pattern_observation"), 5),
+    ("recent_decisions", ("decision",), 5),
+    ("session_summaries", ("session_summary",), 3),
+)
+
+
 @dataclass(frozen=True)
 class SessionEvent:
     session_id: str
@@ -85,12 +95,20 @@ class SessionService:
                 "difficulty": difficulty(row["tool_failures"], row["tool_successes"], row["compactions"])}
 
     def briefing(self, project: str) -> dict[str, Any]:
-        """Recent sessions, hot files, patterns, decisions and active tasks of one project."""
+        """Recent sessions, hot files, patterns, decisions and active tasks of one project.
+
+        `memory_ids` lists the memories whose text it carries, so the hooks can keep a session
+        from being shown them a second time."""
         with self._units() as uow:
             repo = uow.sessions
             recent = repo.recent_sessions(project, 5)
-            style = repo.recent_memory_texts(project, ("style",), 1)
-            expertise = repo.recent_memory_texts(project, ("repo_expertise",), 1)
+            memories = {key: repo.recent_memory_texts(project, categories, limit)
+                        for key, categories, limit in BRIEFING_MEMORIES}
+
+            def texts(key: str, chars: int) -> list[str]:
+                return [clip(text, chars) or "" for _, text in memories[key]]
+
+            style, expertise = texts("style", 300), texts("repo_expertise", 1500)
             return {
                 "project": project,
                 "recent_sessions": [
@@ -98,16 +116,14 @@ class SessionService:
                      "ended_at": r["ended_at"].isoformat() if r["ended_at"] else None,
                      "files_changed": list(r["files_changed"])[:10]} for r in recent],
                 "hot_files": repo.hot_files(project, HOT_FILE_DAYS, 8),
-                "active_patterns": [clip(t, 200) for t in repo.recent_memory_texts(
-                    project, ("pattern", "pattern_observation"), 5)],
-                "recent_decisions": [clip(t, 200) for t in repo.recent_memory_texts(
-                    project, ("decision",), 5)],
+                "active_patterns": texts("active_patterns", 200),
+                "recent_decisions": texts("recent_decisions", 200),
                 "active_tasks": repo.active_tasks(project, 5),
                 # What the code-intelligence workers wrote (chalicelib/codeintel); empty until they ran.
-                "style": clip(style[0], 300) if style else None,
-                "repo_expertise": clip(expertise[0], 1500) if expertise else None,
-                "session_summaries": [clip(t, 400) for t in repo.recent_memory_texts(
-                    project, ("session_summary",), 3)],
+                "style": style[0] if style else None,
+                "repo_expertise": expertise[0] if expertise else None,
+                "session_summaries": texts("session_summaries", 400),
+                "memory_ids": [ident for rows in memories.values() for ident, _ in rows],
             }
 
 

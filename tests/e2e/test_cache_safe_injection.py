@@ -35,6 +35,7 @@ MEMORIES = [
     "Database migrations are numbered files applied in order at startup.",
     "The search endpoint ranks by a hybrid of vector and text scores.",
 ]
+FILLERS = ("the CLI colours", "the retry policy", "the docs theme", "the CI cache", "the logo")
 PROMPTS = [
     "Which index type do we use for the embeddings in pgvector here?",
     "Under which path prefix does the notes service expose its API?",
@@ -50,6 +51,9 @@ def test_five_turns_with_itachi_keep_every_request_prefix_up_to_the_last_cache_b
     for content in MEMORIES:
         post(warm_api, "/api/memory", {"project": PROJECT, "category": "decision", "content": content,
                                        "source": "user"})
+    for topic in FILLERS:  # newer: they fill the briefing, so the prompts' matches are still news
+        post(warm_api, "/api/memory", {"project": PROJECT, "category": "decision", "source": "user",
+                                       "content": f"We decided to keep {topic} as it is for this release."})
     script = [Reply.text(f"Answer {n}.") for n in range(1, 6)]
     with FakeAnthropic(script) as fake:
         env = hook_env(fake, tmp_path / "claude-config", itachi_home, warm_api.url, warm_api.key)

@@ -132,7 +132,11 @@ def test_a_failing_command_with_a_known_error_brings_the_recorded_fix_into_the_n
     fix = ("Fixed ModuleNotFoundError: No module named 'itachi_widgets' by running "
            "pip install -e ./widgets before the test suite.")
     post(api, "/api/memory", {"project": PROJECT, "category": "bugfix", "content": fix,
-                              "source": "assistant"})
+                              "source": "assistant", "created_at": "2026-01-05T10:00:00Z"})
+    for topic in ("the billing export", "the CLI colours", "the retry policy", "the docs", "the CI cache"):
+        # Newer memories fill the session briefing: the fix comes back only when it is needed.
+        post(api, "/api/memory", {"project": PROJECT, "category": "decision", "source": "user",
+                                  "content": f"We decided to keep {topic} as it is for this release."})
     script = [Reply.tool_use("Bash", {"command": "python3 -c 'import itachi_widgets'",
                                       "description": "Import the widgets package"}),
               Reply.text("Installing the widgets package first.")]

@@ -20,6 +20,7 @@ from chalicelib.bootstrap import get_container
 from chalicelib.brain import routes as brain_routes
 from chalicelib.console.routes import auth_pages as console_auth_pages
 from chalicelib.console.routes import brain_pages as console_brain_pages
+from chalicelib.console.routes import context_pages as console_context_pages
 from chalicelib.console.routes import graph_pages as console_graph_pages
 from chalicelib.console.routes import memory_pages as console_memory_pages
 from chalicelib.console.routes import overview_pages as console_overview_pages
@@ -75,6 +76,7 @@ app.register_blueprint(console_memory_pages.bp)
 app.register_blueprint(console_task_pages.bp)
 app.register_blueprint(console_overview_pages.bp)
 app.register_blueprint(console_brain_pages.bp)
+app.register_blueprint(console_context_pages.bp)
 app.register_blueprint(console_graph_pages.bp)
 
 

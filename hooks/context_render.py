@@ -4,17 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+# The prompt hook's block is shared with `itachi context --prompt` and the console's preview.
+from chalicelib.contracts.prompt_context import graph_context, search_context, trim
+from chalicelib.contracts.prompt_context import memory_line as _memory_line
+
 Json = dict[str, Any]
 MAX_RULES = 15
 MAX_CONTEXT_CHARS = 6000
-SEARCH_ITEM_CHARS = 300
-GRAPH_CONTEXT_CHARS = 3000
-
-
-def trim(text: Any, limit: int) -> str:
-    """Collapse whitespace to single spaces and cut to limit characters."""
-    flat = " ".join(str(text or "").split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+__all__ = ["graph_context", "rule_lines", "search_context", "session_context_lines",
+           "session_start_context", "trim"]
 
 
 def _items(answer: Json | None, key: str) -> list[Any]:
@@ -76,45 +74,6 @@ def session_start_context(
         parts += ["", "Project rules:", *rule_lines(learnings)]
     text = "\n".join(parts)
     return text if len(text) <= MAX_CONTEXT_CHARS else text[: MAX_CONTEXT_CHARS - 1] + "…"
-
-
-def search_context(answer: Json | None, project: str) -> str:
-    """The '=== Itachi Memory Context ===' block, one line per match ('' when none).
-
-    The answer lists the project's matches, then _global's; a _global one is marked as such.
-    """
-    seen: set[str] = set()
-    lines: list[str] = []
-    for item in _items(answer, "results"):
-        if not isinstance(item, dict):
-            continue
-        ident = str(item.get("id") or item.get("content"))
-        if ident in seen:
-            continue
-        seen.add(ident)
-        scope = "global" if item.get("project") == "_global" and project != "_global" else "project"
-        lines.append(_memory_line(item, scope))
-    blocks = ["\n".join(["=== Itachi Memory Context ===", *lines])] if lines else []
-    graph = graph_context(answer)
-    return "\n\n".join([*blocks, graph] if graph else blocks)
-
-
-def graph_context(answer: Json | None) -> str:
-    """The graph memory's block (entities, instructions, facts, events, plans), '' when absent."""
-    graph = (answer or {}).get("graph")
-    text = str(graph.get("text") or "").strip() if isinstance(graph, dict) else ""
-    if not text:
-        return ""
-    text = text if len(text) <= GRAPH_CONTEXT_CHARS else text[: GRAPH_CONTEXT_CHARS - 1] + "…"
-    return f"=== Itachi Graph Memory ===\n{text}"
-
-
-def _memory_line(item: Any, scope: str = "") -> str:
-    if not isinstance(item, dict):
-        return trim(item, SEARCH_ITEM_CHARS)
-    body = item.get("content") or item.get("summary")
-    suffix = " (global)" if scope == "global" else ""
-    return f"- [{item.get('category') or 'memory'}] {trim(body, SEARCH_ITEM_CHARS)}{suffix}"
 
 
 def _block(lines: list[str], title: str, items: list[str], limit: int = 5) -> None:

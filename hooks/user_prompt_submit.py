@@ -6,15 +6,12 @@ slow or down the prompt goes through without memory rather than waiting.
 
 from __future__ import annotations
 
+from chalicelib.contracts.prompt_context import GLOBAL_LIMIT, MAX_QUERY_CHARS, MIN_PROMPT_CHARS, PROJECT_LIMIT
 from hooks import injected
 from hooks.context_render import search_context
 from hooks.runtime import HookContext, context_output, fail_open
 
-MIN_PROMPT_CHARS = 30
-MAX_QUERY_CHARS = 1000
 BUDGET_S = 0.5
-PROJECT_LIMIT = 3
-GLOBAL_LIMIT = 2
 # Asked for beyond the limits once the session was shown memories, so the ones it already has
 # (the SessionStart briefing's, earlier prompts', recall's) can be skipped without losing slots.
 SKIP_ALLOWANCE = 3

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 from typing import Any
 
-CHARS_PER_TOKEN = 4
+from chalicelib.contracts.prompt_context import tokens
+
 PREVIEW_BUDGET_S = 10.0  # the hook's own deadline is for the user's turn; a preview may wait
 
 
@@ -25,10 +25,6 @@ def add_context_parser(sub: Any) -> None:
     p.add_argument("--project", help="project (default: this directory's project)")
     p.add_argument("--json", action="store_true", help="print parts and counts as JSON")
     p.set_defaults(func=cmd_context)
-
-
-def tokens(text: str) -> int:
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 def hook_text(module: Any, payload: dict[str, Any], project: str | None) -> str:

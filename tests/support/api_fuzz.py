@@ -173,7 +173,7 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
         ("GET", "/console/memories/{memory_id}"), ("POST", "/console/memories/{memory_id}/{action}"),
         ("GET", "/console/tasks"), ("GET", "/console/tasks/{task_id}"),
         ("GET", "/console/tasks/{task_id}/output"), ("POST", "/console/tasks/{task_id}/{action}"),
-        ("GET", "/console/learning"),
+        ("GET", "/console/learning"), ("GET", "/console/context"),
         ("GET", "/console/sessions"), ("GET", "/console/machines"), ("GET", "/console/spend"),
         ("GET", "/console/brain"), ("POST", "/console/brain/{proposal_id}/{decision}"),
         ("GET", "/console/graph"), ("GET", "/console/graph/{node_id}"),

@@ -3,7 +3,8 @@
 Runs the real Claude Code CLI (the tests' pinned install) for one 5-turn stream-json session
 against the scripted fake model API twice: in a repository with Itachi's hooks installed (the
 API is the app on a local server over its own embedded Postgres, holding 5 decisions the
-prompts ask about, so every turn injects) and in the same kind of repository without them.
+prompts ask about and 5 newer ones that fill the session briefing, so every turn injects) and in
+the same kind of repository without them.
 For each turn after the first it prints whether the request kept the previous request's
 prefix up to its last `cache_control` breakpoint, and the share of the request (characters of
 its canonical JSON, a stand-in for tokens) that a cache read of that prefix covers.
@@ -24,7 +25,7 @@ from pathlib import Path
 
 from chalicelib.bootstrap import set_container
 from infra.local.api_server import ApiServer
-from tests.e2e.test_cache_safe_injection import MEMORIES, PROMPTS
+from tests.e2e.test_cache_safe_injection import FILLERS, MEMORIES, PROMPTS
 from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.support.cache_prefix import broken_prefix, flatten, session_requests, turn_shares
 from tests.support.claude_cli import claude_env, ensure_claude_cli
@@ -47,7 +48,7 @@ def repo(root: Path, name: str, hooks: bool) -> Path:
     return path
 
 
-def store(url: str, key: str, content: str) -> None:
+def store(url: str, key: str, content: str) -> None:  # as the test stores them
     body = {"project": PROJECT, "category": "decision", "content": content, "source": "user"}
     request = urllib.request.Request(f"{url}/api/memory", data=json.dumps(body).encode(), method="POST",
                                      headers={"Authorization": f"Bearer {key}",
@@ -63,6 +64,15 @@ def report(label: str, bodies: list[dict]) -> None:
         print(f"  turn {turn}: prefix kept {kept}, request {flatten(after).size()} chars, "
               f"cache read share {share:.3f}")
     print(f"  mean cache read share, turns 2-{len(bodies)}: {sum(shares) / len(shares):.3f}")
+    # The last request carries the whole session: how often each stored memory reached the model.
+    last = json.dumps(bodies[-1]) if bodies else ""
+    counts = [last.count(text[:60]) for text in [*MEMORIES, *(filler_text(t) for t in FILLERS)]]
+    print(f"  stored memories shown in the session: {sum(c > 0 for c in counts)} of {len(counts)}, "
+          f"the most often {max(counts, default=0)} time(s)")
+
+
+def filler_text(topic: str) -> str:
+    return f"We decided to keep {topic} as it is for this release."
 
 
 def main() -> None:
@@ -79,7 +89,7 @@ def main() -> None:
     server.start()
     key = container.settings.api_keys[0]
     try:
-        for content in MEMORIES:
+        for content in [*MEMORIES, *(filler_text(t) for t in FILLERS)]:
             store(server.url, key, content)
         for label, hooks in (("with Itachi", True), ("without Itachi", False)):
             path = repo(root, label.replace(" ", "-"), hooks)

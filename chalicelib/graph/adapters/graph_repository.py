@@ -60,6 +60,14 @@ def _one(row: dict[str, Any] | None) -> dict[str, Any]:
     return row
 
 
+def _nearest(part: str) -> str:
+    """One part of the fast path's vector statement: live nodes with their similarity to %(q)s."""
+    return (
+        f"SELECT '{part}' AS part, {COLS}, 1 - (n.embedding <=> %(q)s) AS score FROM graph_nodes n"
+        f" WHERE n.project = %(project)s AND n.superseded_by IS NULL AND n.embedding IS NOT NULL"
+    )
+
+
 def _vec(embedding: Sequence[float] | None) -> Vector | None:
     return Vector(list(embedding)) if embedding is not None else None
 
@@ -261,6 +269,36 @@ class PostgresGraphRepository:
             },
         ).fetchall()
         return [to_node(r) for r in rows]
+
+    def fast_candidates(
+        self,
+        project: str,
+        embedding: Sequence[float],
+        *,
+        instructions: int,
+        broad_types: Sequence[str],
+        broad: int,
+        global_scope: float,
+        global_limit: int,
+    ) -> dict[str, list[Node]]:
+        """The fast path's three vector searches in one statement: the live instructions nearest
+        the query (through their own partial HNSW index: the literal predicate lets the planner
+        pick it), the nearest live nodes of `broad_types`, and the nearest instructions of scope
+        >= `global_scope` (a btree range, then exact distances)."""
+        rows = self._conn.execute(
+            f"({_nearest('instructions')} AND n.node_type = 'instruction'"
+            f"   ORDER BY n.embedding <=> %(q)s LIMIT %(instructions)s)"
+            f" UNION ALL ({_nearest('broad')} AND n.node_type = ANY(%(types)s)"
+            f"   ORDER BY n.embedding <=> %(q)s LIMIT %(broad)s)"
+            f" UNION ALL ({_nearest('global')} AND n.node_type = 'instruction' AND n.scope >= %(scope)s"
+            f"   ORDER BY n.embedding <=> %(q)s LIMIT %(global)s)",
+            {"q": Vector(list(embedding)), "project": project, "types": list(broad_types),
+             "instructions": instructions, "broad": broad, "scope": global_scope, "global": global_limit},
+        ).fetchall()
+        found: dict[str, list[Node]] = {"instructions": [], "broad": [], "global": []}
+        for r in rows:
+            found[r["part"]].append(to_node(r))
+        return found
 
     def matching(self, project: str, words: str, types: Sequence[str], limit: int) -> list[Node]:
         rows = self._conn.execute(

@@ -84,6 +84,22 @@ class GraphRepository(Protocol):
         """Live nodes of `types` nearest to `embedding` (optionally linked to one entity)."""
         ...
 
+    def fast_candidates(
+        self,
+        project: str,
+        embedding: Vector,
+        *,
+        instructions: int,
+        broad_types: Sequence[str],
+        broad: int,
+        global_scope: float,
+        global_limit: int,
+    ) -> dict[str, list[Node]]:
+        """The fast path's vector searches in one round trip: "instructions" (the nearest live
+        instructions), "broad" (the nearest live nodes of `broad_types`), "global" (the nearest
+        instructions of scope >= `global_scope`); each scored by cosine similarity."""
+        ...
+
     def matching(self, project: str, words: str, types: Sequence[str], limit: int) -> list[Node]:
         """Live nodes of `types` whose content has the words (full text), for when no vector exists."""
         ...

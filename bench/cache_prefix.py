@@ -64,11 +64,14 @@ def report(label: str, bodies: list[dict]) -> None:
         print(f"  turn {turn}: prefix kept {kept}, request {flatten(after).size()} chars, "
               f"cache read share {share:.3f}")
     print(f"  mean cache read share, turns 2-{len(bodies)}: {sum(shares) / len(shares):.3f}")
-    # The last request carries the whole session: how often each stored memory reached the model.
-    last = json.dumps(bodies[-1]) if bodies else ""
-    counts = [last.count(text[:60]) for text in [*MEMORIES, *(filler_text(t) for t in FILLERS)]]
-    print(f"  stored memories shown in the session: {sum(c > 0 for c in counts)} of {len(counts)}, "
-          f"the most often {max(counts, default=0)} time(s)")
+    # The last request carries the whole session: what the briefing and each prompt injected.
+    contexts = (json.dumps(bodies[-1]) if bodies else "").split("hook additional context: ")[1:]
+    stored = [*MEMORIES, *(filler_text(t) for t in FILLERS)]
+    briefing = {m for m in stored for c in contexts if "Session Briefing" in c[:80] and m[:60] in c}
+    prompted = [m for c in contexts if c.startswith("=== Itachi Memory Context") for m in stored
+                if m[:60] in c[:6000]]
+    print(f"  briefing: {len(briefing)} stored memories; prompt hook: {len(prompted)} memory lines, "
+          f"{len(set(prompted))} distinct, {len(set(prompted) & briefing)} already in the briefing")
 
 
 def filler_text(topic: str) -> str:

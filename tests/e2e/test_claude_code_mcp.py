@@ -67,8 +67,10 @@ def test_claude_code_searches_and_stores_memory_through_the_mcp_server(
     script = [
         Reply.tool_use("mcp__itachi__memory_search", {"query": "when are deploys frozen", "limit": 3}),
         Reply.text("Deploys are frozen on Friday afternoons."),
+        # The user asked to remember it: their words, so the call says so (an agent's own finding
+        # would be stored untrusted, kept out of the hooks' reads until a person promotes it).
         Reply.tool_use("mcp__itachi__memory_store", {"content": LESSON, "category": "fact",
-                                                     "tags": ["staging"]}),
+                                                     "tags": ["staging"], "origin": "user"}),
         Reply.text("Noted."),
     ]
     with FakeAnthropic(script) as fake:
@@ -85,3 +87,4 @@ def test_claude_code_searches_and_stores_memory_through_the_mcp_server(
     recent = get(warm_api, "/api/memory/recent", project=PROJECT, tag="staging")["results"]
     assert [m["content"] for m in recent] == [LESSON]
     assert recent[0]["metadata"] == {"source": "mcp", "tags": ["staging"]}
+    assert (recent[0]["source"], recent[0]["trusted"]) == ("user", True)

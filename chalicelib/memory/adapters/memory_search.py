@@ -2,13 +2,15 @@
 
 Scores are in [0, 1], higher is better (the formula is `chalicelib.memory.domain.search_scoring`):
 the adapter turns pgvector's cosine distance into a clamped similarity and the full-text side
-into an IDF-weighted share of the query's terms. IDF comes from the planner's statistics on
-`search_tsv` (pg_stats.most_common_elems, refreshed by ANALYZE), so nothing is maintained on
-the write path; before the first ANALYZE every term weighs the same.
+into an IDF-weighted share of the query's terms, whose IDF `search_terms.query_terms` reads
+from the planner's statistics in a statement of its own just before.
+
+Project first: each candidate side is a branch per project of the scope with its own LIMIT,
+planned on that project's own size (docs/memory.md, Search).
 
 Completeness: an HNSW scan filtered by project can return fewer rows than asked (pgvector
 before 0.8 has no iterative scan). The statement checks the approximate pool and, when it is
-short, falls back to an exact scan of the scope within the same statement; with pgvector 0.8+
+short, falls back to an exact scan of that project within the same statement; with pgvector 0.8+
 `hnsw.iterative_scan` is switched on as well. The SQL text is built from constant fragments
 only; every value is a parameter.
 """

@@ -14,6 +14,7 @@ import pytest
 
 from chalicelib.bootstrap import Container, set_container
 from tests.support.local_stack import TestPostgres, make_container, settings_for_test
+from tests.support.shells import NO_REHASH_WAIT
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED = REPO_ROOT.parent / "shared"
@@ -24,6 +25,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         tier = Path(str(item.fspath)).relative_to(REPO_ROOT / "tests").parts[0]
         if tier in {"unit", "functional", "integration", "e2e"}:
             item.add_marker(getattr(pytest.mark, tier))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _shells_never_wait_for_a_rehash_lock() -> Iterator[None]:
+    """Every process a test starts inherits this (see tests/support/shells.py)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in NO_REHASH_WAIT.items():
+            patch.setenv(name, value)
+        yield
 
 
 @pytest.fixture(scope="session")

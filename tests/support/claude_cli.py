@@ -40,6 +40,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from tests.support.shells import NO_REHASH_WAIT
+
 CLAUDE_CODE_VERSION = "2.1.330"
 PACKAGE = "@anthropic-ai/claude-code"
 STREAM_FLAGS = ("--output-format", "stream-json", "--verbose")
@@ -88,6 +90,7 @@ def claude_env(base_url: str, config_dir: Path, extra: dict[str, str] | None = N
         "DISABLE_AUTOUPDATER": "1",
         "IS_SANDBOX": "1",
         "CLAUDE_CODE_MAX_RETRIES": "0",
+        **NO_REHASH_WAIT,  # the Bash tool's shells read the user's rc files
     }
     env.update(extra or {})
     return env

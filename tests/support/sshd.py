@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.shells import NO_REHASH_WAIT
+
 CANDIDATES = ("/usr/sbin/sshd", "/usr/local/sbin/sshd")
 
 
@@ -104,7 +106,8 @@ class Sshd:
             f"PidFile {self.root / 'sshd.pid'}", f"AuthorizedKeysFile {self.root / 'authorized_keys'}",
             "PasswordAuthentication no", "KbdInteractiveAuthentication no", "PubkeyAuthentication yes",
             "PermitRootLogin prohibit-password", "StrictModes no", "UsePAM no", "LogLevel ERROR",
-            "Subsystem sftp internal-sftp", ""]))
+            "Subsystem sftp internal-sftp",
+            *(f"SetEnv {name}={value}" for name, value in NO_REHASH_WAIT.items()), ""]))
         if os.geteuid() == 0:
             Path("/run/sshd").mkdir(mode=0o755, exist_ok=True)  # privilege separation directory
         log = open(self.root / "sshd.log", "ab")  # noqa: SIM115 (owned by the child)

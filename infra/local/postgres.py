@@ -69,7 +69,10 @@ def _wait_until_ready_or_gone(pgdata: Path, deadline: float) -> None:
             lines = pid_file.read_text().splitlines()
         except OSError:
             return
-        if not lines or not _alive(lines[0]) or lines[-1].strip() == "ready":
+        if not lines:  # caught between the file's creation and its first write
+            time.sleep(0.1)
+            continue
+        if not _alive(lines[0]) or lines[-1].strip() == "ready":
             return
         time.sleep(0.5)
 

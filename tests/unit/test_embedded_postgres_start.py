@@ -55,6 +55,7 @@ def test_a_timed_out_start_attaches_to_the_postmaster_once_it_is_ready(tmp_path:
         assert get_server(module, tmp_path, deadline_s=60) == "a running server"
     finally:
         becomes_ready.cancel()
+        becomes_ready.join()
     assert module.calls == 2
     assert module.PostgresServer._instances == {}
     assert (tmp_path / "postmaster.pid").read_text().splitlines()[-1] == "ready"

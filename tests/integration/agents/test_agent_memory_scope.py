@@ -34,26 +34,16 @@ MEMORIES = [
 ]
 
 
-def call(api: RunningApi, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None,
-         **query: Any) -> Any:
-    url = f"{api.url}{path}" + (f"?{urllib.parse.urlencode(query)}" if query else "")
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method=method, headers={
-        **api.headers, "Content-Type": "application/json", **(headers or {})})
-    with urllib.request.urlopen(request, timeout=120) as response:
-        return json.loads(response.read())
-
-
 @pytest.fixture
 def world(api: RunningApi, tmp_path: Path) -> dict[str, Any]:
     """Memories in three projects, a profile scoped to one project and two categories, its run."""
     api.container.warm_up()
-    call(api, "POST", "/api/memory/batch", {"memories": [
+    api.call("POST", "/api/memory/batch", {"memories": [
         {"project": p, "category": c, "content": text, "source": "user"} for p, c, text in MEMORIES]})
-    call(api, "POST", "/api/agents/profiles", {
+    api.call("POST", "/api/agents/profiles", {
         "name": "ledger-analyst", "system_prompt": "You analyse ledgers.",
         "memory_projects": [SCOPED], "memory_categories": ["fact", "project_rule"]})
-    run = call(api, "POST", "/api/agents/runs", {"profile": "ledger-analyst", "project": OWN,
+    run = api.call("POST", "/api/agents/runs", {"profile": "ledger-analyst", "project": OWN,
                                                   "prompt": "Reconcile Q3", "machine": "nowhere"})
     repo = tmp_path / "payments"
     repo.mkdir()
@@ -103,7 +93,7 @@ def test_a_subagents_prompt_hook_reads_only_its_profiles_projects_and_categories
 
 
 def test_a_subagents_session_start_hook_reads_only_its_scope(api: RunningApi, world: dict[str, Any]) -> None:
-    call(api, "POST", "/api/project/rules", {"project": OWN, "rule": "Payments rule: retry exports twice."})
+    api.call("POST", "/api/project/rules", {"project": OWN, "rule": "Payments rule: retry exports twice."})
     run_id = world["run"]["id"]
     start = {"event": "SessionStart", "source": "startup"}
     everyone = wait_for(lambda: "Payments fact" in (t := hook(api, world, "session_start", start, None))
@@ -120,11 +110,11 @@ def test_the_run_id_narrows_what_a_request_asks_for_and_never_widens_it(
     api: RunningApi, world: dict[str, Any]
 ) -> None:
     header = {"X-Itachi-Agent-Run": world["run"]["id"]}
-    asked_decisions = call(api, "GET", "/api/memory/search", headers=header, query="billing ledger totals",
+    asked_decisions = api.call("GET", "/api/memory/search", headers=header, query="billing ledger totals",
                            project=SCOPED, category="decision", limit=10)
-    asked_elsewhere = call(api, "GET", "/api/memory/recent", headers=header, project=OWN, limit=20)
-    rules = call(api, "GET", "/api/project/learnings", headers=header, project=OWN)
-    recall = call(api, "GET", "/api/memory/recall", headers=header, project=SCOPED,
+    asked_elsewhere = api.call("GET", "/api/memory/recent", headers=header, project=OWN, limit=20)
+    rules = api.call("GET", "/api/project/learnings", headers=header, project=OWN)
+    recall = api.call("GET", "/api/memory/recall", headers=header, project=SCOPED,
                   error="Traceback (most recent call last):\nValueError: billing ledger totals differ")
 
     assert asked_decisions["results"] == []
@@ -133,11 +123,11 @@ def test_the_run_id_narrows_what_a_request_asks_for_and_never_widens_it(
     assert rules["rules"] == []
     assert all(h["category"] in ("fact", "project_rule") for h in recall["results"])
     with pytest.raises(urllib.error.HTTPError) as unknown:
-        call(api, "GET", "/api/memory/search", headers={"X-Itachi-Agent-Run": str(uuid.uuid4())},
+        api.call("GET", "/api/memory/search", headers={"X-Itachi-Agent-Run": str(uuid.uuid4())},
              query="billing ledger", project=SCOPED)
     assert unknown.value.code == 400 and "no agent run" in unknown.value.read().decode()
     with pytest.raises(urllib.error.HTTPError) as explained:
-        call(api, "GET", "/api/memory/search", headers=header, query="billing ledger", project=SCOPED,
+        api.call("GET", "/api/memory/search", headers=header, query="billing ledger", project=SCOPED,
              explain="true")
     assert explained.value.code == 400
 
@@ -149,7 +139,7 @@ def test_the_pre_compact_hook_of_a_subagent_keeps_its_working_notes_as_a_lesson_
     payload = {"event": "PreCompact", "trigger": "auto", "transcript_path": str(transcript)}
     hook(api, world, "pre_compact", payload, world["run"]["id"])
     profile = "/api/agents/profiles/ledger-analyst"
-    lessons = wait_for(lambda: [x for x in call(api, "GET", profile)["lessons"] if x["kind"] == "notes"],
+    lessons = wait_for(lambda: [x for x in api.call("GET", profile)["lessons"] if x["kind"] == "notes"],
                        timeout_s=30, what="the notes lesson")
     assert "notes.md written and edited." in lessons[0]["content"]
     assert lessons[0]["source_run"] == world["run"]["id"]

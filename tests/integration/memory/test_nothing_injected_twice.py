@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -36,15 +34,6 @@ PROMPTS = [
     "How are the notes API's webhooks signed and how long are deleted notes kept?",
 ]
 SLOW_BOX = {"ITACHI_RECALL_BUDGET_S": "1.8"}  # a busy test machine embeds a query in over 0.5 s
-
-
-def _call(api: RunningApi, method: str, path: str, body: Any = None, **query: Any) -> Any:
-    url = f"{api.url}{path}" + (f"?{urllib.parse.urlencode(query)}" if query else "")
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method=method,
-                                     headers={**api.headers, "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=120) as response:
-        return json.loads(response.read())
 
 
 class Session:
@@ -86,13 +75,13 @@ def stored(api: RunningApi) -> None:
     api.container.warm_up()
     # The facts first: the decision and the newer ones after it fill the briefing (newest five).
     for fact in FACTS:
-        _call(api, "POST", "/api/memory", {"project": PROJECT, "category": "fact", "content": fact,
+        api.call("POST", "/api/memory", {"project": PROJECT, "category": "fact", "content": fact,
                                            "source": "user"})
-    _call(api, "POST", "/api/memory", {"project": PROJECT, "category": "decision", "content": DECISION,
+    api.call("POST", "/api/memory", {"project": PROJECT, "category": "decision", "content": DECISION,
                                        "files": ["notes/api.py"], "source": "user"})
     for topic in ("the CLI colours", "the retry policy", "the docs theme", "the CI cache"):
         content = f"We decided to keep {topic} as it is for this release."
-        _call(api, "POST", "/api/memory", {"project": PROJECT, "category": "decision", "source": "user",
+        api.call("POST", "/api/memory", {"project": PROJECT, "category": "decision", "source": "user",
                                            "content": content})
 
 
@@ -103,10 +92,10 @@ def _facts_in(text: str) -> set[str]:
 def test_the_briefings_memories_and_each_prompts_memories_are_injected_once(
         api: RunningApi, stored: None, tmp_path: Path) -> None:
     # Without the briefing, the first prompt would bring the decision: it matches best.
-    plain = _call(api, "GET", "/api/memory/search", query=PROMPTS[0], project=PROJECT, project_limit=3,
+    plain = api.call("GET", "/api/memory/search", query=PROMPTS[0], project=PROJECT, project_limit=3,
                   global_limit=2, mode="hybrid")
     assert DECISION in [hit["content"] for hit in plain["results"]]
-    assert _call(api, "GET", "/api/memory/recall", project=PROJECT, file="notes/api.py")["results"]
+    assert api.call("GET", "/api/memory/recall", project=PROJECT, file="notes/api.py")["results"]
 
     session = Session(api, tmp_path, "session-once")
     briefing = session.start()

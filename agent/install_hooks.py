@@ -1,9 +1,11 @@
 """Install and uninstall Itachi's hooks in Claude Code, Codex or Gemini CLI settings.
 
-Every existing setting and hook is kept; re-running is a no-op. Our entries are recognised by
-``--itachi-client`` after ``-m hooks.<name>`` in the command: an argument means the same in
-POSIX shells, cmd.exe and PowerShell (an ``ITACHI_HOOK=1 cmd`` prefix would not), and it also
-tells the hook which client called it.
+Every existing setting and hook is kept; re-running is a no-op. The command is
+``<python> -I -S <...>/hooks/launch.py <hook> --itachi-client <client>`` (no `site`: see
+`hooks.launch`). Our entries are recognised by ``--itachi-client`` after ``hooks/launch.py
+<hook>``, or after ``-m hooks.<name>`` (the form written before, replaced in place on the next
+install): an argument means the same in POSIX shells, cmd.exe and PowerShell (an
+``ITACHI_HOOK=1 cmd`` prefix would not), and it also tells the hook which client called it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 MARKER = "--itachi-client"
-_OURS = re.compile(r"-m\s+hooks\.\w+\b.*" + re.escape(MARKER))
+# The launcher form (path quoted or not, either slash) and the older `-m hooks.<name>` form.
+_OURS = re.compile(r"(?:-m\s+hooks\.\w+|hooks[\\/]launch\.py['\"]?\s+\w+)\b.*" + re.escape(MARKER))
 
 
 class HookSpec(NamedTuple):
@@ -82,9 +85,36 @@ def repo_root(cwd: Path) -> Path:
     return next((d for d in (start, *start.parents) if (d / ".git").exists()), start)
 
 
-def hook_command(module: str, client: str, python: str, windows: bool | None = None) -> str:
+def own_launcher() -> str:
+    """This install's `hooks/launch.py`."""
+    from hooks import launch
+
+    return os.path.realpath(launch.__file__)
+
+
+def launcher_for(python: str) -> str:
+    """The launcher python should run: the one of the itachi installed in that interpreter, else
+    this install's (the hooks need only the standard library, so any Python 3.11+ runs them)."""
+    if os.path.abspath(python) == os.path.abspath(sys.executable):
+        return own_launcher()
+    try:
+        probe = subprocess.run([python, "-I", "-c", "import hooks.launch as m; print(m.__file__)"],
+                               capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return own_launcher()
+    found = probe.stdout.strip()
+    return found if probe.returncode == 0 and found.endswith("launch.py") else own_launcher()
+
+
+def launch_argv(module: str, python: str, launcher: str | None = None) -> list[str]:
+    """The argv that runs hooks.<module> with python, without `site` (see `hooks.launch`)."""
+    return [python, "-I", "-S", launcher or own_launcher(), module]
+
+
+def hook_command(module: str, client: str, python: str, windows: bool | None = None,
+                 launcher: str | None = None) -> str:
     """The shell command that runs hooks.<module> for client with this python."""
-    argv = [python, "-I", "-m", f"hooks.{module}", MARKER, client]
+    argv = [*launch_argv(module, python, launcher), MARKER, client]
     on_windows = os.name == "nt" if windows is None else windows
     return subprocess.list2cmdline(argv) if on_windows else shlex.join(argv)
 
@@ -99,8 +129,9 @@ def install_hooks(scope: str, client: str, cwd: Path, python: str = sys.executab
     path = settings_path(scope, client, cwd)
     settings = _load(path)
     hooks = _strip_ours(settings)
+    launcher = launcher_for(python)
     for spec in CLIENT_HOOKS[client]:
-        hooks.setdefault(spec.event, []).append(_group(spec, client, python))
+        hooks.setdefault(spec.event, []).append(_group(spec, client, python, launcher))
     settings["hooks"] = hooks
     _save(path, settings)
     return path
@@ -120,9 +151,9 @@ def uninstall_hooks(scope: str, client: str, cwd: Path) -> Path:
     return path
 
 
-def _group(spec: HookSpec, client: str, python: str) -> dict[str, Any]:
-    hook: dict[str, Any] = {"type": "command", "command": hook_command(spec.module, client, python),
-                            "timeout": spec.timeout}
+def _group(spec: HookSpec, client: str, python: str, launcher: str) -> dict[str, Any]:
+    hook: dict[str, Any] = {"type": "command", "timeout": spec.timeout,
+                            "command": hook_command(spec.module, client, python, launcher=launcher)}
     if client == "gemini":
         hook["name"] = "itachi-" + spec.module.replace("_", "-")
     return {"matcher": spec.matcher, "hooks": [hook]} if spec.matcher else {"hooks": [hook]}
@@ -214,18 +245,21 @@ def _install(args: argparse.Namespace) -> int:
     if not args.no_mcp and not _step(lambda: install_mcp(args.scope, args.client, cwd, args.python),
                                      f"Registered the Itachi MCP server (itachi mcp) for {args.client} in"):
         return 1
-    if not _imports_hooks(args.python):
-        print(f"warning: {args.python} cannot import the hooks package; install itachi "
-              "into that interpreter", file=sys.stderr)
+    if not _runs_hooks(args.python):
+        print(f"warning: {args.python} cannot run the hooks (Python 3.11 or later is needed); "
+              "choose another with --python", file=sys.stderr)
     if args.client == "codex":
         print("Codex: hooks need [features] hooks = true (codex_hooks on older versions) in "
               "config.toml and must be trusted once in Codex.")
     return 0
 
 
-def _imports_hooks(python: str) -> bool:
+def _runs_hooks(python: str) -> bool:
+    """Whether python starts the hooks' runtime through the launcher, as the installed commands do."""
+    from hooks.launch import CHECK
+
     try:
-        probe = subprocess.run([python, "-I", "-c", "import hooks.runtime"], capture_output=True)
+        probe = subprocess.run(launch_argv(CHECK, python, launcher_for(python)), capture_output=True)
     except OSError:
         return False
     return probe.returncode == 0

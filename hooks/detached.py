@@ -10,8 +10,19 @@ _DETACHED_PROCESS = 0x00000008
 _CREATE_NEW_PROCESS_GROUP = 0x00000200
 
 
+def command_for(module: str, *args: str) -> list[str]:
+    """The command that runs module: a hook (``hooks.<name>``) through `hooks/launch.py` without
+    `site`, as the installed hooks run; anything else (the sync worker needs site-packages for
+    its cryptography) with ``-I -m``."""
+    package, _, name = module.partition(".")
+    if package == "hooks" and name.isidentifier():
+        launcher = os.path.join(os.path.dirname(os.path.realpath(__file__)), "launch.py")
+        return [sys.executable, "-I", "-S", launcher, name, *args]
+    return [sys.executable, "-I", "-m", module, *args]
+
+
 def spawn_module(module: str, *args: str) -> bool:
-    """Run ``python -I -m module args`` detached from this process; False if it cannot start."""
+    """Run module (see `command_for`) detached from this process; False if it cannot start."""
     return start_module(module, *args) is not None
 
 
@@ -20,7 +31,7 @@ def start_module(module: str, *args: str) -> subprocess.Popen[bytes] | None:
     windows = os.name == "nt"
     try:
         return subprocess.Popen(
-            [sys.executable, "-I", "-m", module, *args],
+            command_for(module, *args),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -1,6 +1,6 @@
 """Deliver one spooled insight-extraction request, detached from the SessionEnd hook.
 
-Run as ``python -I -m hooks.extract_worker <outbox entry>``. It then replays a bounded part
+Run as ``python -I -S hooks/launch.py extract_worker <outbox entry>`` (`hooks.detached`). It then replays a bounded part
 of the rest of the outbox while it has the API's attention.
 """
 
@@ -25,5 +25,10 @@ def handle(ctx: HookContext) -> None:
     return None
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """The hook's entry point (`hooks/launch.py` calls it; so does `python -m`)."""
     fail_open("extract_worker", handle, budget_s=BUDGET_S, replay_limit=20)
+
+
+if __name__ == "__main__":
+    main()

@@ -61,5 +61,10 @@ def _is_secret_file(path: str) -> bool:
     return path.replace("\\", "/").rsplit("/", 1)[-1].startswith(".env")
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """The hook's entry point (`hooks/launch.py` calls it; so does `python -m`)."""
     fail_open("post_tool_use", handle, budget_s=BUDGET_S, replay_limit=5)
+
+
+if __name__ == "__main__":
+    main()

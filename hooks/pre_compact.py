@@ -44,5 +44,10 @@ def handle(ctx: HookContext) -> None:
     return None
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """The hook's entry point (`hooks/launch.py` calls it; so does `python -m`)."""
     fail_open("pre_compact", handle, budget_s=BUDGET_S, replay_limit=5)
+
+
+if __name__ == "__main__":
+    main()

@@ -96,5 +96,10 @@ def _call(ctx: HookContext, method: str, path: str, body: dict[str, Any] | None)
     return answer
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """The hook's entry point (`hooks/launch.py` calls it; so does `python -m`)."""
     fail_open("pre_tool_use", handle, budget_s=timeout_s() + 5, replay_limit=0)
+
+
+if __name__ == "__main__":
+    main()

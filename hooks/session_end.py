@@ -58,5 +58,10 @@ def handle(ctx: HookContext) -> None:
     return None
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """The hook's entry point (`hooks/launch.py` calls it; so does `python -m`)."""
     fail_open("session_end", handle, budget_s=BUDGET_S, replay_limit=0)
+
+
+if __name__ == "__main__":
+    main()

@@ -75,5 +75,10 @@ def _refresh_memory_md(ctx: HookContext, briefing: dict | None, learnings: dict 
             ctx.notes.append("memory_md=updated")
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """The hook's entry point (`hooks/launch.py` calls it; so does `python -m`)."""
     fail_open("session_start", handle, budget_s=BUDGET_S, replay_limit=10)
+
+
+if __name__ == "__main__":
+    main()

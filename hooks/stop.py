@@ -22,5 +22,10 @@ def handle(ctx: HookContext) -> None:
     return None
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """The hook's entry point (`hooks/launch.py` calls it; so does `python -m`)."""
     fail_open("stop", handle, budget_s=BUDGET_S, replay_limit=5)
+
+
+if __name__ == "__main__":
+    main()

@@ -44,5 +44,10 @@ def handle(ctx: HookContext) -> str | None:
     return context_output(event_name, text)
 
 
-if __name__ == "__main__":
+def main() -> None:
+    """The hook's entry point (`hooks/launch.py` calls it; so does `python -m`)."""
     fail_open("user_prompt_submit", handle, budget_s=BUDGET_S, replay_limit=2)
+
+
+if __name__ == "__main__":
+    main()

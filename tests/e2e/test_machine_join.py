@@ -65,7 +65,7 @@ def test_itachi_join_installs_the_hooks_starts_a_registered_agent_and_the_token_
     assert (config["api_url"], config["machine_id"]) == (api.url, "joiner")
     assert config["api_key"].startswith("itk_") and config["api_key"] != api.key
     settings = json.loads((Path(env["HOME"]) / ".claude" / "settings.json").read_text())
-    assert "hooks.user_prompt_submit" in json.dumps(settings["hooks"])
+    assert "launch.py user_prompt_submit --itachi-client claude" in json.dumps(settings["hooks"])
 
     admin = client_for(api.url, api.key)
     online = wait_for(lambda: [m for m in admin.get("/api/machines")["machines"]

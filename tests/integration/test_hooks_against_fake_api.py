@@ -1,13 +1,16 @@
-"""Every hook as a real ``python -I -m hooks.X`` process against a fake Itachi API.
+"""Every hook as a real process against a fake Itachi API, started as installed:
+``python -I -S <repo>/hooks/launch.py <hook>``.
 
-The hooks run on a bare interpreter (a venv with no packages, the repository on its path):
-they must work with the standard library alone, as they do on users' machines.
+The hooks run on a bare interpreter (a venv with no packages; under ``-S`` not even its ``.pth``
+naming the repository counts): they must work with the standard library alone, as they do on
+users' machines.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -17,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from agent.install_hooks import launch_argv
 from hooks.memory_md import CONTEXT_HEADING, RULES_HEADING, encode_cwd
 from tests.fakes.fake_itachi_api import FakeItachiApi, unreachable_url
 
@@ -62,6 +66,7 @@ class Workspace:
 
     def __init__(self, root: Path, python: str) -> None:
         self.python = python
+        self.launcher: str | None = None  # None: the repository's hooks/launch.py
         self.cwd = root / "myproject"
         self.cwd.mkdir()
         subprocess.run(["git", "init", "-q", str(self.cwd)], check=True)
@@ -92,7 +97,7 @@ class Workspace:
             env.update(ITACHI_API_URL=self.api_url, ITACHI_API_KEY="test-key")
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         started = time.perf_counter()
-        done = subprocess.run([self.python, "-I", "-m", f"hooks.{hook}", *args], input=data,
+        done = subprocess.run([*launch_argv(hook, self.python, self.launcher), *args], input=data,
                               cwd=self.cwd, env=env, capture_output=True, timeout=timeout)
         return done, time.perf_counter() - started
 
@@ -336,10 +341,11 @@ def test_a_session_ending_while_the_api_is_down_loses_nothing(ws: Workspace) -> 
     payload = ws.payload("SessionEnd.json", transcript_path=str(SAMPLE_TRANSCRIPT))
     done, _ = ws.run("session_end", payload)
     assert done.returncode == 0
-    claimed = ws.home / "outbox"
     deadline = time.monotonic() + 10
-    while (list(claimed.glob("*.claimed")) or len(ws.outbox()) < 2) and time.monotonic() < deadline:
-        time.sleep(0.05)  # the background worker tries, fails and puts its entry back
+    # The background worker tries, fails and puts its entry back; it logs once it is done (waiting
+    # on the outbox alone could end before the worker even started and claimed its entry).
+    while not any(" extract_worker " in line for line in ws.log_lines()) and time.monotonic() < deadline:
+        time.sleep(0.05)
     paths = sorted(json.loads(p.read_text())["path"] for p in ws.outbox())
     assert paths == ["/api/session/complete", "/api/session/extract-insights"]
     with FakeItachiApi() as fake:
@@ -365,3 +371,35 @@ def test_blocks_sharing_a_message_id_become_one_turn(
     assert complete["transcript"] == [{"role": "user", "text": "hello there", "line": 1},
                                       {"role": "assistant", "text": "part one\npart two", "line": 2},
                                       {"role": "assistant", "text": "next", "line": 4}]
+
+
+def test_a_wheel_install_runs_its_hooks_from_site_packages_without_site(
+    ws: Workspace, api: FakeItachiApi, tmp_path: Path
+) -> None:
+    """`hooks` and `chalicelib.contracts` copied into a folder acting as site-packages: the launcher
+    there puts that folder on the path, and the worker SessionEnd spawns starts the same way."""
+    site = tmp_path / "lib" / "site-packages"
+    no_cache = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(REPO_ROOT / "hooks", site / "hooks", ignore=no_cache)
+    (site / "chalicelib").mkdir()
+    shutil.copy(REPO_ROOT / "chalicelib" / "__init__.py", site / "chalicelib")
+    shutil.copytree(REPO_ROOT / "chalicelib" / "contracts", site / "chalicelib" / "contracts",
+                    ignore=no_cache)
+    ws.launcher = str(site / "hooks" / "launch.py")
+
+    done, _ = ws.run("user_prompt_submit", ws.payload("UserPromptSubmit.json", prompt=LONG_PROMPT))
+    assert "- [decision] We use postgres for notes" in context_of(done, "UserPromptSubmit").splitlines()
+    done, _ = ws.run("session_end", ws.payload("SessionEnd.json", transcript_path=str(SAMPLE_TRANSCRIPT)))
+    assert done.returncode == 0
+    assert api.wait_for(lambda a: bool(a.posted("/api/session/extract-insights")), timeout=10)
+    compiled = {p.name.split(".")[0] for p in (site / "hooks" / "__pycache__").glob("*.pyc")}
+    assert {"user_prompt_submit", "session_end", "extract_worker"} <= compiled
+    assert api.wait_for(lambda _: len(ws.log_lines()) == 3, timeout=10)
+    assert [line.split()[2:4] for line in ws.log_lines()] == [
+        ["user_prompt_submit", "ok"], ["session_end", "ok"], ["extract_worker", "ok"]]
+
+
+def test_an_unknown_hook_name_fails_open(ws: Workspace) -> None:
+    done, _ = ws.run("no_such_hook", b"{}")
+    assert done.returncode == 0 and done.stdout == b""
+    assert b"cannot start hook 'no_such_hook'" in done.stderr

@@ -17,6 +17,8 @@ from agent.install_hooks import (
     hook_command,
     install_hooks,
     is_itachi_hook,
+    launcher_for,
+    own_launcher,
     settings_path,
     uninstall_hooks,
 )
@@ -24,6 +26,7 @@ from agent.install_hooks import (
 pytestmark = pytest.mark.unit
 
 PYTHON = "/opt/itachi venv/bin/python"
+LAUNCHER = str(Path(__file__).resolve().parents[2] / "hooks" / "launch.py")
 EXISTING: dict[str, Any] = {
     "model": "opus",
     "permissions": {"allow": ["Bash(ls:*)"]},
@@ -54,8 +57,8 @@ def test_user_scope_writes_every_claude_hook_with_its_timeout(claude_dir: Path, 
                         "PostToolUseFailure": 10, "PreCompact": 10, "Stop": 10, "SessionEnd": 5}
     group = settings["hooks"]["PostToolUse"][0]
     assert group["matcher"] == "Write|Edit|MultiEdit|Read|Bash"
-    assert group["hooks"][0] == {"type": "command", "timeout": 10,
-                                 "command": f"'{PYTHON}' -I -m hooks.post_tool_use --itachi-client claude"}
+    command = f"'{PYTHON}' -I -S {LAUNCHER} post_tool_use --itachi-client claude"
+    assert group["hooks"][0] == {"type": "command", "timeout": 10, "command": command}
 
 
 def test_existing_settings_and_hooks_are_kept(claude_dir: Path, tmp_path: Path) -> None:
@@ -79,7 +82,31 @@ def test_reinstalling_with_another_python_replaces_the_old_entries(claude_dir: P
     install_hooks("user", "claude", tmp_path, PYTHON)
     settings = json.loads(install_hooks("user", "claude", tmp_path, "/usr/bin/python3").read_text())
     commands = [h["command"] for h in ours(settings, "Stop")]
-    assert commands == ["/usr/bin/python3 -I -m hooks.stop --itachi-client claude"]
+    assert commands == [f"/usr/bin/python3 -I -S {LAUNCHER} stop --itachi-client claude"]
+
+
+def test_hooks_installed_with_the_module_form_are_upgraded_in_place(claude_dir: Path, tmp_path: Path) -> None:
+    """Entries written as `python -I -m hooks.<name>` before the launcher are replaced, not doubled."""
+    claude_dir.mkdir()
+    def module_form(name: str) -> dict[str, Any]:
+        return {"type": "command", "command": f"'{PYTHON}' -I -m hooks.{name} --itachi-client claude"}
+
+    old = {"hooks": {**EXISTING["hooks"],
+                     "UserPromptSubmit": [{"hooks": [module_form("user_prompt_submit")]}],
+                     "Stop": [{"hooks": [{"type": "command", "command": "echo mine"}, module_form("stop")]}]}}
+    (claude_dir / "settings.json").write_text(json.dumps(old))
+    settings = json.loads(install_hooks("user", "claude", tmp_path, PYTHON).read_text())
+    prompt_hooks = [h["command"] for g in settings["hooks"]["UserPromptSubmit"] for h in g["hooks"]]
+    assert prompt_hooks == [f"'{PYTHON}' -I -S {LAUNCHER} user_prompt_submit --itachi-client claude"]
+    assert settings["hooks"]["Stop"][0] == {"hooks": [{"type": "command", "command": "echo mine"}]}
+    assert [h["command"] for h in ours(settings, "Stop")] == [
+        f"'{PYTHON}' -I -S {LAUNCHER} stop --itachi-client claude"]
+    assert settings["hooks"]["PostToolUse"][0] == EXISTING["hooks"]["PostToolUse"][0]
+    assert "-m hooks." not in json.dumps(settings)
+
+
+def test_an_interpreter_without_itachi_gets_this_installs_launcher(tmp_path: Path) -> None:
+    assert launcher_for(str(tmp_path / "no-such-python")) == own_launcher() == LAUNCHER
 
 
 def test_uninstall_restores_the_original_settings(claude_dir: Path, tmp_path: Path) -> None:
@@ -138,10 +165,15 @@ def test_a_settings_file_that_is_not_json_is_left_alone(claude_dir: Path, tmp_pa
 
 
 def test_windows_commands_are_quoted_for_cmd_and_still_recognised() -> None:
-    command = hook_command("stop", "claude", r"C:\Program Files\Python311\python.exe", windows=True)
-    assert command == r'"C:\Program Files\Python311\python.exe" -I -m hooks.stop --itachi-client claude'
+    launcher = r"C:\Program Files\Itachi\Lib\site-packages\hooks\launch.py"
+    command = hook_command("stop", "claude", r"C:\Program Files\Python311\python.exe", windows=True,
+                           launcher=launcher)
+    assert command == (r'"C:\Program Files\Python311\python.exe" -I -S '
+                       rf'"{launcher}" stop --itachi-client claude')
     assert is_itachi_hook({"command": command})
+    assert is_itachi_hook({"command": r"C:\py\python.exe -I -m hooks.stop --itachi-client claude"})
     assert not is_itachi_hook({"command": "python -m hooks.stop"})
+    assert not is_itachi_hook({"command": f"python -I -S {LAUNCHER} stop"})
 
 
 def test_settings_paths_cover_every_client_and_scope(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

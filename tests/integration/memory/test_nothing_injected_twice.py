@@ -1,6 +1,6 @@
 """Nothing is injected twice in a session, across SessionStart, the prompt hook and recall.
 
-The real hook scripts (`python -I -m hooks.<name>`, as Claude Code runs them) against the API on
+The real hook scripts (`python -I -S hooks/launch.py <name>`, as Claude Code runs them) against the API on
 a real HTTP server over Postgres: a memory the SessionStart briefing carried is not injected
 again by the prompt hook nor by recall after a Read, a memory a prompt brought is not brought
 again by a later prompt, and after a compaction (a fresh context) the briefing starts the list anew.
@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from agent.install_hooks import launch_argv
 from tests.conftest import RunningApi
 
 PROJECT = "github.com/acme/twice"
@@ -48,7 +49,7 @@ class Session:
 
     def hook(self, name: str, event: str, **payload: Any) -> str:
         body = {"session_id": self.session_id, "cwd": str(self.cwd), "hook_event_name": event, **payload}
-        done = subprocess.run([sys.executable, "-I", "-m", f"hooks.{name}"], input=json.dumps(body).encode(),
+        done = subprocess.run(launch_argv(name, sys.executable), input=json.dumps(body).encode(),
                               cwd=self.cwd, env=self.env, capture_output=True, timeout=60)
         assert done.returncode == 0, done.stderr
         return str(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]) if done.stdout else ""

@@ -1,7 +1,7 @@
 """Deliver one spooled insight-extraction request, detached from the SessionEnd hook.
 
-Run as ``python -I -S hooks/launch.py extract_worker <outbox entry>`` (`hooks.detached`). It then replays a bounded part
-of the rest of the outbox while it has the API's attention.
+Run as ``python -I -S hooks/launch.py extract_worker <outbox entry>`` (see `hooks.detached`).
+It then replays a bounded part of the rest of the outbox while it has the API's attention.
 """
 
 from __future__ import annotations

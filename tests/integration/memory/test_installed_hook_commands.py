@@ -12,7 +12,6 @@ import json
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -60,11 +59,8 @@ class Installed:
 @pytest.fixture
 def installed(api: RunningApi, tmp_path: Path) -> Installed:
     api.container.warm_up()
-    body = json.dumps({"project": PROJECT, "category": "decision", "content": DECISION, "source": "user"})
-    request = urllib.request.Request(f"{api.url}/api/memory", data=body.encode(), method="POST",
-                                     headers={**api.headers, "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=120):
-        pass
+    api.call("POST", "/api/memory", {"project": PROJECT, "category": "decision", "content": DECISION,
+                                     "source": "user"})
     return Installed(api, tmp_path)
 
 

@@ -132,11 +132,12 @@ def _graph_context(prompt: str, project: str) -> dict[str, object] | None:
 
 
 def _learn_prompt(prompt: str, project: str) -> None:
-    """Queue the prompt for the graph's store pipeline."""
+    """Queue the prompt for the graph's store pipeline, which starts after this request has answered."""
+    from chalicelib.graph.services.graph_store import PROMPT_DELAY_S
     from chalicelib.kernel.logging import log_failure
 
     try:
-        get_container().graph_store.submit(project, prompt, "user", {"via": "prompt"})
+        get_container().graph_store.submit(project, prompt, "user", {"via": "prompt"}, delay_s=PROMPT_DELAY_S)
     except Exception as exc:
         log_failure("graph: prompt not queued for storage", exc)
 

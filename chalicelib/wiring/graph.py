@@ -34,7 +34,7 @@ class GraphWiring(CoreWiring):
         from chalicelib.graph.services.graph_store import GraphStore
 
         return GraphStore(self.graph_units, self.embedder, self.llm, self.llm,  # type: ignore[arg-type]
-                          enqueue=lambda body: self.queues.send("ingest", body),
+                          enqueue=lambda body, delay_s: self.queues.send("ingest", body, delay_s=delay_s),
                           on_contradiction=self._announce_contradiction)
 
     def _announce_contradiction(self, contradiction: object) -> None:

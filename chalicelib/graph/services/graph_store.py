@@ -1,6 +1,8 @@
 """The store pipeline: what a prompt or a finished session tells goes into the graph.
 
-`submit` puts the text on the `ingest` queue (the prompt hook never waits for it); `run` is the
+`submit` puts the text on the `ingest` queue (the prompt hook never waits for it: a prompt's
+message is delayed `PROMPT_DELAY_S`, so that the pipeline does not compete with the request that
+queued it for the cores and, locally, the interpreter); `run` is the
 consumer's work, once per text (keyed by project and content). With a model configured: classify,
 filter for storage and extract instructions, then the store tool loop (at most 8 turns and 30 s),
 the force-store fallback when the loop stored nothing, and the reconciliation of new
@@ -31,6 +33,9 @@ from chalicelib.memory.services.ports import Embedder
 
 MAX_TEXT = 20_000
 TRACE_DAYS = 7
+# A prompt's store pipeline starts this long after the hook's request queued it: past the hook's
+# deadline (0.5 s), so it never runs beside the request that is still answering the hook.
+PROMPT_DELAY_S = 1
 Clock = Callable[[], datetime]
 
 
@@ -45,7 +50,7 @@ class GraphStore:
         embedder: Embedder | None,
         llm: LanguageModel,
         tools: ToolModel | None,
-        enqueue: Callable[[dict[str, Any]], Any],
+        enqueue: Callable[[dict[str, Any], int], Any],
         *,
         clock: Clock = lambda: datetime.now(UTC),
         on_contradiction: Callable[[Contradiction], None] | None = None,
@@ -59,9 +64,11 @@ class GraphStore:
         self._on_contradiction = on_contradiction
 
     def submit(
-        self, project: str, text: str, source: str = "user", origin: dict[str, Any] | None = None
+        self, project: str, text: str, source: str = "user", origin: dict[str, Any] | None = None,
+        *, delay_s: int = 0,
     ) -> str:
-        """Queue `text` for the store pipeline; answer its key. Runs inline if the queue is down."""
+        """Queue `text` for the store pipeline, delivered after `delay_s`; answer its key. Runs
+        inline if the queue is down."""
         text = redact(text)[:MAX_TEXT]
         message = {
             "kind": "graph_store",
@@ -72,7 +79,7 @@ class GraphStore:
             "key": store_key(project, text),
         }
         try:
-            self._enqueue(message)
+            self._enqueue(message, delay_s)
         except Exception:
             get_logger().exception("ingest queue unavailable; storing into the graph inline")
             self.run(message)

@@ -31,14 +31,15 @@ def sweep(url: str, chosen: Chosen, settings: list[Setting], limit: int = 20
     from chalicelib.kernel.database import Database
     from chalicelib.kernel.redaction import redact
     from chalicelib.memory.adapters.local_embedder import LocalEmbedder
-    from chalicelib.memory.adapters.memory_search import PostgresMemorySearch, VectorFeatures
+    from chalicelib.memory.adapters.memory_search import PostgresMemorySearch
+    from chalicelib.memory.adapters.search_statistics import SearchStatistics
     from chalicelib.memory.domain.memory_model import SearchScope
     from chalicelib.memory.domain.search_scoring import SearchWeights
     from chalicelib.memory.services.memory_service import MAX_QUERY_CHARS
 
     questions = [(conv, q, redact(q.text).strip()[:MAX_QUERY_CHARS]) for _, conv, q in asked(chosen)]
     vectors = LocalEmbedder().embed([text for _, _, text in questions])
-    features, db = VectorFeatures(), Database(url)
+    features, db = SearchStatistics(), Database(url)
     try:
         for setting in settings:
             weights = SearchWeights(*setting).normalised()

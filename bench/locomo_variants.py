@@ -117,7 +117,8 @@ def variants(url: str, chosen: Chosen, original_dates: bool) -> Iterator[tuple[s
     from chalicelib.kernel.database import Database
     from chalicelib.kernel.redaction import redact
     from chalicelib.memory.adapters.embedders import local_embedder
-    from chalicelib.memory.adapters.memory_search import PostgresMemorySearch, VectorFeatures
+    from chalicelib.memory.adapters.memory_search import PostgresMemorySearch
+    from chalicelib.memory.adapters.search_statistics import SearchStatistics
     from chalicelib.memory.domain.memory_model import SearchScope
     from chalicelib.memory.domain.search_scoring import SearchWeights
     from chalicelib.memory.services.memory_service import MAX_QUERY_CHARS
@@ -129,7 +130,7 @@ def variants(url: str, chosen: Chosen, original_dates: bool) -> Iterator[tuple[s
     try:
         with db.connection() as conn:
             set_dates(conn, chosen, original_dates)
-            search = PostgresMemorySearch(conn, VectorFeatures())
+            search = PostgresMemorySearch(conn, SearchStatistics())
             timelines = {c.sample_id: _timeline(conn, f"locomo-{c.sample_id}") for _, c in chosen}
             times = {m: t for tl in timelines.values() for m, t in zip(tl[0], tl[2], strict=True)}
             for (conv, q, text), vector in zip(questions, vectors, strict=True):

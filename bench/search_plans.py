@@ -37,13 +37,14 @@ def main() -> int:
     args = parser.parse_args()
 
     from chalicelib.kernel.database import Database
-    from chalicelib.memory.adapters.memory_search import PostgresMemorySearch, VectorFeatures, build_statement
+    from chalicelib.memory.adapters.memory_search import PostgresMemorySearch, build_statement
+    from chalicelib.memory.adapters.search_statistics import SearchStatistics
     from chalicelib.memory.domain.memory_model import SearchScope
     from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool
     from infra.local.postgres import start_postgres
 
     handle, url = start_postgres(args.home)
-    db, features, rng = Database(url), VectorFeatures(), random.Random(5)
+    db, features, rng = Database(url), SearchStatistics(), random.Random(5)
     try:
         for project in args.projects:
             scope = SearchScope((project, "_global"))
@@ -77,17 +78,13 @@ def main() -> int:
 def explain(db: object, features: object, scope: object, mode: str, query: str, vector: list[float],
             pool: int, build_statement: object) -> None:
     from chalicelib.memory.adapters.memory_search import PostgresMemorySearch
-    from chalicelib.memory.adapters.search_terms import query_terms
     from chalicelib.memory.domain.search_scoring import SearchWeights
 
     with db.connection() as conn:  # type: ignore[attr-defined]
         search = PostgresMemorySearch(conn, features)  # type: ignore[arg-type]
         params = search.parameters(query, vector, scope, pool=pool, limit=10,  # type: ignore[arg-type]
                                    weights=SearchWeights())
-        params.update(query_terms(conn, query))
-        if mode != "text":
-            params.update(search.plan_vector_scan(pool, scope))  # type: ignore[arg-type]
-        conn.execute("SELECT set_config('max_parallel_workers_per_gather', '0', true)")
+        params.update(search.open(query, scope, pool, mode))  # type: ignore[arg-type]
         statement = "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + build_statement(mode, scope)  # type: ignore[operator]
         rows = conn.execute(statement, params, prepare=False).fetchall()
     plan = "\n".join(str(next(iter(r.values()))) for r in rows)

@@ -55,7 +55,8 @@ def in_process(server: ItachiServer, settings: list[tuple[str, dict[str, str]]],
 
     from chalicelib.kernel.database import Database
     from chalicelib.memory.adapters.embedders import local_embedder
-    from chalicelib.memory.adapters.memory_search import PostgresMemorySearch, VectorFeatures
+    from chalicelib.memory.adapters.memory_search import PostgresMemorySearch
+    from chalicelib.memory.adapters.search_statistics import SearchStatistics
     from chalicelib.memory.domain.memory_model import SearchScope
     from chalicelib.memory.domain.search_scoring import SearchWeights
     from infra.local.postgres import start_postgres
@@ -79,7 +80,7 @@ def in_process(server: ItachiServer, settings: list[tuple[str, dict[str, str]]],
                 name, w = chosen[(i + j) % len(chosen)]
                 with db.connection() as conn:
                     started = time.perf_counter()
-                    PostgresMemorySearch(conn, VectorFeatures()).search(
+                    PostgresMemorySearch(conn, SearchStatistics()).search(
                         query, vector, SearchScope((project, "_global")), mode="hybrid", limit=10, weights=w)
                     ms = (time.perf_counter() - started) * 1000
                     times[(name, project)].append(ms)

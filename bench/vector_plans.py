@@ -33,7 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.memory_api import percentile
 from bench.scale import QUESTIONS, corpus, embeddings, text
-from chalicelib.memory.adapters.memory_search import PostgresMemorySearch, VectorFeatures
+from chalicelib.memory.adapters.memory_search import PostgresMemorySearch
+from chalicelib.memory.adapters.search_statistics import SearchStatistics
 from chalicelib.memory.domain.memory_model import SearchScope
 from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool, vector_plan
 
@@ -62,15 +63,16 @@ class PlannedSearch(PostgresMemorySearch):
     """The production statement with the vector plan under test."""
 
     def __init__(self, conn: Any, plan: Plan) -> None:
-        super().__init__(conn, VectorFeatures())
+        super().__init__(conn, SearchStatistics())
         self._plan = plan
         self.used_index = False
 
-    def plan_vector_scan(self, pool: int, scope: SearchScope) -> dict[str, bool]:
-        stats = self._project_stats()
-        share = sum(stats(p)[0] for p in scope.projects) if stats else None
+    def open(self, query: str, scope: SearchScope, pool: int, mode: Any) -> dict[str, Any]:
+        params = super().open(query, scope, pool, mode)  # then this plan's settings override its own
+        shares = [self._statistics.read(self._conn).project(p)[0] for p in scope.projects]
+        share = None if None in shares else sum(s or 0.0 for s in shares)
         self.used_index = self._plan(self._conn, pool, share)
-        return {f"ann_{n}": self.used_index for n in range(len(scope.projects))}
+        return {**params, **{f"ann_{n}": self.used_index for n in range(len(scope.projects))}}
 
 
 _ANN = ("SELECT count(*) AS n FROM (SELECT m.id FROM memories m WHERE m.project = ANY(%s)"

@@ -69,6 +69,16 @@ def savepoint(conn: Conn) -> Iterator[None]:
     conn.execute("RELEASE SAVEPOINT memory_step")
 
 
+_RECORD_ACCESS = """
+WITH not_waiting AS (SELECT set_config('synchronous_commit', 'off', true)),
+live AS (SELECT m.id FROM memories m WHERE m.id = ANY(%s::uuid[]) ORDER BY m.id FOR KEY SHARE)
+INSERT INTO memory_access AS a (memory_id, access_count, last_accessed_at)
+SELECT live.id, 1, now() FROM live, not_waiting ORDER BY live.id
+ON CONFLICT (memory_id) DO UPDATE SET access_count = a.access_count + 1, last_accessed_at = now()
+WHERE NOT %s OR a.last_accessed_at < now() - %s::interval
+"""
+
+
 def _texts(column: str) -> str:
     """SQL turning a JSON array of strings (a ragged array cannot be unnested) into text[]."""
     return f"ARRAY(SELECT jsonb_array_elements_text({column}))"
@@ -290,21 +300,12 @@ class PostgresMemoryRepository:
         return [SimilarMemory(to_memory(r), float(r["similarity"])) for r in rows]
 
     def record_access(self, memory_ids: Sequence[str], *, throttled: bool) -> None:
-        """Count an access (throttled: once per memory per TOUCH_INTERVAL); best effort (a memory
-        deleted meanwhile is skipped), and the commit does not wait for the disk."""
+        """Count an access (throttled: once per memory per TOUCH_INTERVAL) in one statement; the
+        commit does not wait for the disk. A memory deleted meanwhile is skipped: its row is
+        locked before the insert refers to it (a delete still running is waited for)."""
         if not memory_ids:
             return
-        try:
-            with savepoint(self._conn):  # a lost race costs the count, not the unit of work
-                self._conn.execute("SET LOCAL synchronous_commit = off")
-                self._conn.execute(
-                    "INSERT INTO memory_access AS a (memory_id, access_count, last_accessed_at)"
-                    " SELECT m.id, 1, now() FROM memories m WHERE m.id = ANY(%s::uuid[]) ORDER BY m.id"
-                    " ON CONFLICT (memory_id) DO UPDATE SET access_count = a.access_count + 1,"
-                    " last_accessed_at = now() WHERE NOT %s OR a.last_accessed_at < now() - %s::interval",
-                    (list(memory_ids), throttled, TOUCH_INTERVAL))
-        except psycopg.errors.ForeignKeyViolation:
-            return
+        self._conn.execute(_RECORD_ACCESS, (list(memory_ids), throttled, TOUCH_INTERVAL))
 
     def chunks_of(self, project: str, source_path: str) -> list[tuple[str, str, str | None]]:
         """(id, content_hash, file_hash) of the indexed chunks of one file."""

@@ -2,8 +2,8 @@
 
 Scores are in [0, 1], higher is better (the formula is `chalicelib.memory.domain.search_scoring`):
 the adapter turns pgvector's cosine distance into a clamped similarity and the full-text side
-into an IDF-weighted share of the query's terms, whose IDF `search_terms.query_terms` reads
-from the planner's statistics in a statement of its own just before.
+into an IDF-weighted share of the query's terms, whose IDF comes from the planner's statistics
+(`search_statistics`: kept per process, checked by the one short statement run just before).
 
 Project first: each candidate side is a branch per project of the scope with its own LIMIT,
 planned on that project's own size (docs/memory.md, Search).
@@ -17,7 +17,7 @@ only; every value is a parameter.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
@@ -25,16 +25,15 @@ from typing import Any
 from psycopg.types.json import Jsonb
 
 from chalicelib.memory.adapters.memory_repository import LIVE, Conn, vector
-from chalicelib.memory.adapters.search_terms import query_terms
+from chalicelib.memory.adapters.search_statistics import SearchStatistics
 from chalicelib.memory.domain.memory_model import (
-    GLOBAL_PROJECT,
     ON_REQUEST_CATEGORIES,
     SearchHit,
     SearchMode,
     SearchScope,
 )
 from chalicelib.memory.domain.query_dates import TimeWindow, date_factor, query_window
-from chalicelib.memory.domain.search_scoring import MIN_EF_SEARCH, SearchWeights, candidate_pool, vector_plan
+from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool
 
 # Every side of the search reads one project at a time (project first): a branch per project of
 # the scope (the project and `_global`), each with its own LIMIT, so each is planned with that
@@ -170,24 +169,10 @@ def _hit(r: dict[str, Any], score: float) -> SearchHit:
                      source=r["source"], trusted=bool(r["trusted"]))
 
 
-class VectorFeatures:
-    """What the installed pgvector can do, asked once (it does not change under a running process)."""
-
-    def __init__(self) -> None:
-        self._iterative: bool | None = None
-
-    def iterative_scan(self, conn: Conn) -> bool:
-        if self._iterative is None:  # two threads may both ask: the answer is the same
-            row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-            version = tuple(int(p) for p in str(row["extversion"]).split(".")[:2]) if row else (0, 0)
-            self._iterative = version >= (0, 8)
-        return self._iterative
-
-
 class PostgresMemorySearch:
-    def __init__(self, conn: Conn, features: VectorFeatures) -> None:
+    def __init__(self, conn: Conn, statistics: SearchStatistics) -> None:
         self._conn = conn
-        self._features = features
+        self._statistics = statistics
 
     def search(self, query: str, embedding: Sequence[float] | None, scope: SearchScope, *,
                mode: SearchMode, limit: int, weights: SearchWeights) -> list[SearchHit]:
@@ -199,16 +184,10 @@ class PostgresMemorySearch:
         # A query naming a time re-ranks the whole pool by nearness to it, so the statement returns all of it.
         params = self.parameters(query, embedding, scope, pool=pool, limit=pool if window else limit,
                                  weights=weights)
-        params.update(query_terms(self._conn, query))
-        if mode != "text":
-            params.update(self.plan_vector_scan(pool, scope))
-        conn = self._conn
-        # Never parallel: a branch's exact scan of a large project is planned with workers, which
-        # are started (tens of ms on a busy machine) even when its count check leaves it unrun.
-        conn.execute("SELECT set_config('max_parallel_workers_per_gather', '0', true)")
+        params.update(self.open(query, scope, pool, mode))
         # Never a prepared statement: a generic plan cannot see how selective the project is
         # and was measured ten times slower on a large project (psycopg prepares after 5 runs).
-        rows = conn.execute(build_statement(mode, scope), params, prepare=False).fetchall()
+        rows = self._conn.execute(build_statement(mode, scope), params, prepare=False).fetchall()
         hits = [_hit(r, float(r["score"])) for r in rows]
         if window is not None:
             hits = _by_date(hits, window, weights.dates)[:limit]
@@ -249,49 +228,13 @@ class PostgresMemorySearch:
         ranked = sorted(best.values(), key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
         return ranked[:limit]
 
-    def plan_vector_scan(self, pool: int, scope: SearchScope) -> dict[str, bool]:
-        """Set this transaction's HNSW breadth (and iterative scan); `ann_N`: use the index for project N.
-
-        Each project is planned on its own estimated rows: an exact scan of a small one, the index
-        for a large one, at the breadth the smallest indexed share needs. `_global` has an HNSW index
-        of its own (migration 0145), so within it the share is whole."""
-        stats = self._project_stats()
-        plans, ef = {}, MIN_EF_SEARCH
-        for n, project in enumerate(scope.projects):
-            share, rows = stats(project) if stats else (None, None)
-            if project == GLOBAL_PROJECT and share is not None and share > 0:
-                share = 1.0
-            use_ann, breadth = vector_plan(pool, share, rows)
-            plans[f"ann_{n}"] = use_ann
-            ef = max(ef, breadth) if use_ann else ef
-        self._conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", (str(ef),))
-        if self._features.iterative_scan(self._conn):
-            self._conn.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-        return plans
+    def open(self, query: str, scope: SearchScope, pool: int, mode: SearchMode) -> dict[str, Any]:
+        """Set the transaction's search settings (HNSW breadth, iterative scan, no parallel
+        workers); the statement's term parameters and `ann_N` plans (`search_statistics`)."""
+        return self._statistics.open_search(self._conn, query, scope.projects, pool, vector=mode != "text")
 
     def refresh_statistics(self) -> float:
         """ANALYZE the table (the full-text IDF comes from its statistics); return its row estimate."""
         self._conn.execute("ANALYZE memories")
         row = self._conn.execute("SELECT reltuples FROM pg_class WHERE oid = 'memories'::regclass").fetchone()
         return max(0.0, float(row["reltuples"])) if row else 0.0
-
-    def _project_stats(self) -> Callable[[str], tuple[float, float]] | None:
-        """(share of all memories, estimated rows) of a project, from the planner's statistics (None:
-        none yet). A project missing from the most-common list gets the average of the others."""
-        row = self._conn.execute(
-            "SELECT s.most_common_vals::text::text[] AS vals, s.most_common_freqs AS freqs, s.n_distinct,"
-            " greatest(c.reltuples, 0) AS total FROM pg_stats s"
-            " JOIN pg_class c ON c.oid = 'memories'::regclass"
-            " WHERE s.schemaname = current_schema() AND s.tablename = 'memories' AND s.attname = 'project'"
-        ).fetchone()
-        if row is None:
-            return None
-        shares = dict(zip(row["vals"] or [], row["freqs"] or [], strict=False))
-        total, distinct = float(row["total"]), float(row["n_distinct"] or 0)
-        distinct = distinct if distinct > 0 else -distinct * total
-        rest = max(0.0, 1.0 - sum(shares.values())) / max(1.0, distinct - len(shares))
-
-        def stats(project: str) -> tuple[float, float]:
-            share = float(shares.get(project, rest))
-            return share, share * total
-        return stats

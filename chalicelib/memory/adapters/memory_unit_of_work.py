@@ -17,9 +17,10 @@ from chalicelib.memory.adapters.import_repository import PostgresImportCheck
 from chalicelib.memory.adapters.integrity_repository import PostgresIntegrityRepository
 from chalicelib.memory.adapters.lifecycle_repository import PostgresLifecycleRepository
 from chalicelib.memory.adapters.memory_repository import PostgresMemoryRepository
-from chalicelib.memory.adapters.memory_search import PostgresMemorySearch, VectorFeatures
+from chalicelib.memory.adapters.memory_search import PostgresMemorySearch
 from chalicelib.memory.adapters.recall_repository import PostgresMemoryRecall
 from chalicelib.memory.adapters.search_explain import PostgresSearchExplain
+from chalicelib.memory.adapters.search_statistics import SearchStatistics
 from chalicelib.memory.adapters.snapshot_repository import PostgresSnapshotRepository
 from chalicelib.memory.adapters.transfer_repository import PostgresTransferRepository
 from chalicelib.memory.services.ports import TransientConflict
@@ -38,19 +39,19 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
     explain: PostgresSearchExplain
     imports: PostgresImportCheck
 
-    def __init__(self, db: Any, features: VectorFeatures) -> None:
+    def __init__(self, db: Any, statistics: SearchStatistics) -> None:
         super().__init__(db)
-        self._features = features
+        self._statistics = statistics
 
     def _bind(self, conn: Any) -> None:
         self.memories = PostgresMemoryRepository(conn)
-        self.search = PostgresMemorySearch(conn, self._features)
+        self.search = PostgresMemorySearch(conn, self._statistics)
         self.lifecycle = PostgresLifecycleRepository(conn)
         self.integrity = PostgresIntegrityRepository(conn)
         self.transfer = PostgresTransferRepository(conn)
         self.snapshots = PostgresSnapshotRepository(conn)
         self.recall = PostgresMemoryRecall(conn)
-        self.explain = PostgresSearchExplain(conn, self._features)
+        self.explain = PostgresSearchExplain(conn, self._statistics)
         self.imports = PostgresImportCheck(conn)
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -61,6 +62,6 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
 
 
 def memory_units(db: Any) -> Callable[[], PostgresMemoryUnitOfWork]:
-    """A factory of memory units over `db` (one pgvector feature probe shared by all of them)."""
-    features = VectorFeatures()
-    return lambda: PostgresMemoryUnitOfWork(db, features)
+    """A factory of memory units over `db` (one statistics snapshot shared by all of them)."""
+    statistics = SearchStatistics()
+    return lambda: PostgresMemoryUnitOfWork(db, statistics)

@@ -18,10 +18,9 @@ from chalicelib.memory.adapters.memory_search import (
     _COVERAGE,
     _SCORE,
     PostgresMemorySearch,
-    VectorFeatures,
     build_statement,
 )
-from chalicelib.memory.adapters.search_terms import query_terms
+from chalicelib.memory.adapters.search_statistics import SearchStatistics
 from chalicelib.memory.domain.memory_model import SearchMode, SearchScope
 from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool
 
@@ -46,18 +45,15 @@ def explain_statement(mode: SearchMode, scope: SearchScope) -> str:
 
 
 class PostgresSearchExplain:
-    def __init__(self, conn: Conn, features: VectorFeatures) -> None:
+    def __init__(self, conn: Conn, statistics: SearchStatistics) -> None:
         self._conn = conn
-        self._search = PostgresMemorySearch(conn, features)
+        self._search = PostgresMemorySearch(conn, statistics)
 
     def candidates(self, query: str, embedding: Sequence[float] | None, scope: SearchScope, *,
                    mode: SearchMode, limit: int, weights: SearchWeights) -> list[dict[str, Any]]:
         """Every candidate of the search's pool, best fused score first, with its parts."""
         pool = candidate_pool(limit)
         params = self._search.parameters(query, embedding, scope, pool=pool, limit=limit, weights=weights)
-        params.update(query_terms(self._conn, query))
-        if mode != "text":
-            params.update(self._search.plan_vector_scan(pool, scope))
-        self._conn.execute("SELECT set_config('max_parallel_workers_per_gather', '0', true)")
+        params.update(self._search.open(query, scope, pool, mode))
         rows = self._conn.execute(explain_statement(mode, scope), params, prepare=False).fetchall()
         return [dict(r) for r in rows]

@@ -107,10 +107,10 @@ class InMemoryMemoryRepository:
         return [[s for s in self.nearest(project, category, e, limit) if s.similarity >= min_similarity]
                 for e in embeddings]
 
-    def similar_pairs(self, embeddings: Sequence[Sequence[float]],
-                      min_similarity: float) -> list[tuple[int, int, float]]:
+    def similar_pairs(self, embeddings: Sequence[Sequence[float]], min_similarity: float, *,
+                      first: int = 0) -> list[tuple[int, int, float]]:
         pairs = [(i, j, cosine(embeddings[i], embeddings[j]))
-                 for j in range(len(embeddings)) for i in range(j)]
+                 for j in range(first, len(embeddings)) for i in range(j)]
         return [p for p in pairs if p[2] >= min_similarity]
 
     def nearest(self, project: str, category: str, embedding: Sequence[float],

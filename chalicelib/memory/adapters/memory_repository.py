@@ -172,16 +172,17 @@ class PostgresMemoryRepository:
             out[int(r["n"]) - 1].append(SimilarMemory(to_memory(r), float(r["similarity"])))
         return out
 
-    def similar_pairs(self, embeddings: Sequence[Sequence[float]],
-                      min_similarity: float) -> list[tuple[int, int, float]]:
-        """(i, j, similarity) for every i < j of `embeddings` at least `min_similarity` similar."""
-        if len(embeddings) < 2:
+    def similar_pairs(self, embeddings: Sequence[Sequence[float]], min_similarity: float, *,
+                      first: int = 0) -> list[tuple[int, int, float]]:
+        """(i, j, similarity) for every i < j of `embeddings` at least `min_similarity` similar,
+        j >= `first`."""
+        if len(embeddings) < 2 or first >= len(embeddings):
             return []
         rows = self._conn.execute(
             "WITH v AS (SELECT e, n FROM unnest(%s::vector[]) WITH ORDINALITY AS x(e, n))"
             " SELECT a.n AS i, b.n AS j, 1 - (a.e <=> b.e) AS similarity FROM v a JOIN v b ON a.n < b.n"
-            " WHERE 1 - (a.e <=> b.e) >= %s",
-            ([vector(e) for e in embeddings], min_similarity), prepare=False).fetchall()
+            " WHERE b.n > %s AND 1 - (a.e <=> b.e) >= %s",
+            ([vector(e) for e in embeddings], first, min_similarity), prepare=False).fetchall()
         return [(int(r["i"]) - 1, int(r["j"]) - 1, float(r["similarity"])) for r in rows]
 
     def nearest(self, project: str, category: str, embedding: Sequence[float],

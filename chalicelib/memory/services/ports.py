@@ -71,9 +71,10 @@ class MemoryRepository(Protocol):
         """`nearest` for each vector, only neighbours at least `min_similarity` similar."""
         ...
 
-    def similar_pairs(self, embeddings: Sequence[Sequence[float]],
-                      min_similarity: float) -> list[tuple[int, int, float]]:
-        """(i, j, similarity) for the pairs i < j of `embeddings` at least `min_similarity` similar."""
+    def similar_pairs(self, embeddings: Sequence[Sequence[float]], min_similarity: float, *,
+                      first: int = 0) -> list[tuple[int, int, float]]:
+        """(i, j, similarity) for the pairs i < j of `embeddings` at least `min_similarity` similar,
+        j >= `first` (the pairs among the first `first` vectors were asked for before)."""
         ...
 
     def nearest(self, project: str, category: str, embedding: Sequence[float],

@@ -4,12 +4,16 @@
 
 Starts `itachi up --no-agent` in a throwaway home, then:
 1. embeds `n` new texts with the same embedder in this process (same thread count as the
-   server): the embedder's own throughput, the ceiling for ingestion;
+   server), before and again after step 2 (the box's load drifts): the embedder's own
+   throughput, the ceiling for ingestion; the ratio uses the mean of the two;
 2. posts `n` other new memories through `POST /api/memory/batch` (`--batch` per call, near-duplicate
-   guard on, as in use): memories/s end to end;
-3. stores two more batches in this process through the server's own write path (attached to its
+   guard on, as in use): memories/s end to end, and how many were stored with their vector (a
+   batch whose embedding misses the server's 30 s write deadline is stored without vectors);
+3. stores batches in this process through the server's own write path (attached to its
    database) and times its steps: cleaning and embedding (`prepare`, embedding cache included)
-   against deduplicating and inserting (`write`), so the gap between 1 and 2 is accounted for.
+   against deduplicating and inserting (`write`) one after the other, then `store`, which
+   embeds each chunk while the chunk before it is written, so the gap between 1 and 2 is
+   accounted for.
 The memories are the varied, templated ones of `bench/seed_memories.py` (every text distinct).
 """
 
@@ -37,18 +41,22 @@ def embedder_rate(texts: list[str], provider: str, threads: int) -> float:
     return len(texts) / (time.perf_counter() - started)
 
 
-def api_rate(server: ItachiServer, items: list[dict[str, object]], batch: int) -> float:
+def api_rate(server: ItachiServer, items: list[dict[str, object]], batch: int) -> tuple[float, int]:
+    """(memories/s, how many of the project's memories have a vector)."""
     client = server.client()
     started = time.perf_counter()
     for offset in range(0, len(items), batch):
         answer = client.call("POST", "/api/memory/batch", {"memories": items[offset:offset + batch]})
         assert len(answer["ids"]) == len(items[offset:offset + batch]), answer
-    return len(items) / (time.perf_counter() - started)
+    rate = len(items) / (time.perf_counter() - started)
+    stats = client.call("GET", "/api/memory/stats", project=str(items[0]["project"]))
+    return rate, int(stats["with_embedding"])
 
 
-def steps(server: ItachiServer, items: list[dict[str, object]], batch: int, provider: str,
-          threads: int) -> list[tuple[float, float]]:
-    """(prepare s, write s) per batch, through the server's write path in this process."""
+def steps(server: ItachiServer, batches: list[list[dict[str, object]]], provider: str,
+          threads: int) -> list[tuple[str, float, float]]:
+    """(how, prepare s, write s) per batch through the server's write path in this process: the
+    first half of `batches` prepared then written, the second half stored pipelined (its total)."""
     from chalicelib.bootstrap import build
     from chalicelib.kernel.settings import Settings
     from chalicelib.memory.schemas import MemoryIn
@@ -62,15 +70,19 @@ def steps(server: ItachiServer, items: list[dict[str, object]], batch: int, prov
     try:
         store = container.memory.store
         store.write_timeout_s = 600
-        for offset in range(0, len(items), batch):
-            drafts = [MemoryIn.model_validate(m).draft() for m in items[offset:offset + batch]]
+        for i, items in enumerate(batches):
+            drafts = [MemoryIn.model_validate(m).draft() for m in items]
             started = time.perf_counter()
-            prepared = store.prepare(drafts)
-            middle = time.perf_counter()
-            with container.memory_units() as uow:
-                store.write(uow, prepared, near_dedup=True)
-                uow.commit()
-            out.append((middle - started, time.perf_counter() - middle))
+            if i < len(batches) // 2:
+                prepared = store.prepare(drafts)
+                middle = time.perf_counter()
+                with container.memory_units() as uow:
+                    store.write(uow, prepared, near_dedup=True)
+                    uow.commit()
+                out.append(("prepare, then write", middle - started, time.perf_counter() - middle))
+            else:
+                store.store(drafts, near_dedup=True)
+                out.append((f"store, chunks of {store.chunk} pipelined", time.perf_counter() - started, 0.0))
     finally:
         container.close()
         handle.cleanup()
@@ -90,15 +102,23 @@ def main() -> int:
     server = ItachiServer(env=env).start()
     try:
         own = [str(m["content"]) for m in memories("bench/embed", args.n, seed=11)]
-        rate = embedder_rate(own, args.provider, args.threads)
-        print(f"embedder alone ({args.provider}, {args.threads} thread(s)): {rate:.0f} texts/s")
-        api = api_rate(server, memories("bench/ingest", args.n, seed=12), args.batch)
-        print(f"POST /api/memory/batch ({args.batch} per call, near-dup guard on): {api:.0f} memories/s"
-              f" ({rate / api:.2f}x the embedder's time)")
-        for i, (prepare, write) in enumerate(steps(server, memories("bench/steps", 2 * args.batch, seed=13),
-                                                   args.batch, args.provider, args.threads)):
-            print(f"in-process batch {i + 1} of {args.batch}: prepare (clean, embed, cache) {prepare:.2f} s,"
-                  f" write (near-dup lookup + insert) {write:.2f} s")
+        before = embedder_rate(own, args.provider, args.threads)
+        print(f"embedder alone ({args.provider}, {args.threads} thread(s)), before: {before:.1f} texts/s")
+        items = memories("bench/ingest", args.n, seed=12)
+        api, with_vector = api_rate(server, items, args.batch)
+        after = embedder_rate([str(m["content"]) for m in memories("bench/embed2", args.n, seed=14)],
+                              args.provider, args.threads)
+        rate = (before + after) / 2
+        print(f"embedder alone, after: {after:.1f} texts/s (mean {rate:.1f})")
+        print(f"POST /api/memory/batch ({args.batch} per call, near-dup guard on): {api:.1f} memories/s"
+              f" ({rate / api:.2f}x the embedder's time), {with_vector} of {len(items)} stored with a vector")
+        batches = [memories(f"bench/steps{i}", args.batch, seed=13 + 10 * i) for i in range(4)]
+        for i, (how, first, second) in enumerate(steps(server, batches, args.provider, args.threads)):
+            if second:
+                print(f"in-process batch {i + 1} of {args.batch}, {how}: prepare (clean, embed, cache)"
+                      f" {first:.2f} s, write (near-dup lookup + insert) {second:.2f} s")
+            else:
+                print(f"in-process batch {i + 1} of {args.batch}, {how}: {first:.2f} s")
     finally:
         server.stop()
     return 0

@@ -1,6 +1,6 @@
 """What the graph memory adds to the prompt hook's one request, with 10,000 graph nodes.
 
-    .venv/bin/python bench/graph_latency.py [--nodes 10000] [--memories 1000] [-n 100]
+    .venv/bin/python bench/graph_latency.py [--nodes 10000] [--memories 1000] [-n 100] [--pause-ms 100]
 
 Starts its own `itachi up` (local MiniLM embedder), writes synthetic team knowledge (owners,
 rules, plans, events about 300 people and 120 services) into one project's graph through the
@@ -8,12 +8,17 @@ heuristic extractor until it holds `--nodes` nodes, stores `--memories` of the s
 as memories, then times `GET /api/memory/search` with the hook's parameters, without and with
 `graph=true`, alternating query by query. Every prompt is new (a numbered suffix), so each is
 embedded, as a real prompt is; with `graph=true` the server also queues the prompt for the
-store pipeline, which the stack's dispatcher runs meanwhile (as it does in use).
+store pipeline, which the stack's dispatcher runs a second later (the message's delay, as in use),
+beside whichever requests the run is then timing, with or without the graph. Each request is
+followed by a pause (`--pause-ms`; prompts come seconds apart in use), so that none is timed
+while the server still sends the previous one's prompt to the queue (the local server does that
+once the response is written). The load average is printed before and after the timed requests.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
 import time
@@ -87,6 +92,7 @@ def main() -> int:
     parser.add_argument("--nodes", type=int, default=10_000)
     parser.add_argument("--memories", type=int, default=1_000)
     parser.add_argument("-n", type=int, default=100, help="queries per way")
+    parser.add_argument("--pause-ms", type=float, default=100, help="pause after each request")
     args = parser.parse_args()
     server = ItachiServer(env={"ITACHI_EMBEDDING_TIMEOUT_S": "120"}).start()
     try:
@@ -107,6 +113,7 @@ def main() -> int:
         base = {"project": PROJECT, "project_limit": 3, "global_limit": 2, "mode": "hybrid"}
         timings: dict[str, list[float]] = {"without graph": [], "with graph=true": []}
         rng, stamp = random.Random(11), int(time.time())
+        load = [os.getloadavg()[0]]
         for i in range(args.n):
             prompt = rng.choice(PROMPTS).format(s=f"svc{rng.randrange(120)}", d=rng.choice(DAYS),
                                                 p=person(rng.randrange(300)))
@@ -114,9 +121,13 @@ def main() -> int:
                 query = f"{prompt} (run {stamp}-{i}-{len(extra)})"
                 client.call("GET", "/api/memory/search", **base, **extra, query=query)
                 timings[label].append(client.last_ms)
+                time.sleep(args.pause_ms / 1000)
+        load.append(os.getloadavg()[0])
     finally:
         server.stop()
-    print(f"\n{args.n} prompts per way, {nodes} graph nodes, {args.memories} memories (client wall ms)")
+    print(f"\n{args.n} prompts per way, {nodes} graph nodes, {args.memories} memories (client wall ms),"
+          f" {args.pause_ms:.0f} ms pause after each, load average {load[0]:.1f} before,"
+          f" {load[-1]:.1f} after")
     print("| request | p50 | p95 |\n|---|---|---|")
     for label, values in timings.items():
         print(f"| {label} | {percentile(values, 50):.1f} | {percentile(values, 95):.1f} |")

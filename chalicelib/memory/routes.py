@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 
 from chalice import Response
 from pydantic import ValidationError
@@ -11,6 +12,7 @@ from chalicelib.agents.domain.memory_scope import MemoryScope
 from chalicelib.agents.scope_routes import run_scope
 from chalicelib.auth.request_principal import require_vouch
 from chalicelib.bootstrap import get_container
+from chalicelib.kernel.after_response import after_response
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body, parse_query
 from chalicelib.memory.schemas import (
@@ -82,8 +84,9 @@ def search() -> Response:
             q.query, q.project, limit=q.limit, category=q.category, mode=q.mode,
             include_global=q.include_global, include_untrusted=q.include_untrusted))
     memory = get_container().memory
-    graph = [_graph_pool().submit(work, q.query, q.project) for work in (_graph_context, _learn_prompt)
-             ] if q.graph else []
+    graph = [_graph_pool().submit(_graph_context, q.query, q.project)] if q.graph else []
+    if q.graph and not after_response(partial(_learn_prompt, q.query, q.project)):
+        graph.append(_graph_pool().submit(_learn_prompt, q.query, q.project))  # no server runs it after
     per_scope = q.per_scope_limits()
     if per_scope is not None:  # one request, one query embedding, both scopes (the prompt hook)
         result = memory.search_each(q.query, q.project, project_limit=per_scope[0], global_limit=per_scope[1],
@@ -96,7 +99,8 @@ def search() -> Response:
     answer = search_json(result)
     if graph:  # it ran beside the memory search; one query embedding serves both
         answer["graph"] = graph[0].result()
-        graph[1].result()
+        for learning in graph[1:]:
+            learning.result()
     return ok(answer)
 
 
@@ -132,7 +136,8 @@ def _graph_context(prompt: str, project: str) -> dict[str, object] | None:
 
 
 def _learn_prompt(prompt: str, project: str) -> None:
-    """Queue the prompt for the graph's store pipeline, which starts after this request has answered."""
+    """Queue the prompt for the graph's store pipeline, which starts after this request has answered.
+    The local server sends it once the response is written; in Lambda it is sent beside the search."""
     from chalicelib.graph.services.graph_store import PROMPT_DELAY_S
     from chalicelib.kernel.logging import log_failure
 

@@ -5,7 +5,8 @@ configured to do in production: 404 for unknown routes, 413 for oversized bodies
 from Content-Length before the body is read), 400 for a Content-Length that is not a number,
 a read timeout (a client that declares more body than it sends gets a 408 and the connection
 is closed, the thread freed) and a bound on concurrent connections (beyond it, an immediate
-503 with Retry-After).
+503 with Retry-After). What a request hands off with `after_response` (chalicelib/kernel/
+after_response.py) runs on its thread once the response is written.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from chalice.local import (
     LocalGatewayException,
 )
 
+from chalicelib.kernel.after_response import responding, wait_idle
+
 
 class _Handler(ChaliceRequestHandler):
     max_body_bytes = 1_000_000
@@ -33,6 +36,10 @@ class _Handler(ChaliceRequestHandler):
     timeout = 15  # seconds a client may stay silent mid-request or idle between requests
 
     def _generic_handle(self) -> None:
+        with responding():  # what the request left for after its response runs once it is written
+            self._handle()
+
+    def _handle(self) -> None:
         length = _content_length(self.headers.get("Content-Length"))
         if length is None:
             self.close_connection = True
@@ -165,3 +172,4 @@ class ApiServer:
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+        wait_idle(timeout_s=10)  # work handed off until after a response (a queue send) is not cut off

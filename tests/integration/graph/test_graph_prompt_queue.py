@@ -1,11 +1,13 @@
-"""The prompt the hook's search (`graph=true`) queues for the graph's store pipeline: held back past
-the hook's deadline so the pipeline never runs beside the request, stored exactly once, and stored
-inline when the queue cannot be reached. Real Postgres, the ingest queue on moto, the API over HTTP."""
+"""The prompt the hook's search (`graph=true`) queues for the graph's store pipeline: sent once the
+response is written (by the local server; in Lambda before the answer), held back past the hook's
+deadline so the pipeline never runs beside the request, stored exactly once, and stored inline when
+the queue cannot be reached. Real Postgres, the ingest queue on moto, the API over HTTP."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+import urllib.parse
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -52,14 +54,40 @@ def entity_names(api: RunningApi) -> set[str]:
     return {e["content"] for e in call(api, "GET", "/api/graph/entities", project=PROJECT)[1]["entities"]}
 
 
+def eventually(probe: Callable[[], bool], what: str, deadline_s: float = 60) -> None:
+    deadline = time.monotonic() + deadline_s
+    while not probe():
+        assert time.monotonic() < deadline, f"{what}: not within {deadline_s:.0f} s"
+        time.sleep(0.1)
+
+
 def test_the_prompt_waits_in_the_queue_until_after_the_hooks_request_has_answered(
     api: RunningApi, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(graph_store, "PROMPT_DELAY_S", 60)  # a margin no loaded box can eat
     hook_search(api)
+    eventually(lambda: ingest_counts(api.container)["Delayed"] == 1, "the prompt queued")
     assert ingest_counts(api.container) == {"visible": 0, "Delayed": 1, "NotVisible": 0}
     assert deliver_batch(api.container.queues, INGEST, wait_s=1) == 0
     assert store_runs(api.container) == 0
+
+
+def test_without_a_server_to_send_it_afterwards_the_prompt_is_queued_before_the_answer(
+    container: Container, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As in Lambda: the app invoked directly, nothing runs after it returns."""
+    from chalice.test import Client
+
+    from app import app as chalice_app
+
+    monkeypatch.setattr(graph_store, "PROMPT_DELAY_S", 60)
+    query = urllib.parse.urlencode({"project": PROJECT, "project_limit": 3, "global_limit": 2,
+                                    "mode": "hybrid", "graph": "true", "query": PROMPT})
+    with Client(chalice_app) as client:
+        answer = client.http.get(f"/api/memory/search?{query}",
+                                 headers={"Authorization": f"Bearer {container.settings.api_keys[0]}"})
+    assert answer.status_code == 200, answer.body
+    assert ingest_counts(container) == {"visible": 0, "Delayed": 1, "NotVisible": 0}
 
 
 def test_the_prompt_reaches_the_store_pipeline_exactly_once_after_its_delay(api: RunningApi) -> None:
@@ -97,5 +125,5 @@ def test_a_prompt_the_queue_refuses_is_stored_inline_and_the_search_still_answer
     api_without_queue: RunningApi,
 ) -> None:
     hook_search(api_without_queue)
+    eventually(lambda: store_runs(api_without_queue.container) == 1, "the prompt stored inline")
     assert "Rohan" in entity_names(api_without_queue)
-    assert store_runs(api_without_queue.container) == 1

@@ -32,6 +32,15 @@ $(STAMP): requirements.txt requirements-local.txt requirements-dev.txt pyproject
 	$(BIN)/python -m chalicelib.memory.adapters.onnx_model
 	touch $(STAMP)
 
+# The ONNX Runtime embedder's wheels for the Lambda zip (requirements-lambda-onnx.txt: builds the
+# python3.11 runtime's glibc 2.26 can load), downloaded once so `make package` stays offline.
+LAMBDA_ONNX_STAMP := $(VENV)/lambda-wheels/onnx/.downloaded
+
+$(LAMBDA_ONNX_STAMP): requirements-lambda-onnx.txt | $(STAMP)
+	$(BIN)/python -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+		--python-version 3.11 -d $(VENV)/lambda-wheels/onnx -r requirements-lambda-onnx.txt
+	touch $(LAMBDA_ONNX_STAMP)
+
 $(CONSOLE_STAMP): $(CONSOLE_ASSETS)/package.json $(CONSOLE_ASSETS)/package-lock.json
 	npm ci --prefix $(CONSOLE_ASSETS) --ignore-scripts --no-audit --no-fund
 	touch $(CONSOLE_STAMP)
@@ -49,7 +58,7 @@ $(SCAN_STAMP): requirements-scan.txt
 	$(SCAN_VENV)/bin/python -m pip install -q -r requirements-scan.txt
 	touch $(SCAN_STAMP)
 
-test: $(STAMP) $(CONSOLE_STAMP) lint
+test: $(STAMP) $(CONSOLE_STAMP) $(LAMBDA_ONNX_STAMP) lint
 	$(BIN)/python -m pytest
 
 # checkov over both stages' templates (tests/integration/test_policy_scan.py, marked `scan`). Kept out of
@@ -61,10 +70,11 @@ unit: $(STAMP) $(CONSOLE_STAMP)
 	$(BIN)/python -m pytest -m "unit or functional"
 
 # AWS. `make package` works offline: dist/lambda.zip and dist/template.json for $(STAGE), linted.
+# The stage's ITACHI_EMBEDDING_PROVIDER (openai or onnx) decides whether the zip carries the model.
 STAGE ?= prod
 
-package: $(STAMP) $(CONSOLE_STAMP)
-	$(BIN)/python -m infra.package --stage $(STAGE)
+package: $(STAMP) $(CONSOLE_STAMP) $(LAMBDA_ONNX_STAMP)
+	$(BIN)/python -m infra.package --stage $(STAGE) $(if $(EMBEDDING),--embedding $(EMBEDDING))
 	$(BIN)/cfn-lint dist/template.json
 
 # Needs AWS credentials: upload, create or update the stack (migrations run inside), print the URLs.

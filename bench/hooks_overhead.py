@@ -1,10 +1,13 @@
 """Measure what the SessionStart and UserPromptSubmit hooks add to a session, start to exit.
 
-Each run is a real ``python -I -m hooks.<name>`` process fed a Claude Code payload, exactly as
-the client runs it. The hook's state (outbox, log, MEMORY.md) goes to a temporary directory.
+Each run is a real hook process fed a Claude Code payload, exactly as the client runs it: the
+installed command, ``python -I -S <...>/hooks/launch.py <name>`` (no `site`), and with
+``--form both`` the older ``python -I -m hooks.<name>`` beside it, input by input. The floors are
+``python -I -c pass`` and ``python -I -S -c pass``. The hook's state (outbox, log, MEMORY.md)
+goes to a temporary directory.
 
     python bench/hooks_overhead.py --api-url http://127.0.0.1:8787 --api-key KEY \\
-        --project github.com/acme/repo -n 100
+        --project github.com/acme/repo -n 100 --form both
 """
 
 from __future__ import annotations
@@ -46,6 +49,16 @@ def hook_python(explicit: str | None, scratch: Path) -> str:
     ).stdout.strip()
     Path(purelib, "itachi_repo.pth").write_text(str(REPO_ROOT) + "\n")
     return str(python)
+
+
+def hook_commands(hook: str, python: str, form: str) -> list[tuple[str, list[str]]]:
+    """(label, argv) per command form: the installed launcher form and/or the older module form."""
+    from agent.install_hooks import launch_argv, launcher_for
+
+    forms = {"launcher": launch_argv(hook, python, launcher_for(python)),
+             "module": [python, "-I", "-m", f"hooks.{hook}"]}
+    chosen = ("launcher", "module") if form == "both" else (form,)
+    return [(f"{hook} ({name})" if form == "both" else hook, forms[name]) for name in chosen]
 
 
 def payload(hook: str, index: int, cwd: Path) -> bytes:
@@ -96,6 +109,9 @@ def main() -> int:
     parser.add_argument("--project", required=True, help="project whose memories are searched")
     parser.add_argument("-n", type=int, default=50, help="measured runs per hook")
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--form", choices=("launcher", "module", "both"), default="launcher",
+                        help="launcher: the installed -I -S hooks/launch.py command; module: the older "
+                             "-I -m hooks.<name>; both: the two, alternating")
     parser.add_argument("--python", action="append",
                         help="interpreter to run the hooks with; give it twice to compare two "
                              "(for example two checkouts): their runs alternate")
@@ -110,13 +126,17 @@ def main() -> int:
                "CLAUDE_CONFIG_DIR": str(scratch / "claude"), "ITACHI_API_URL": args.api_url,
                "ITACHI_API_KEY": args.api_key, "ITACHI_PROJECT": args.project}
         label = (lambda i: f" [{pythons[i]}]") if len(pythons) > 1 else (lambda i: "")
-        floor = time_runs([[py, "-I", "-c", "pass"] for py in pythons], [b""] * args.n, cwd, env)
-        rows = [summary(f"python -I -c pass (floor){label(i)}", runs) for i, runs in enumerate(floor)]
+        floors = [(f"python {flags} -c pass (floor){label(i)}", [py, *flags.split(), "-c", "pass"])
+                  for i, py in enumerate(pythons) for flags in ("-I", "-I -S")]
+        measured = time_runs([argv for _, argv in floors], [b""] * args.n, cwd, env)
+        rows = [summary(name, runs) for (name, _), runs in zip(floors, measured, strict=True)]
         for hook in ("session_start", "user_prompt_submit"):
-            commands = [[py, "-I", "-m", f"hooks.{hook}"] for py in pythons]
-            time_runs(commands, [payload(hook, i, cwd) for i in range(args.warmup)], cwd, env)
-            measured = time_runs(commands, [payload(hook, i, cwd) for i in range(args.n)], cwd, env)
-            rows.extend(summary(f"{hook}{label(i)}", runs) for i, runs in enumerate(measured))
+            commands = [(f"{name}{label(i)}", argv) for i, py in enumerate(pythons)
+                        for name, argv in hook_commands(hook, py, args.form)]
+            argvs = [argv for _, argv in commands]
+            time_runs(argvs, [payload(hook, i, cwd) for i in range(args.warmup)], cwd, env)
+            measured = time_runs(argvs, [payload(hook, i, cwd) for i in range(args.n)], cwd, env)
+            rows.extend(summary(name, runs) for (name, _), runs in zip(commands, measured, strict=True))
         log = scratch / "home" / "logs" / "hooks.log"
         failures = [line for line in log.read_text().splitlines() if " ok " not in line + " "]
     print(f"Hook overhead against {args.api_url} (project {args.project}), ms, process start to exit\n")

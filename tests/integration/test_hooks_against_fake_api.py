@@ -403,3 +403,18 @@ def test_an_unknown_hook_name_fails_open(ws: Workspace) -> None:
     done, _ = ws.run("no_such_hook", b"{}")
     assert done.returncode == 0 and done.stdout == b""
     assert b"cannot start hook 'no_such_hook'" in done.stderr
+
+
+def test_the_prompt_hook_imports_neither_site_nor_what_its_request_does_not_need(
+    ws: Workspace, api: FakeItachiApi
+) -> None:
+    python, *rest = launch_argv("user_prompt_submit", ws.python, ws.launcher)
+    payload = ws.payload("UserPromptSubmit.json", prompt=LONG_PROMPT)
+    traced = subprocess.run([python, "-X", "importtime", *rest], cwd=ws.cwd, capture_output=True,
+                            input=json.dumps(payload).encode(),
+                            env={"PATH": os.environ.get("PATH", ""), "ITACHI_HOME": str(ws.home),
+                                 "ITACHI_API_URL": api.url, "ITACHI_API_KEY": "test-key"}, timeout=20)
+    assert "We use postgres" in context_of(traced, "UserPromptSubmit")
+    imported = {line.rsplit("|", 1)[-1].strip() for line in traced.stderr.decode().splitlines()}
+    assert "hooks.user_prompt_submit" in imported
+    assert not imported & {"site", "http.client", "email", "ssl", "urllib.request", "encodings.idna"}

@@ -2,7 +2,9 @@
 
 Each run is a real hook process fed a Claude Code payload, exactly as the client runs it: the
 installed command, ``python -I -S <...>/hooks/launch.py <name>`` (no `site`), and with
-``--form both`` the older ``python -I -m hooks.<name>`` beside it, input by input. The floors are
+``--form both`` the older ``python -I -m hooks.<name>`` beside it, input by input;
+``--baseline-python`` adds an interpreter with an older itachi installed, run the way its hooks
+were installed (``-I -m``), for a before/after in one run. The floors are
 ``python -I -c pass`` and ``python -I -S -c pass``. The hook's state (outbox, log, MEMORY.md)
 goes to a temporary directory.
 
@@ -112,6 +114,8 @@ def main() -> int:
     parser.add_argument("--form", choices=("launcher", "module", "both"), default="launcher",
                         help="launcher: the installed -I -S hooks/launch.py command; module: the older "
                              "-I -m hooks.<name>; both: the two, alternating")
+    parser.add_argument("--baseline-python",
+                        help="an interpreter with an older itachi installed, run as `-I -m hooks.<name>`")
     parser.add_argument("--python", action="append",
                         help="interpreter to run the hooks with; give it twice to compare two "
                              "(for example two checkouts): their runs alternate")
@@ -133,6 +137,9 @@ def main() -> int:
         for hook in ("session_start", "user_prompt_submit"):
             commands = [(f"{name}{label(i)}", argv) for i, py in enumerate(pythons)
                         for name, argv in hook_commands(hook, py, args.form)]
+            if args.baseline_python:
+                baseline = [args.baseline_python, "-I", "-m", f"hooks.{hook}"]
+                commands.append((f"{hook} (baseline, -I -m)", baseline))
             argvs = [argv for _, argv in commands]
             time_runs(argvs, [payload(hook, i, cwd) for i in range(args.warmup)], cwd, env)
             measured = time_runs(argvs, [payload(hook, i, cwd) for i in range(args.n)], cwd, env)

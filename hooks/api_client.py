@@ -9,13 +9,15 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from chalicelib.contracts.api_transport import ApiError, request_json
 from hooks.outbox import Outbox
 
+TYPE_CHECKING = False  # typing itself is not imported at run time (hooks.launch)
 if TYPE_CHECKING:
+    from typing import Any
+
     from hooks.runtime import HookContext
 
 PERMANENT_STATUSES = frozenset({400, 413, 422})  # the body itself is wrong: retrying won't help

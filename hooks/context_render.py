@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 # The prompt hook's block is shared with `itachi context --prompt` and the console's preview.
 from chalicelib.contracts.prompt_context import graph_context, search_context, trim
 from chalicelib.contracts.prompt_context import memory_line as _memory_line
 
-Json = dict[str, Any]
+TYPE_CHECKING = False  # typing itself is not imported at run time (hooks.launch)
+if TYPE_CHECKING:
+    from typing import Any
+
+    Json = dict[str, Any]
+
 MAX_RULES = 15
 MAX_CONTEXT_CHARS = 6000
 __all__ = ["graph_context", "rule_lines", "search_context", "session_context_lines",

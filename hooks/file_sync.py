@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from chalicelib.contracts.sync_paths import cursor_file, key_path, pending_file, repo_root
 
+TYPE_CHECKING = False  # typing itself is not imported at run time (hooks.launch)
 if TYPE_CHECKING:
+    from typing import Any
+
     from hooks.runtime import HookContext
 
 # Imported where used: a session start with nothing to sync pays for none of them (subprocess,

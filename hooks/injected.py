@@ -13,11 +13,13 @@ import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from chalicelib.contracts.local_home import read_json
 
+TYPE_CHECKING = False  # typing itself is not imported at run time (hooks.launch)
 if TYPE_CHECKING:
+    from typing import Any
+
     from hooks.runtime import HookContext
 
 

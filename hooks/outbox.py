@@ -16,7 +16,10 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing itself is not imported at run time (hooks.launch)
+if TYPE_CHECKING:
+    from typing import Any
 
 CLAIM_SUFFIX = ".claimed"
 STALE_CLAIM_S = 300.0

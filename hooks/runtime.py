@@ -11,24 +11,30 @@ import time
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import Any, NamedTuple, NoReturn
 
-from chalicelib.contracts.local_home import itachi_home, load_client_config
+from chalicelib.contracts.local_home import ClientConfig, itachi_home, load_client_config
 from hooks.api_client import ApiClient
 
-Payload = dict[str, Any]
+TYPE_CHECKING = False  # typing itself is not imported at run time (hooks.launch)
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
+    Payload = dict[str, Any]
+
 LOG_MAX_BYTES = 1_000_000
 GRACE_S = 0.12  # hard stop after the soft deadline, for work that ignores it
 
 
-class HookConfig(NamedTuple):
+class HookConfig(ClientConfig):
     """Where the API is and who is calling it."""
 
-    home: Path
-    api_url: str
-    api_key: str
-    client: str = "claude"
-    enabled: bool = True
+    __slots__ = ("client", "enabled")
+
+    def __init__(self, home: Path, api_url: str, api_key: str, client: str = "claude",
+                 enabled: bool = True) -> None:
+        super().__init__(home, api_url, api_key)
+        self.client = client
+        self.enabled = enabled
 
     def __repr__(self) -> str:  # never print the key
         return f"HookConfig(home={self.home!r}, api_url={self.api_url!r}, client={self.client!r})"

@@ -7,8 +7,6 @@ The reads run in parallel under one deadline; whatever arrived is used.
 
 from __future__ import annotations
 
-from typing import Any
-
 from hooks import file_sync, injected
 from hooks.context_render import rule_lines, session_context_lines, session_start_context
 from hooks.memory_md import (
@@ -19,6 +17,10 @@ from hooks.memory_md import (
     update_memory_md,
 )
 from hooks.runtime import HookContext, context_output, fail_open
+
+TYPE_CHECKING = False  # typing itself is not imported at run time (hooks.launch)
+if TYPE_CHECKING:
+    from typing import Any
 
 SOURCES = frozenset({"startup", "resume", "clear", "compact"})
 FRESH_CONTEXT = frozenset({"clear", "compact"})  # the earlier injections are gone from the context

@@ -13,11 +13,12 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode, urlsplit
 
+TYPE_CHECKING = False  # typing itself is not imported at run time (hooks.launch)
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Any
 
     from chalicelib.contracts.local_home import ClientConfig
 

@@ -10,9 +10,12 @@ block); prompts under `MIN_PROMPT_CHARS` are not searched. Token counts are esti
 from __future__ import annotations
 
 import math
-from typing import Any
 
-Json = dict[str, Any]
+TYPE_CHECKING = False  # typing itself is not imported at run time (hooks.launch)
+if TYPE_CHECKING:
+    from typing import Any
+
+    Json = dict[str, Any]
 MIN_PROMPT_CHARS = 30
 MAX_QUERY_CHARS = 1000
 PROJECT_LIMIT = 3

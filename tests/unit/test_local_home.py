@@ -34,11 +34,13 @@ def test_the_client_config_comes_from_config_json_and_the_environment_overrides_
 
 
 def test_a_missing_or_broken_config_means_the_local_default_and_no_key(tmp_path: Path) -> None:
-    assert load_client_config(env={"ITACHI_HOME": str(tmp_path)})[1:] == (DEFAULT_API_URL, "")
+    config = load_client_config(env={"ITACHI_HOME": str(tmp_path)})
+    assert (config.api_url, config.api_key) == (DEFAULT_API_URL, "")
     (tmp_path / "config.json").write_text("[1, 2]")
     assert read_json(tmp_path / "config.json") == {}
     (tmp_path / "config.json").write_text("{not json")
-    assert load_client_config(env={"ITACHI_HOME": str(tmp_path)})[1:] == (DEFAULT_API_URL, "")
+    config = load_client_config(env={"ITACHI_HOME": str(tmp_path)})
+    assert (config.api_url, config.api_key) == (DEFAULT_API_URL, "")
 
 
 def test_only_the_contracts_module_knows_where_the_state_directory_lives() -> None:

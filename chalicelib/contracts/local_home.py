@@ -48,11 +48,14 @@ class ClientConfig:
         self.api_url = api_url
         self.api_key = api_key
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, ClientConfig) and (self.home, self.api_url, self.api_key) == (
-            other.home, other.api_url, other.api_key)
+    def _fields(self) -> tuple[Path, str, str]:
+        return self.home, self.api_url, self.api_key
 
-    __hash__ = None  # type: ignore[assignment]  # mutable, like any plain object with __eq__
+    def __eq__(self, other: object) -> bool:  # equal and hashable by value, as the NamedTuple was
+        return isinstance(other, ClientConfig) and self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
 
     def __repr__(self) -> str:  # never print the key
         return f"ClientConfig(home={self.home!r}, api_url={self.api_url!r})"

@@ -63,6 +63,7 @@ class Artifact:
     zipped_bytes: int
     unzipped_bytes: int
     files: int
+    sourceless_bytes: int = 0  # module sources replaced by their .pyc (the ONNX package)
 
 
 def lambda_requirements(requirements: Path) -> list[metadata.Distribution]:
@@ -166,7 +167,8 @@ def with_embedding(config: StageConfig, provider: str) -> StageConfig:
     return replace(config, env={**config.env, "ITACHI_EMBEDDING_PROVIDER": provider})
 
 
-def stage_project(stage: str, work: Path, *, embedding: str = "openai") -> Path:
+def stage_project(stage: str, work: Path, *, embedding: str = "openai",
+                  trimmed: dict[str, int] | None = None) -> Path:
     """Lay out the Chalice project that `chalice package` turns into the zip."""
     project = work / "project"
     project.mkdir(parents=True)
@@ -187,7 +189,7 @@ def stage_project(stage: str, work: Path, *, embedding: str = "openai") -> Path:
             vendor_onnx(REPO_ROOT / ONNX_REQUIREMENTS, vendor)
         except OnnxPackageError as exc:
             raise PackageError(str(exc)) from None
-    slim(vendor)
+    (trimmed if trimmed is not None else {}).update(slim(vendor))
     return project
 
 
@@ -223,7 +225,7 @@ def precompile_zip(source: Path, dest: Path, *, with_pyc: bool = True,
         root = Path(tmp)
         with zipfile.ZipFile(source) as zf:
             zf.extractall(root)
-        compile_sourceless(root, sourceless)
+        sourceless_bytes = compile_sourceless(root, sourceless)
         if with_pyc:
             compileall.compile_dir(root, quiet=2, workers=0,
                                    invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
@@ -237,7 +239,7 @@ def precompile_zip(source: Path, dest: Path, *, with_pyc: bool = True,
                 out.writestr(info, path.read_bytes())
         unzipped = sum(p.stat().st_size for p in files)
     digest = hashlib.sha256(dest.read_bytes()).hexdigest()
-    return Artifact(dest, digest, dest.stat().st_size, unzipped, len(files))
+    return Artifact(dest, digest, dest.stat().st_size, unzipped, len(files), sourceless_bytes)
 
 
 def render_template(stage: str, work: Path, embedding: str | None = None) -> dict[str, object]:
@@ -264,7 +266,8 @@ def build(stage: str, dist: Path, *, work: Path | None = None,
     config = with_embedding(load_stage(stage), provider)
     work = work or REPO_ROOT / "build" / "lambda" / stage
     shutil.rmtree(work, ignore_errors=True)
-    project = stage_project(stage, work, embedding=provider)
+    trimmed: dict[str, int] = {}
+    project = stage_project(stage, work, embedding=provider, trimmed=trimmed)
     check_handlers(project / "vendor", [fn.target for fn in table_functions() if fn.target])
     chalice_out = work / "chalice-out"
     run_chalice(project, stage, chalice_out)
@@ -282,6 +285,7 @@ def build(stage: str, dist: Path, *, work: Path | None = None,
         "stage": stage, "stack_name": config.stack_name, "template": TEMPLATE_NAME, "embedding": provider,
         "code": {"file": ZIP_NAME, "sha256": artifact.sha256, "zipped_bytes": artifact.zipped_bytes,
                  "unzipped_bytes": artifact.unzipped_bytes, "files": artifact.files},
+        "left_out_bytes": {**trimmed, "sources_compiled_in_place": artifact.sourceless_bytes},
         "parameters": config.parameters, "functions": function_ids(template),
         "build_seconds": round(time.monotonic() - started, 1),
     }

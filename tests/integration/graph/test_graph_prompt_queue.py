@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.bootstrap import Container, set_container
+from chalicelib.bootstrap import Container
 from chalicelib.graph.services import graph_store
 from chalicelib.kernel.queue_table import QUEUES
 from infra.local.processes import free_port
 from infra.local.sqs_dispatcher import deliver_batch
 from tests.conftest import RunningApi
+from tests.integration.memory.conftest import serving
 from tests.integration.test_learning_loop_api import call
 from tests.support.local_stack import make_container, settings_for_test
 
@@ -105,19 +106,12 @@ def test_the_prompt_reaches_the_store_pipeline_exactly_once_after_its_delay(api:
 @pytest.fixture
 def api_without_queue(tmp_path: Path, database_url: str) -> Iterator[RunningApi]:
     """The API whose SQS endpoint is a closed port: every send fails."""
-    from app import app as chalice_app
-    from infra.local.api_server import ApiServer
-
     container = make_container(settings_for_test(tmp_path / "home", database_url,
                                                  f"http://127.0.0.1:{free_port()}"), with_queues=False)
-    set_container(container)
-    server = ApiServer(chalice_app, port=0, max_body_bytes=container.settings.max_body_bytes)
-    server.start()
     try:
-        yield RunningApi(server.url, container.settings.api_keys[0], container)
+        with serving(container) as api:
+            yield api
     finally:
-        server.stop()
-        set_container(None)
         container.close()
 
 

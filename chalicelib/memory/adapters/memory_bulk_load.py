@@ -1,10 +1,10 @@
 """Bulk-load memories with COPY: for benchmarks and large test fixtures, never the request path.
 
 Building the HNSW index once after the load is far faster than maintaining it row by row
-(100k rows: about a minute against several), so `bulk_load` can drop the index, COPY, and
-build it again with the definition of migration 0010, then VACUUM ANALYZE the table. Rows bypass redaction and dedup: the
-caller provides clean, unique content (the content hash must still be unique per project); a
-draft without `created_at` is stamped with the load's time.
+(100k rows: about a minute against several), so `bulk_load` can drop the index, COPY, build
+it again with the definition of migration 0010, and VACUUM ANALYZE the table. Rows bypass
+redaction and dedup: the caller provides clean, unique content (the content hash must still be
+unique per project); a draft without `created_at` is stamped with the load's time.
 """
 
 from __future__ import annotations

@@ -2,18 +2,18 @@
 
     .venv/bin/python bench/ingest.py [-n 3000] [--batch 500] [--provider local|onnx|torch]
 
-Starts `itachi up --no-agent` in a throwaway home, then:
-1. embeds `n` new texts with the same embedder in this process (same thread count as the
-   server), before and again after step 2 (the box's load drifts): the embedder's own
-   throughput, the ceiling for ingestion; the ratio uses the mean of the two;
-2. posts `n` other new memories through `POST /api/memory/batch` (`--batch` per call, near-duplicate
-   guard on, as in use): memories/s end to end, and how many were stored with their vector (a
-   batch whose embedding misses the server's 30 s write deadline is stored without vectors);
-3. stores batches in this process through the server's own write path (attached to its
-   database) and times its steps: cleaning and embedding (`prepare`, embedding cache included)
-   against deduplicating and inserting (`write`) one after the other, then `store`, which
-   embeds each chunk while the chunk before it is written, so the gap between 1 and 2 is
-   accounted for.
+Starts `itachi up --no-agent` in a throwaway home, then, batch by batch (so the box's drifting
+load falls on both sides alike):
+1. embeds `--batch` new texts with the same embedder in this process (same code path, batch size
+   and thread count as the server's): the embedder's own throughput, the ceiling for ingestion;
+2. posts `--batch` other new memories through `POST /api/memory/batch` (near-duplicate guard on,
+   as in use): memories/s end to end, and how many were stored with their vector (a batch whose
+   embedding misses the server's 30 s write deadline is stored without vectors).
+The ratio is the API's total time over the embedder's, with the median of the per-batch ratios.
+Then it stores batches in this process through the server's own write path (attached to its
+database) and times its steps: cleaning and embedding (`prepare`, embedding cache included)
+against deduplicating and inserting (`write`) one after the other, then `store`, which embeds
+each chunk while the chunk before it is written, so the gap between 1 and 2 is accounted for.
 The memories are the varied, templated ones of `bench/seed_memories.py` (every text distinct).
 """
 
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 import time
 
@@ -30,33 +31,31 @@ from seed_memories import memories
 sys.path.insert(0, str(ROOT))
 
 
-def embedder_rate(texts: list[str], provider: str, threads: int) -> float:
+def interleaved(server: ItachiServer, own: list[str], items: list[dict[str, object]], batch: int,
+                provider: str, threads: int) -> tuple[list[float], list[float], int]:
+    """(embedder-alone seconds, API seconds) per batch, and how many memories have a vector."""
     from chalicelib.memory.adapters.embedders import local_embedder
 
     embedder = local_embedder(provider, threads=threads)
     embedder.embed(["warm up", "the embedder"])
-    started = time.perf_counter()
-    for offset in range(0, len(texts), 500):
-        embedder.embed(texts[offset:offset + 500])
-    return len(texts) / (time.perf_counter() - started)
-
-
-def api_rate(server: ItachiServer, items: list[dict[str, object]], batch: int) -> tuple[float, int]:
-    """(memories/s, how many of the project's memories have a vector)."""
     client = server.client()
-    started = time.perf_counter()
+    alone, api = [], []
     for offset in range(0, len(items), batch):
+        started = time.perf_counter()
+        embedder.embed(own[offset:offset + batch])
+        alone.append(time.perf_counter() - started)
+        started = time.perf_counter()
         answer = client.call("POST", "/api/memory/batch", {"memories": items[offset:offset + batch]})
+        api.append(time.perf_counter() - started)
         assert len(answer["ids"]) == len(items[offset:offset + batch]), answer
-    rate = len(items) / (time.perf_counter() - started)
     stats = client.call("GET", "/api/memory/stats", project=str(items[0]["project"]))
-    return rate, int(stats["with_embedding"])
+    return alone, api, int(stats["with_embedding"])
 
 
 def steps(server: ItachiServer, batches: list[list[dict[str, object]]], provider: str,
           threads: int) -> list[tuple[str, float, float]]:
-    """(how, prepare s, write s) per batch through the server's write path in this process: the
-    first half of `batches` prepared then written, the second half stored pipelined (its total)."""
+    """(how, prepare s, write s) per batch through the server's write path in this process, in
+    turn: prepared then written, and stored pipelined (its total in the first figure)."""
     from chalicelib.bootstrap import build
     from chalicelib.kernel.settings import Settings
     from chalicelib.memory.schemas import MemoryIn
@@ -73,7 +72,7 @@ def steps(server: ItachiServer, batches: list[list[dict[str, object]]], provider
         for i, items in enumerate(batches):
             drafts = [MemoryIn.model_validate(m).draft() for m in items]
             started = time.perf_counter()
-            if i < len(batches) // 2:
+            if i % 2 == 0:
                 prepared = store.prepare(drafts)
                 middle = time.perf_counter()
                 with container.memory_units() as uow:
@@ -102,16 +101,16 @@ def main() -> int:
     server = ItachiServer(env=env).start()
     try:
         own = [str(m["content"]) for m in memories("bench/embed", args.n, seed=11)]
-        before = embedder_rate(own, args.provider, args.threads)
-        print(f"embedder alone ({args.provider}, {args.threads} thread(s)), before: {before:.1f} texts/s")
         items = memories("bench/ingest", args.n, seed=12)
-        api, with_vector = api_rate(server, items, args.batch)
-        after = embedder_rate([str(m["content"]) for m in memories("bench/embed2", args.n, seed=14)],
-                              args.provider, args.threads)
-        rate = (before + after) / 2
-        print(f"embedder alone, after: {after:.1f} texts/s (mean {rate:.1f})")
-        print(f"POST /api/memory/batch ({args.batch} per call, near-dup guard on): {api:.1f} memories/s"
-              f" ({rate / api:.2f}x the embedder's time), {with_vector} of {len(items)} stored with a vector")
+        alone, api, with_vector = interleaved(server, own, items, args.batch, args.provider, args.threads)
+        ratios = sorted(a / e for a, e in zip(api, alone, strict=True))
+        print(f"embedder alone ({args.provider}, {args.threads} thread(s)): {args.n / sum(alone):.1f} texts/s"
+              f" (per batch: {', '.join(f'{args.batch / t:.0f}' for t in alone)})")
+        print(f"POST /api/memory/batch ({args.batch} per call, near-dup guard on): {args.n / sum(api):.1f}"
+              f" memories/s (per batch: {', '.join(f'{args.batch / t:.0f}' for t in api)}),"
+              f" {with_vector} of {len(items)} stored with a vector")
+        print(f"API time / embedder time: {sum(api) / sum(alone):.2f} overall, per batch median"
+              f" {statistics.median(ratios):.2f} (min {ratios[0]:.2f}, max {ratios[-1]:.2f})")
         batches = [memories(f"bench/steps{i}", args.batch, seed=13 + 10 * i) for i in range(4)]
         for i, (how, first, second) in enumerate(steps(server, batches, args.provider, args.threads)):
             if second:

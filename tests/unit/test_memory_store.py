@@ -9,6 +9,7 @@ import pytest
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.memory.services.memory_service import NEAR_DUPLICATE_COSINE, MemoryService
+from chalicelib.memory.services.memory_store import chunked
 from tests.fakes.memory_embedders import FailingEmbedder, FixedEmbedder, word_vector
 from tests.fakes.memory_fakes import MemoryTable, in_memory_units
 
@@ -129,3 +130,14 @@ def test_a_draft_that_brings_its_vector_is_not_embedded_again(table: MemoryTable
     (row,) = table.rows.values()
     assert row.embedding == SAME_DIRECTION and row.memory.embedding_model == "given"
     memory.close()
+
+
+@pytest.mark.parametrize(("count", "size"), [(500, 100), (120, 100), (30, 100), (5, 2), (1, 100), (0, 100)])
+def test_a_batchs_chunks_keep_every_draft_in_order_and_end_with_a_short_one(count: int, size: int) -> None:
+    drafts = [draft(f"Fact number {i}.") for i in range(count)]
+
+    chunks = chunked(drafts, size)
+
+    assert [d for c in chunks for d in c] == drafts
+    assert all(0 < len(c) <= size for c in chunks)
+    assert not chunks or len(chunks[-1]) <= max(1, size // 4)

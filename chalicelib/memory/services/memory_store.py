@@ -41,6 +41,14 @@ ANALYZE_MIN_ROWS = 200  # refresh the full-text statistics after this many new r
 ANALYZE_SHARE = 0.1  # ...or this share of the table, whichever is larger
 
 
+def chunked(drafts: list[MemoryDraft], size: int) -> list[list[MemoryDraft]]:
+    """`drafts` in chunks of `size`, but the last one a quarter of that: the write left to do once
+    the last vectors are in is short."""
+    tail = min(len(drafts), max(1, size // 4))
+    head = len(drafts) - tail
+    return [drafts[i:min(i + size, head)] for i in range(0, head, size)] + ([drafts[head:]] if drafts else [])
+
+
 class MemoryStore:
     def __init__(self, units: MemoryUnits, embedding: DeadlineEmbedder, *, write_timeout_s: float,
                  near_threshold: float, chunk: int = CHUNK) -> None:
@@ -57,7 +65,7 @@ class MemoryStore:
               field_prefix: str | None = None) -> list[StoreResult]:
         """Clean, embed and write `drafts` in one unit of work; results are in input order."""
         cleaned = [self._clean(draft, i, field_prefix) for i, draft in enumerate(drafts)]
-        chunks = [cleaned[i:i + self.chunk] for i in range(0, len(cleaned), self.chunk)]
+        chunks = chunked(cleaned, self.chunk)
         missing = [[i for i, d in enumerate(chunk) if d.embedding is None] for chunk in chunks]
         embedding = self._embedding.embed_chunks(
             [[chunk[i].embedding_text for i in m] for chunk, m in zip(chunks, missing, strict=True)],

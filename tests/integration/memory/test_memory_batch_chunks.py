@@ -48,38 +48,21 @@ def test_a_later_chunks_rewording_of_an_earlier_draft_is_reinforced_not_inserted
     assert memory.stats("d").total == 3
 
 
-@pytest.mark.parametrize("chunk", [1, 2, 3, 500])
-def test_a_batch_decides_alike_whatever_its_chunk_size(memory: MemoryService, chunk: int) -> None:
-    memory.store.chunk = chunk
-    stored = memory.remember(_fact("The API timeout is 30 seconds."))
-    results = memory.remember_many([
-        _fact("The timeout of the API is 30 seconds."),  # a rewording of the stored memory
-        _fact("The API timeout is 60 seconds."),  # a changed number: a memory of its own
-        _fact("The timeout of the API is 60 seconds."),  # a rewording of the draft before
-        _fact("The API timeout is 60 seconds."),  # the same text as a draft before
-        _fact("The API timeout is 30 seconds.", category="decision"),  # another category
-    ])
+class TroubleOnCall(WordHashEmbedder):
+    """Its `call`-th call (1-based) fails, or answers vectors the column refuses (3 dimensions)."""
 
-    assert [(r.deduplicated, r.duplicate_kind) for r in results] == [
-        (True, "near"), (False, None), (True, "near"), (True, "exact"), (False, None)]
-    assert results[0].id == stored.id and results[2].id == results[3].id == results[1].id
-    assert memory.get(stored.id).times_reinforced == 2
-    assert memory.get(results[1].id).times_reinforced == 3
-    assert memory.stats("d").total == 3
-
-
-class FailsOnce(WordHashEmbedder):
-    """Fails its `failing`-th call only (1-based)."""
-
-    def __init__(self, failing: int) -> None:
+    def __init__(self, call: int, trouble: str) -> None:
         super().__init__()
-        self.failing = failing
+        self.call = call
+        self.trouble = trouble
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         vectors = super().embed(texts)
-        if len(self.calls) == self.failing:
+        if len(self.calls) != self.call:
+            return vectors
+        if self.trouble == "fails":
             raise RuntimeError("backend down")
-        return vectors
+        return [v[:3] for v in vectors]
 
 
 class HeldAfterFirst(WordHashEmbedder):
@@ -98,7 +81,7 @@ class HeldAfterFirst(WordHashEmbedder):
 @pytest.mark.parametrize("trouble", ["fails", "misses the deadline"])
 def test_when_the_embedder_fails_mid_batch_the_rest_is_stored_without_vectors_and_embedded_later(
         tmp_path: Path, database_url: str, trouble: str) -> None:
-    embedder = FailsOnce(failing=2) if trouble == "fails" else HeldAfterFirst()
+    embedder = TroubleOnCall(2, "fails") if trouble == "fails" else HeldAfterFirst()
     container = container_with(tmp_path, database_url, embedder)
     memory = container.memory
     memory.store.chunk = 2
@@ -117,21 +100,9 @@ def test_when_the_embedder_fails_mid_batch_the_rest_is_stored_without_vectors_an
         container.close()
 
 
-class WrongSizeInChunk(WordHashEmbedder):
-    """Gives the `bad`-th call's vectors the wrong number of dimensions (the column refuses them)."""
-
-    def __init__(self, bad: int) -> None:
-        super().__init__()
-        self.bad = bad
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        vectors = super().embed(texts)
-        return [v[:3] for v in vectors] if len(self.calls) == self.bad else vectors
-
-
 def test_a_batch_that_fails_in_its_last_chunk_keeps_none_of_its_earlier_chunks(
         tmp_path: Path, database_url: str) -> None:
-    container = container_with(tmp_path, database_url, WrongSizeInChunk(bad=3))
+    container = container_with(tmp_path, database_url, TroubleOnCall(3, "wrong size"))
     memory = container.memory
     memory.store.chunk = 2
     try:

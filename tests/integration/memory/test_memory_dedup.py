@@ -78,7 +78,9 @@ def test_find_similar_reinforce_and_update_serve_the_learning_loop(memory: Memor
     assert [m.id for m in tagged_rules] == [rule.id]
 
 
-def test_a_batch_decides_as_storing_its_drafts_one_by_one_would(memory: MemoryService) -> None:
+@pytest.mark.parametrize("chunk", [1, 2, 3, 100])  # embedded and written chunk by chunk, or whole
+def test_a_batch_decides_as_storing_its_drafts_one_by_one_would(memory: MemoryService, chunk: int) -> None:
+    memory.store.chunk = chunk
     stored = memory.remember(_fact("The API timeout is 30 seconds."))
     results = memory.remember_many([
         _fact("The timeout of the API is 30 seconds."),  # a rewording of the stored memory

@@ -90,6 +90,10 @@ class ChunkedEmbedding:
                 future.set_exception(exc)
                 self._stop.set()
 
+    def stop(self) -> None:
+        """Embed no further chunk (the caller gave up on the batch)."""
+        self._stop.set()
+
     def get(self, k: int) -> Embedded:
         """Chunk k's vectors, or None with the reason (this chunk's or an earlier one's)."""
         if k not in self._settled:

@@ -77,22 +77,25 @@ class MemoryStore:
                 ready[k] = self._with_vectors(chunks[k], missing[k], embedding.get(k))
             return ready[k]
 
-        if chunks:
-            embedded(0)  # the transaction opens once there is something to write
-        for attempt in range(1, ATTEMPTS + 1):
-            try:
-                with self._units() as uow:
-                    batch = self._batch(uow, near_dedup)
-                    for k in range(len(chunks)):
-                        batch.add(embedded(k))
-                    results = self._finish(uow, batch)
-                    uow.commit()
-                return results
-            except TransientConflict:
-                if attempt == ATTEMPTS:
-                    raise
-                get_logger().warning("memory write retried after a deadlock", extra={"attempt": attempt})
-        raise AssertionError("unreachable")
+        try:
+            if chunks:
+                embedded(0)  # the transaction opens once there is something to write
+            for attempt in range(1, ATTEMPTS + 1):
+                try:
+                    with self._units() as uow:
+                        batch = self._batch(uow, near_dedup)
+                        for k in range(len(chunks)):
+                            batch.add(embedded(k))
+                        results = self._finish(uow, batch)
+                        uow.commit()
+                    return results
+                except TransientConflict:
+                    if attempt == ATTEMPTS:
+                        raise
+                    get_logger().warning("memory write retried after a deadlock", extra={"attempt": attempt})
+            raise AssertionError("unreachable")
+        finally:
+            embedding.stop()  # a batch that failed embeds nothing more
 
     def prepare(self, drafts: Sequence[MemoryDraft], *, field_prefix: str | None = None) -> list[MemoryDraft]:
         """Clean every draft and embed the ones without a vector (within the write deadline)."""

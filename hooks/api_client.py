@@ -135,7 +135,12 @@ class ApiClient:
                 timeout_s=timeout, user_agent=f"itachi-hooks/{self.config.client}",
                 headers=headers or None)
         except ApiError as exc:
-            call.outcome = "reject" if exc.status in PERMANENT_STATUSES else "retry"
+            if exc.status in PERMANENT_STATUSES:
+                call.outcome = "reject"
+            elif self.deadline.remaining() <= 0:  # the socket gave up at the hook's deadline
+                call.outcome = "timeout"
+            else:
+                call.outcome = "retry"
             return
         self.reachable = True
         call.result = parsed if isinstance(parsed, dict) else {} if parsed is None else {"data": parsed}

@@ -111,9 +111,6 @@ class SearchStatistics:
         self._snapshot = _snapshot(conn.execute(_SNAPSHOT).fetchone())
         return self._snapshot
 
-    def iterative_scan(self, conn: Conn) -> bool:
-        return (self._snapshot or self.read(conn)).iterative_scan
-
     def open_search(self, conn: Conn, query: str, projects: Sequence[str], pool: int,
                     vector: bool) -> dict[str, Any]:
         """Set this transaction's search settings; the statement's term parameters and, for a

@@ -16,18 +16,31 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from agent import mcp_toml
 from agent.install_hooks import MARKER, InstallError, _load, _save, repo_root, settings_path
+from chalicelib.contracts.local_home import itachi_home
 
 NAME = "itachi"
 
 
+def home_args(env: Mapping[str, str] | None = None) -> list[str]:
+    """`--home H` when the state directory is not the default one.
+
+    MCP clients start servers with an environment of their own (the `mcp` SDK passes only HOME,
+    PATH and a few more), so an `$ITACHI_HOME` the user set would not reach `itachi mcp`: the
+    entry names the directory itself, and with it the API its config.json points at.
+    """
+    env = os.environ if env is None else env
+    return ["--home", str(itachi_home(env=env))] if env.get("ITACHI_HOME") else []
+
+
 def server_entry(client: str, python: str = sys.executable) -> dict[str, Any]:
-    """The stdio server entry: this interpreter running `itachi mcp`."""
-    return {"command": python, "args": ["-I", "-m", "agent.cli", "mcp", MARKER, client]}
+    """The stdio server entry: this interpreter running `itachi mcp` for this state directory."""
+    return {"command": python, "args": ["-I", "-m", "agent.cli", "mcp", *home_args(), MARKER, client]}
 
 
 def is_ours(entry: Any) -> bool:

@@ -10,10 +10,13 @@ import argparse
 import sys
 from typing import Any
 
+from agent.commands.local_stack_commands import HOME_HELP
+
 
 def add_mcp_parser(sub: Any) -> None:
     p = sub.add_parser("mcp", help="serve Itachi's tools to an MCP client over stdio")
     p.add_argument("--project", help="project to answer for (default: the working directory's)")
+    p.add_argument("--home", help=HOME_HELP + "; its config.json names the API and key")
     p.add_argument("--print-config", action="store_true",
                    help="print the MCP server entry for a client's configuration and exit")
     p.add_argument("--client", default="json", choices=("json", "claude", "codex", "gemini"),
@@ -26,9 +29,14 @@ def add_mcp_parser(sub: Any) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    import os
+
+    from chalicelib.contracts.local_home import itachi_home, load_client_config
+
+    if args.home:  # the same directory for this process and what it prints: one way to find the API
+        os.environ["ITACHI_HOME"] = str(itachi_home(args.home))
     if args.print_config:
         from agent.install_mcp import print_config
-        from chalicelib.contracts.local_home import load_client_config
 
         remote = load_client_config().api_url if args.remote else None
         print(print_config(args.client, remote))

@@ -23,6 +23,28 @@ def _status(url: str, headers: dict[str, str] | None = None) -> tuple[int, dict[
         return exc.code, json.loads(exc.read())
 
 
+def _mcp_memory_status(home: Path) -> str:
+    """Call `memory_status` through the entry `ITACHI_HOME=home itachi mcp --print-config` prints,
+    with the `mcp` SDK's client and its default environment (which drops ITACHI_HOME)."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    printed = subprocess.run([sys.executable, "-m", "agent.cli", "mcp", "--print-config"], check=True,
+                             capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "ITACHI_HOME": str(home)})
+    entry = json.loads(printed.stdout)["mcpServers"]["itachi"]
+
+    async def call() -> str:
+        params = StdioServerParameters(command=entry["command"], args=[*entry["args"], "--project", "p"])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool("memory_status", {})
+            return str(result.content[0].text)  # type: ignore[union-attr]
+
+    return anyio.run(call)
+
+
 def test_up_serves_health_guards_the_api_and_stops_cleanly(up_root: Path) -> None:
     home = up_root / "home"
     up = UpProcess(home, extra_args=["--no-agent"])
@@ -52,6 +74,9 @@ def test_up_serves_health_guards_the_api_and_stops_cleanly(up_root: Path) -> Non
                                     capture_output=True, text=True, timeout=60)
         assert "database   up" in status_cmd.stdout
         assert "scheduler  up" in status_cmd.stdout
+
+        # `itachi mcp` finds this stack on its non-default port as every other command does.
+        assert "Project p: 0 memories" in _mcp_memory_status(home)
     finally:
         code = up.stop()
     assert code == 0

@@ -121,3 +121,14 @@ def test_print_config_gives_each_client_its_own_format_without_the_install_marke
     remote = json.loads(print_config("json", "https://api.example.test/"))["mcpServers"]["itachi"]
     assert remote == {"type": "http", "url": "https://api.example.test/mcp",
                       "headers": {"Authorization": "Bearer ${ITACHI_API_KEY}"}}
+
+
+def test_an_entry_names_the_state_directory_set_in_itachi_home(homes: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    default = json.loads(print_config("json"))["mcpServers"]["itachi"]
+    assert "--home" not in default["args"]
+    monkeypatch.setenv("ITACHI_HOME", str(homes / "state"))
+    printed = json.loads(print_config("json"))["mcpServers"]["itachi"]
+    assert printed["args"][-2:] == ["--home", str(homes / "state")]
+    installed = json.loads(install_mcp("user", "claude", homes, PYTHON).read_text())["mcpServers"]["itachi"]
+    assert installed["args"][installed["args"].index("--home") + 1] == str(homes / "state")

@@ -171,3 +171,20 @@ def test_usage_shows_the_budget_with_the_llm_off(api: RunningApi) -> None:
     assert status == 200
     assert usage["llm"] == {"enabled": False, "model": None}
     assert usage["today"]["spent_usd"] == 0 and usage["days"] == []
+
+
+@pytest.mark.parametrize("said", [
+    "User: From now on, always use yarn, not npm.",
+    # The rule names npm twice, negated and not: it must not read as contradicting itself.
+    "User: For the web app, always use yarn, not npm, because npm rewrites the lockfile.",
+])
+def test_a_rule_stated_again_in_the_same_words_is_reinforced_and_stays_listed(api: RunningApi,
+                                                                              said: str) -> None:
+    first = extract(api, "s1", said, ["package.json"])
+    again = extract(api, "s2", said, ["package.json"])
+    assert first["rules_stored"] == 1
+    assert (again["rules_stored"], again["rules_reinforced"], again["rules_superseded"]) == (0, 1, 0)
+    status, learnings = call(api, "GET", "/api/project/learnings", project=PROJECT, limit=15)
+    assert status == 200
+    (rule,) = learnings["rules"]
+    assert "always use yarn, not npm" in rule["rule"].lower() and rule["times_reinforced"] == 2

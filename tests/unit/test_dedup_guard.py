@@ -75,3 +75,18 @@ def test_a_contradiction_never_reinforces_and_the_more_trusted_statement_wins() 
     assert reconcile("Use npm", old, new_trust=0.95, old_trust=0.95) == "supersede"
     assert reconcile("Never run the migrations by hand", "Always run the migrations by hand",
                      new_trust=0.95, old_trust=0.95) == "supersede"
+
+
+@pytest.mark.parametrize("text", [
+    "For the web app, always use yarn, not npm, because npm rewrites the lockfile",
+    "Never run the migrations by hand, not even once: run make migrate",
+    "Always use yarn, not npm",
+])
+def test_a_statement_restated_word_for_word_reinforces_itself(text: str) -> None:
+    assert reconcile(text, text, new_trust=0.6, old_trust=0.95) == "reinforce"
+
+
+def test_naming_a_negated_word_again_does_not_hide_a_real_contradiction() -> None:
+    old = "For the web app, always use yarn, not npm, because npm rewrites the lockfile"
+    assert reconcile("Use npm for the web app", old, new_trust=0.95, old_trust=0.6) == "supersede"
+    assert reconcile(old, "Use npm for the web app", new_trust=0.95, old_trust=0.95) == "supersede"

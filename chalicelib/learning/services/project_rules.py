@@ -79,6 +79,8 @@ class ProjectRules:
             return Absorbed(closest.id, "reinforced")
         absorbed = self._store(uow, project, candidate, embedding, source, session_id,
                                closest.id if verdict == "flag" else None)
+        if absorbed.id == closest.id:  # the very same wording: a restatement, never its own successor
+            return absorbed
         if verdict == "supersede":
             uow.memories.update_fields(closest.id, superseded_by=absorbed.id)
             return Absorbed(absorbed.id, "superseded", closest.id)

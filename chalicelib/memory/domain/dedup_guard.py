@@ -143,7 +143,9 @@ def consistent(a: str, b: str) -> bool:
     negated_a, negated_b = negated_words(a), negated_words(b)
     if not (negated_a <= negated_b or negated_b <= negated_a):
         return False
-    if negated_a & _asserted_words(b) or negated_b & _asserted_words(a):
+    # A word one side negates and the other asserts without negating it too ("not npm, because
+    # npm rewrites..." negates npm and names it again: no contradiction of itself).
+    if negated_a & (_asserted_words(b) - negated_b) or negated_b & (_asserted_words(a) - negated_a):
         return False
     found_a, openers_a, plain_a = _scan(a)
     found_b, openers_b, plain_b = _scan(b)

@@ -87,8 +87,10 @@ _TOKEN_PATHS = ("/api/machines/join",)  # the invite token in the body is the cr
 def _admitted(request: Request, path: str) -> tuple[Principal | None, Response | None]:
     """The request's principal, or the 401 / 403 / 503 to answer instead of the route."""
     try:
-        principal, refused = admit(get_container().authenticator, request.method, path, request.headers,
-                                   request.query_params, request.raw_body)
+        container = get_container()
+        principal, refused = admit(container.authenticator, request.method, path, request.headers,
+                                   request.query_params, request.raw_body, request.uri_params,
+                                   container.machine_of)
     except DomainError as exc:  # the key store is unreachable: 503, like every route
         return None, error_response(exc.status, exc.code, exc.message)
     if principal is None:

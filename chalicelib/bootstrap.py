@@ -29,6 +29,7 @@ from chalicelib.wiring.telegram import TelegramWiring
 # Adapters and services are imported where they are built: `import app` (a Lambda cold start)
 # then pays only for the routes, and each container builds only what its requests use.
 if TYPE_CHECKING:
+    from chalicelib.auth.domain.machine_scope import Owned
     from chalicelib.kernel.settings import Settings
     from chalicelib.tasks.services.ports import OutcomeListener, PromptEnricher, TaskEventPublisher
     from chalicelib.telegram.bot.context import BotServices
@@ -102,6 +103,28 @@ class Container(TaskWiring, AgentWiring, MemoryWiring, GraphWiring, LearningWiri
             assistant=self.user_model, offers=self.task_offers,
             repo_registry=self.codeintel.github_sync.repos, agent_runs=self.agent_runs,
             agent_cron=self.agent_cron)
+
+    def machine_of(self, kind: Owned, ref: str) -> tuple[bool, str | None]:
+        """Whether a task, session, subagent run or SSH run exists, and the machine it is on (None: none
+        yet): what the access policy binds a machine key to. A subagent run is on its task's machine."""
+        from chalicelib.auth.domain.machine_scope import Owned
+        from chalicelib.kernel.errors import InvalidInput, NotFound
+
+        def task_machine(task_ref: str) -> str | None:
+            task = self.tasks.get(task_ref)
+            return task.machine_id or task.target_machine
+
+        try:
+            if kind is Owned.TASK:
+                return True, task_machine(ref)
+            if kind is Owned.SESSION:
+                return True, self.agent_sessions.get(ref).machine_id
+            if kind is Owned.SSH_RUN:
+                return True, self.ssh_runs.get(ref).machine_id
+            run = self.agent_runs.get(ref)
+            return True, task_machine(run.task_id) if run.task_id else run.target_machine
+        except (NotFound, InvalidInput):
+            return False, None
 
     def warm_up(self) -> None:
         """Pay one-time costs (pool, models) before the first request; used by long-lived servers."""

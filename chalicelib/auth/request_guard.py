@@ -11,6 +11,7 @@ from typing import Any
 
 from chalicelib.auth.domain.access_policy import answer_refusal, refusal, rule_for
 from chalicelib.auth.domain.api_keys import Principal
+from chalicelib.auth.domain.machine_scope import MachineOf
 from chalicelib.auth.services.authenticator import Authenticator
 
 UNAUTHORIZED = "missing, invalid or revoked API key (Authorization: Bearer <key>)"
@@ -34,14 +35,17 @@ Admission = tuple[Principal | None, str | None]
 
 
 def admit(authenticator: Authenticator, method: str, path: str, headers: Mapping[str, str],
-          query: Mapping[str, str] | None, raw_body: bytes | str | None) -> Admission:
-    """(principal, None) to go ahead; (None, None) for 401; (principal, reason) for 403."""
+          query: Mapping[str, str] | None, raw_body: bytes | str | None,
+          params: Mapping[str, str] | None = None, machine_of: MachineOf | None = None) -> Admission:
+    """(principal, None) to go ahead; (None, None) for 401; (principal, reason) for 403. `params` are
+    the path's parameters; `machine_of` finds the machine of the resource a machine key acts on."""
     principal = authenticator.principal(bearer(headers))
     if principal is None:
         return None, None
     if principal.is_admin:
         return principal, None
-    refused = refusal(principal, method, path, dict(query or {}), _json(raw_body))
+    refused = refusal(principal, method, path, dict(query or {}), _json(raw_body), dict(params or {}),
+                      machine_of)
     return principal, refused.message if refused else None
 
 

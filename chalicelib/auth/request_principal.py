@@ -23,11 +23,11 @@ def reset_principal(token: object) -> None:
     _current.reset(token)  # type: ignore[arg-type]
 
 
-def require_machine(machine_id: str | None) -> None:
-    """Refuse (403) a machine key acting on work that belongs to another machine."""
+def own_machine() -> str | None:
+    """The machine the current key is bound to (None: any). A machine key's new work goes there and
+    its lists show that machine's work only; the access policy refuses it any other machine's."""
     p = current_principal()
-    if p.kind is KeyKind.MACHINE and machine_id != p.machine_id:
-        raise Forbidden(f"the key {p.name!r} acts for machine {p.machine_id!r} only")
+    return p.machine_id if p.kind is KeyKind.MACHINE else None
 
 
 def require_vouch(*sources: str) -> None:

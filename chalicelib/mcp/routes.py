@@ -9,6 +9,7 @@ The `mcp` SDK is imported here on first use only.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from chalice import Response
 
@@ -24,10 +25,11 @@ bp = ApiBlueprint(__name__)
 _ANSWER_HEADERS = ("content-type", "mcp-protocol-version")
 
 
-def _permit(principal: Principal) -> Callable[[str, bool, str | None], str | None]:
-    """The caller's key's scope, applied to each tool call (a refusal is a tool error)."""
-    def permit(tool: str, writes: bool, project: str | None) -> str | None:
-        refused = tool_refusal(principal, tool, writes, project)
+def _permit(principal: Principal) -> Callable[[str, dict[str, Any], str | None], str | None]:
+    """The caller's key's scope, applied to each tool call as to the REST routes the tool stands for
+    (a refusal is a tool error)."""
+    def permit(tool: str, args: dict[str, Any], project: str | None) -> str | None:
+        refused = tool_refusal(principal, tool, args, project, get_container().machine_of)
         return refused.message if refused else None
 
     return permit

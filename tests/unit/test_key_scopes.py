@@ -78,11 +78,42 @@ def test_a_limited_key_must_name_its_projects_even_inside_a_batch() -> None:
 
 
 def test_mcp_tools_follow_the_same_scope() -> None:
-    assert tool_refusal(READER, "memory_store", True, "p") is not None
-    assert tool_refusal(READER, "memory_search", False, "p") is None
-    assert tool_refusal(LIMITED, "memory_search", False, "q") is not None
-    assert tool_refusal(LIMITED, "memory_get", False, "p") is not None  # by id: no project to check
-    assert tool_refusal(LIMITED, "memory_store", True, "p") is None
+    assert tool_refusal(READER, "memory_store", {"content": "x"}, "p") is not None
+    assert tool_refusal(READER, "memory_search", {"query": "x"}, "p") is None
+    assert tool_refusal(LIMITED, "memory_search", {"query": "x"}, "q") is not None
+    assert tool_refusal(LIMITED, "memory_get", {"id": "x"}, "p") is not None  # by id: no project to check
+    assert tool_refusal(LIMITED, "memory_store", {"content": "x"}, "p") is None
+
+
+def test_every_mcp_tool_stands_for_rest_routes_of_the_access_table() -> None:
+    from chalicelib.auth.domain.access_policy import TOOL_ROUTES
+    from chalicelib.contracts.mcp_tools import TOOLS_BY_NAME
+
+    assert set(TOOL_ROUTES) == set(TOOLS_BY_NAME) | {"resources/read"}
+    assert {route for routes in TOOL_ROUTES.values() for route in routes} <= set(RULES)
+
+
+def test_a_machine_key_is_bound_to_the_machine_of_what_it_acts_on() -> None:
+    from chalicelib.auth.domain.machine_scope import Owned
+
+    def machine_of(kind: Owned, ref: str) -> tuple[bool, str | None]:
+        return {"t1": (True, "m1"), "t2": (True, "m2"), "t3": (True, None)}.get(ref, (False, None))
+
+    def refused(route: str, body: Any = None, params: dict[str, str] | None = None, **query: str) -> bool:
+        method, path = route.split(" ", 1)
+        return refusal(MACHINE, method, path, query, body, params, machine_of) is not None
+
+    assert refused("POST /api/tasks", {"project": "p", "description": "x", "machine": "m2"})
+    assert not refused("POST /api/tasks", {"project": "p", "description": "x", "machine": "m1"})
+    assert refused("GET /api/tasks", machine="m2") and not refused("GET /api/tasks")
+    assert refused("GET /api/tasks/{task_id}/events", params={"task_id": "t2"})
+    assert refused("POST /api/tasks/{task_id}/cancel", params={"task_id": "t3"})  # on no machine yet
+    assert not refused("GET /api/tasks/{task_id}", params={"task_id": "t1"})
+    assert not refused("GET /api/tasks/{task_id}", params={"task_id": "missing"})  # the route's 404
+    assert refused("POST /api/machines/{machine_id}/folders/{listing_id}", {}, {"machine_id": "m2"})
+    assert refused("POST /api/agents/runs", {"profile": "x", "prompt": "y", "parent_run_id": "t2"})
+    assert refused("POST /api/agents/cron", {"schedule": "0 9 * * *", "prompt": "y"})
+    assert refusal(MACHINE, "GET", "/api/tasks/{task_id}", {}, None, {"task_id": "t1"}) is not None
 
 
 def test_a_key_spec_says_what_is_wrong_with_it() -> None:

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from chalicelib.auth.domain.api_keys import KeyKind, Principal
+from chalicelib.auth.domain.machine_scope import MachineOf, machine_refusal
 
 
 class Area(StrEnum):
@@ -103,9 +104,11 @@ class Refusal:
 
 
 def refusal(principal: Principal, method: str, resource_path: str, query: Mapping[str, str],
-            body: Any) -> Refusal | None:
+            body: Any, params: Mapping[str, str] | None = None,
+            machine_of: MachineOf | None = None) -> Refusal | None:
     """Why `principal` may not make this request (None: it may). `body` is the decoded JSON body
-    (anything else when there is none or it does not parse: the route will answer 400)."""
+    (anything else when there is none or it does not parse: the route will answer 400), `params`
+    the path's parameters; `machine_of` finds the machine of a resource a machine key acts on."""
     if principal.is_admin:
         return None
     rule = rule_for(method, resource_path)
@@ -116,11 +119,10 @@ def refusal(principal: Principal, method: str, resource_path: str, query: Mappin
             return Refusal("only a machine key (or an admin key) may act as a machine's agent")
     elif principal.read_only and method.upper() not in ("GET", "HEAD") and resource_path != "/mcp":
         return Refusal(f"the key {principal.name!r} is read-only")
-    if principal.kind is KeyKind.MACHINE:
-        named = set(_values(body, "machine_id", depth=0)) | (
-            {query["machine_id"]} if "machine_id" in query else set())
-        if named - {principal.machine_id}:
-            return Refusal(f"the key {principal.name!r} acts for machine {principal.machine_id!r} only")
+    not_its_machine = machine_refusal(principal, f"{method.upper()} {resource_path}", params or {}, query,
+                                      body, machine_of)
+    if not_its_machine:
+        return Refusal(not_its_machine)
     if principal.projects is None:
         return None
     return _project_refusal(principal, rule, query, body)
@@ -168,19 +170,44 @@ def _values(body: Any, key: str, depth: int = 2) -> Iterable[str]:
             yield from _values(item, key, depth - 1)
 
 
-BY_ID_TOOLS = frozenset({"memory_get", "memory_forget", "task_status"})  # name no project
+# Each MCP tool and the REST routes it does the work of: a call is allowed only if each route it
+# would call is (for a tool with alternatives, the one whose path parameters its arguments give).
+TOOL_ROUTES: dict[str, tuple[str, ...]] = {
+    "memory_search": ("GET /api/memory/search",), "memory_store": ("POST /api/memory",),
+    "memory_list": ("GET /api/memory/recent",), "memory_get": ("GET /api/memory/{memory_id}",),
+    "memory_forget": ("DELETE /api/memory/{memory_id}",), "memory_status": ("GET /api/memory/stats",),
+    "rules_list": ("GET /api/project/learnings",), "task_create": ("POST /api/tasks",),
+    "task_status": ("GET /api/tasks/{task_id}", "GET /api/tasks/{task_id}/events"),
+    "task_list": ("GET /api/tasks",), "agent_spawn": ("POST /api/agents/runs",),
+    "agent_message": ("POST /api/agents/runs/{run_id}/messages", "POST /api/agents/profiles/{name}/messages"),
+    "manage_cron": ("POST /api/agents/cron",), "graph_recall": ("GET /api/graph/context",),
+    "graph_contradictions": ("GET /api/graph/contradictions",),
+    "resources/read": ("GET /api/project/learnings", "GET /api/session/briefing"),
+}
+# Tool arguments as the routes name them: path parameters, and body fields the rules read.
+_TOOL_PARAMS = {"id": ("memory_id", "task_id"), "run": ("run_id",), "profile": ("name",)}
+_TOOL_BODY = {"machine": "machine", "parent_run": "parent_run_id", "run": "run_id"}
 
 
-def tool_refusal(principal: Principal, tool: str, writes: bool, project: str | None) -> Refusal | None:
-    """Why `principal` may not call the MCP tool `tool` for `project` (None: it may)."""
+def tool_refusal(principal: Principal, tool: str, args: Mapping[str, Any], project: str | None,
+                 machine_of: MachineOf | None = None) -> Refusal | None:
+    """Why `principal` may not call the MCP tool `tool` with `args` for `project` (None: it may): the
+    refusal of the REST routes the tool stands for, with the same key. A by-id read is checked on
+    its answer over REST; a tool's answer is text, so a key limited to projects may not call one."""
     if principal.is_admin:
         return None
-    if writes and principal.read_only:
-        return Refusal(f"the key {principal.name!r} is read-only: {tool} writes")
-    if principal.projects is None:
-        return None
-    if tool in BY_ID_TOOLS or not principal.may_see(project):
-        projects = ", ".join(sorted(principal.projects))
-        return Refusal(f"the key {principal.name!r} is limited to the projects {projects}"
-                       + (f": {tool} names no project" if tool in BY_ID_TOOLS else ""))
+    params = {name: str(args[arg]) for arg, names in _TOOL_PARAMS.items() if args.get(arg) for name in names}
+    body = {field: args[arg] for arg, field in _TOOL_BODY.items() if args.get(arg)}
+    query = {"project": project} if project else {}
+    for route in TOOL_ROUTES.get(tool, ("POST /api/unknown-tool",)):
+        method, path = route.split(" ", 1)
+        if any(f"{{{name}}}" in path and name not in params for name in ("run_id", "name")):
+            continue  # the alternative for arguments this call does not give
+        refused = refusal(principal, method, path, query, {**query, **body}, params, machine_of)
+        if refused is None and principal.projects is not None and rule_for(
+                method, path).projects is ProjectRule.READ_BY_ID:
+            refused = Refusal(f"the key {principal.name!r} is limited to the projects "
+                              f"{', '.join(sorted(principal.projects))}: {tool} names no project")
+        if refused:
+            return refused
     return None

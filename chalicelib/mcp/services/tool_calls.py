@@ -27,8 +27,8 @@ class ToolAnswer:
     is_error: bool = False
 
 
-# (tool, whether it writes, the project it would act on) -> why the caller's key may not, or None
-Permit = Callable[[str, bool, str | None], str | None]
+# (tool, its arguments, the project it would act on) -> why the caller's key may not, or None
+Permit = Callable[[str, dict[str, Any], str | None], str | None]
 
 
 class ToolInputError(Exception):
@@ -82,7 +82,7 @@ class McpTools:
         try:
             args = dict(arguments or {})
             check_arguments(name, args)
-            self._check_permit(name, not TOOLS_BY_NAME[name].read_only, args.get("project"))
+            self._check_permit(name, args, args.get("project"))
             return handler(args)
         except ToolInputError as exc:
             return ToolAnswer(str(exc), True)
@@ -96,15 +96,15 @@ class McpTools:
     def read_resource(self, uri: str) -> str:
         """The markdown of one resource; BackendError or ToolInputError when it cannot be read."""
         project = self._project({})
-        self._check_permit("resources/read", False, project)
+        self._check_permit("resources/read", {}, project)
         if uri == "itachi://project/rules":
             return render.rules_text(self._backend.rules(project, 15))
         if uri == "itachi://project/briefing":
             return render.briefing_text(self._backend.briefing(project))
         raise ToolInputError(f"unknown resource {uri!r}")
 
-    def _check_permit(self, tool: str, writes: bool, project: str | None) -> None:
-        refused = self._permit(tool, writes, project or self._default_project) if self._permit else None
+    def _check_permit(self, tool: str, args: dict[str, Any], project: str | None) -> None:
+        refused = self._permit(tool, args, project or self._default_project) if self._permit else None
         if refused:
             raise ToolInputError(refused)
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
+from chalicelib.auth.request_principal import own_machine
 from chalicelib.contracts.agent_api import SessionStartRequest
 from chalicelib.contracts.machine_messages import SESSION_CLOSE, SESSION_INPUT, SESSION_START, MachineMessage
 from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable
@@ -36,7 +38,9 @@ class AgentSessionService(TaskUseCase):
     the machine's queue refused must fail the request (the agent reads turns only from its queue)."""
 
     def start(self, new: SessionStartRequest) -> AgentSession:
-        """Start a session on new.machine (or any online machine that can run it)."""
+        """Start a session on new.machine (or any online machine that can run it; a machine key's
+        session on its own machine)."""
+        new = replace(new, machine=new.machine or own_machine())
         if new.engine not in KNOWN_ENGINES:
             raise InvalidInput(f"sessions support {', '.join(KNOWN_ENGINES)}", field="engine")
         session_id = str(uuid.uuid4())
@@ -61,8 +65,8 @@ class AgentSessionService(TaskUseCase):
 
     def list_sessions(self, *, machine: str | None = None, status: str | None = None,
                       limit: int = 50) -> list[AgentSession]:
-        with self._uow() as uow:
-            return uow.sessions.search(machine=machine, status=status, limit=limit)
+        with self._uow() as uow:  # a machine key sees its own machine's sessions only
+            return uow.sessions.search(machine=machine or own_machine(), status=status, limit=limit)
 
     def send_input(self, session_id: str, text: str) -> int:
         """Store one user turn and forward it to the machine; return its sequence number."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
+from chalicelib.auth.request_principal import own_machine
 from chalicelib.contracts.machine_messages import CANCEL, TASK_INPUT, MachineMessage
 from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
@@ -16,7 +18,9 @@ from chalicelib.tasks.services.task_deps import TaskUseCase
 
 class TaskService(TaskUseCase):
     def create(self, new: NewTask) -> Task:
-        """Store a queued task and put it on the dispatch queue (idempotent on idempotency_key)."""
+        """Store a queued task and put it on the dispatch queue (idempotent on idempotency_key). A
+        machine key's task goes to its own machine."""
+        new = replace(new, target_machine=new.target_machine or own_machine())
         if new.engine and new.engine not in KNOWN_ENGINES:
             raise InvalidInput(f"engine must be one of {', '.join(KNOWN_ENGINES)}", field="engine")
         with self._uow() as uow:
@@ -51,8 +55,9 @@ class TaskService(TaskUseCase):
                    machine: str | None = None, limit: int = 50) -> list[Task]:
         if status is not None and status not in set(TaskStatus):
             raise InvalidInput(f"unknown status {status!r}", field="status")
-        with self._uow() as uow:
-            return uow.tasks.search(status=status, project=project, machine=machine, limit=limit)
+        with self._uow() as uow:  # a machine key sees its own machine's tasks only
+            return uow.tasks.search(status=status, project=project, machine=machine or own_machine(),
+                                    limit=limit)
 
     def events(self, ref: str, *, after: int = 0, limit: int = 200) -> list[TaskEvent]:
         task_id = self.resolve(ref)

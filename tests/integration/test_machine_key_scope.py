@@ -4,20 +4,14 @@ bodies and queries naming B, is refused; what a machine key may do everywhere is
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 import uuid
 from typing import Any
 
 import pytest
 
-from chalicelib.contracts.api_transport import ApiClient
-from chalicelib.ssh.services.ssh_runs import RunRequest
 from tests.conftest import RunningApi
-from tests.support.orchestration import client_for, drain_dispatch, heartbeat, new_task
-
-A, B = "machine-a", "machine-b"
+from tests.support.machine_work import A, B, MachinesWork, call, two_machines
+from tests.support.orchestration import client_for, drain_dispatch
 
 # Operations a machine key may call whatever machine the request names, because they act on no
 # machine's work. Each is still called below, and its answer must not show B's work.
@@ -42,28 +36,15 @@ OPEN_TO_ANY_MACHINE = {
     "GET /api/graph/traces/{trace_id}",
     "POST /api/session/event", "POST /api/session/edit", "POST /api/session/complete",
     "GET /api/session/briefing", "POST /api/session/extract-insights", "GET /api/project/learnings",
-    "POST /api/project/rules", "POST /api/lessons/outcome", "GET /api/lessons", "GET /api/lessons/{lesson_id}",
-    "POST /api/lessons/{lesson_id}/feedback", "POST /api/approvals", "GET /api/approvals/{approval_id}",
+    "POST /api/project/rules", "POST /api/lessons/outcome", "GET /api/lessons",
+    "GET /api/lessons/{lesson_id}", "POST /api/lessons/{lesson_id}/feedback",
+    "POST /api/approvals", "GET /api/approvals/{approval_id}",
     "GET /api/sync/pull", "GET /api/sync/files",
     # subagent profiles: the deployment's configuration, on no machine
     "GET /api/agents/profiles", "GET /api/agents/profiles/{name}",
 }
 # A Claude Code session's briefing names its project's active tasks, whichever machine runs them.
 SHOWS_PROJECT_TASKS = {"GET /api/session/briefing"}
-
-
-def _call(url: str, key: str, method: str, path: str, query: dict[str, Any], body: Any) -> tuple[int, str]:
-    from urllib.parse import urlencode
-
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url + path + (f"?{urlencode(query)}" if query else ""), data=data,
-                                     method=method, headers={"Authorization": f"Bearer {key}",
-                                                             "Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request, timeout=180) as answer:  # noqa: S310 - the local API
-            return answer.status, answer.read().decode(errors="replace")
-    except urllib.error.HTTPError as refused:
-        return refused.code, refused.read().decode(errors="replace")
 
 
 class _Requests:
@@ -110,36 +91,20 @@ class _Requests:
         for p in params:
             if p["in"] == "path":
                 filled = filled.replace("{" + p["name"] + "}", self.path_value(path, p["name"]))
+        named = ("machine", "machine_id", "project")
         query = {p["name"]: self.example(p.get("schema", {}), p["name"]) for p in params
-                 if p["in"] == "query" and (p.get("required") or p["name"] in ("machine", "machine_id", "project"))}
+                 if p["in"] == "query" and (p.get("required") or p["name"] in named)}
         content = op.get("requestBody", {}).get("content", {}).get("application/json")
         return filled, query, self.example(content["schema"]) if content else None
 
 
 @pytest.fixture
-def machines(api: RunningApi) -> tuple[ApiClient, str, str, dict[str, str]]:
-    """Machine A's and B's keys, both machines online, and B's work: a dispatched task, an interactive
-    session, a subagent run, an SSH target and a run on it."""
-    admin = client_for(api.url, api.key)
-    keys = {m: admin.post("/api/keys", {"name": f"{m}-agent", "kind": "machine", "machine_id": m})["key"]
-            for m in (A, B)}
-    for m in (A, B):
-        heartbeat(admin, m)
-    task = new_task(admin, machine=B)
-    drain_dispatch(api.container)
-    session = admin.post("/api/sessions", {"prompt": "hello", "project": "proj", "machine": B})
-    run = admin.post("/api/agents/runs", {"profile": "researcher", "prompt": "look", "machine": B})
-    client_for(api.url, keys[B]).post("/api/ssh/targets", {"name": "box-b", "machine_id": B,
-                                                           "host": "127.0.0.1", "user": "ops"})
-    ssh_run = api.container.ssh_runs.request(RunRequest("uptime", chat_id=1, target="box-b"))
-    ids = {"task": task["id"], "session": session["id"], "agent_run": run["id"], "ssh_run": ssh_run.id,
-           "agent_run_task": run["task_id"]}
-    assert admin.get(f"/api/tasks/{task['id']}")["machine_id"] == B
-    return admin, keys[A], keys[B], ids
+def machines(api: RunningApi) -> MachinesWork:
+    return two_machines(api)
 
 
 def test_no_operation_lets_a_machine_key_act_on_another_machines_work(
-        api: RunningApi, machines: tuple[ApiClient, str, str, dict[str, str]]) -> None:
+        api: RunningApi, machines: MachinesWork) -> None:
     admin, key_a, _, ids = machines
     doc = admin.get("/openapi.json")
     requests = _Requests(doc, ids)
@@ -150,7 +115,7 @@ def test_no_operation_lets_a_machine_key_act_on_another_machines_work(
     for method, path, op in operations:
         route = f"{method} {path}"
         filled, query, body = requests.build(path, op)
-        status, answer = _call(api.url, key_a, method, filled, query, body)
+        status, answer = call(api.url, key_a, method, filled, query, body)
         if route in OPEN_TO_ANY_MACHINE or path.startswith("/console"):
             shown = [name for name, ident in ids.items() if ident in answer]
             if 200 <= status < 300 and shown and route not in SHOWS_PROJECT_TASKS:
@@ -158,11 +123,11 @@ def test_no_operation_lets_a_machine_key_act_on_another_machines_work(
         elif status != 403:
             acted.append(f"{route} -> {status} {answer[:160]}")
     assert not acted, "machine A's key acted on machine B's work:\n" + "\n".join(acted)
-    assert OPEN_TO_ANY_MACHINE <= {f"{m} {p}" for m, p, _ in operations}
+    assert {f"{m} {p}" for m, p, _ in operations} >= OPEN_TO_ANY_MACHINE
 
 
 def test_a_machine_keys_new_work_goes_to_its_machine_and_its_lists_show_only_its_own(
-        api: RunningApi, machines: tuple[ApiClient, str, str, dict[str, str]]) -> None:
+        api: RunningApi, machines: MachinesWork) -> None:
     admin, key_a, key_b, ids = machines
     a, b = client_for(api.url, key_a), client_for(api.url, key_b)
 

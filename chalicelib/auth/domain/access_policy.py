@@ -199,15 +199,15 @@ def tool_refusal(principal: Principal, tool: str, args: Mapping[str, Any], proje
     params = {name: str(args[arg]) for arg, names in _TOOL_PARAMS.items() if args.get(arg) for name in names}
     body = {field: args[arg] for arg, field in _TOOL_BODY.items() if args.get(arg)}
     query = {"project": project} if project else {}
-    for route in TOOL_ROUTES.get(tool, ("POST /api/unknown-tool",)):
-        method, path = route.split(" ", 1)
-        if any(f"{{{name}}}" in path and name not in params for name in ("run_id", "name")):
-            continue  # the alternative for arguments this call does not give
+    # each route the tool stands for, but an alternative for arguments this call does not give
+    routes = [(m, p) for m, p in (route.split(" ", 1) for route in TOOL_ROUTES.get(tool, ("POST /api/tool",)))
+              if not any(f"{{{n}}}" in p and n not in params for n in ("run_id", "name"))]
+    for method, path in routes:
         refused = refusal(principal, method, path, query, {**query, **body}, params, machine_of)
-        if refused is None and principal.projects is not None and rule_for(
-                method, path).projects is ProjectRule.READ_BY_ID:
-            refused = Refusal(f"the key {principal.name!r} is limited to the projects "
-                              f"{', '.join(sorted(principal.projects))}: {tool} names no project")
         if refused:
             return refused
+    by_id = any(rule_for(m, p).projects is ProjectRule.READ_BY_ID for m, p in routes)
+    if principal.projects is not None and by_id:
+        return Refusal(f"the key {principal.name!r} is limited to the projects "
+                       f"{', '.join(sorted(principal.projects))}: {tool} names no project")
     return None

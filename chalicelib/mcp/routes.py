@@ -1,8 +1,8 @@
 """`/mcp`: Itachi's MCP tools over Streamable HTTP (stateless JSON), behind the API's Bearer auth.
 
 The project comes from `?project=` in the endpoint URL or the `X-Itachi-Project` header; a
-tool call may name its own. The caller's key scopes the tools: a read-only key cannot call a
-tool that writes, a key limited to projects works in those only (`chalicelib/auth`).
+tool call may name its own. The caller's key scopes each tool call as it scopes the REST routes
+the tool stands for (`tool_refusal` in `chalicelib/auth/domain/access_policy.py`).
 The `mcp` SDK is imported here on first use only.
 """
 

@@ -4,7 +4,9 @@ Routes are named by method and resource path (`POST /api/tasks/{task_id}/claim`)
 one area: `agent` (a machine's agent: machine keys for their own machine, admin keys), `client`
 (hooks, MCP, the CLI's memory and task verbs: client and machine keys within their projects,
 admin keys) or `admin` (everything else, the default: a route missing from the table is admin
-only). Read-only keys may only read (`GET`; `/mcp` refuses its write tools itself).
+only). Read-only keys may only read (`GET`; `/mcp` refuses its write tools itself). A machine key
+acts on its own machine's work only, on every route (`machine_scope.py`). An MCP tool is allowed
+exactly when the REST routes it stands for would be (`TOOL_ROUTES`).
 """
 
 from __future__ import annotations

@@ -66,7 +66,8 @@ def fetch_artifact(url: str, sha256: str, workdir: Path) -> Path:
                 digest.update(chunk)
                 out.write(chunk)
     except OSError as exc:
-        raise UpdateRefused(f"not updated: cannot download ITACHI_UPDATE_URL ({type(exc).__name__})") from None
+        why = type(exc).__name__
+        raise UpdateRefused(f"not updated: cannot download ITACHI_UPDATE_URL ({why})") from None
     if digest.hexdigest() != sha256:
         target.unlink(missing_ok=True)
         raise UpdateRefused("not updated: the artifact's sha256 is not ITACHI_UPDATE_SHA256 "

@@ -106,7 +106,8 @@ def test_an_artifact_with_its_configured_sha256_is_installed_from_the_downloaded
 @pytest.mark.parametrize(("env", "why"), [
     ({"ITACHI_UPDATE_URL": "https://example.invalid/itachi.whl"}, "64 hex digits"),
     ({"ITACHI_UPDATE_URL": "file:///tmp/itachi.whl", "ITACHI_UPDATE_SHA256": "a" * 64}, "https://"),
-    ({"ITACHI_UPDATE_URL": "https://example.invalid/itachi", "ITACHI_UPDATE_SHA256": "a" * 64}, "wheel or sdist"),
+    ({"ITACHI_UPDATE_URL": "https://example.invalid/itachi", "ITACHI_UPDATE_SHA256": "a" * 64},
+     "wheel or sdist"),
 ])
 def test_an_update_url_without_a_sha256_or_of_another_kind_is_refused_before_any_download(
         not_a_checkout: Path, tmp_path: Path, env: dict[str, str], why: str) -> None:

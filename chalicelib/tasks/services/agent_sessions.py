@@ -24,7 +24,7 @@ from chalicelib.tasks.domain.agent_session_states import (
 )
 from chalicelib.tasks.domain.engine_switch import KNOWN_ENGINES
 from chalicelib.tasks.domain.machine_selection import TaskNeeds, choose_machine
-from chalicelib.tasks.domain.task_model import NewEvent, redacted
+from chalicelib.tasks.domain.task_model import NewEvent, check_repo, redacted
 from chalicelib.tasks.services.ports import TasksUnitOfWork
 from chalicelib.tasks.services.task_deps import TaskUseCase, announce_session
 
@@ -39,6 +39,7 @@ class AgentSessionService(TaskUseCase):
         """Start a session on new.machine (or any online machine that can run it)."""
         if new.engine not in KNOWN_ENGINES:
             raise InvalidInput(f"sessions support {', '.join(KNOWN_ENGINES)}", field="engine")
+        check_repo(new.repo)
         session_id = str(uuid.uuid4())
         with self._uow() as uow:
             views = [r.view for r in uow.machines.records()]

@@ -43,7 +43,8 @@ class AgentDaemon:
         self.ctx = AgentContext(
             config=config, api=api, instance=uuid.uuid4().hex[:12],
             registry=ProcessRegistry(config.run_dir / "engines" / config.machine_id),
-            worktrees=WorktreeManager(config.worktree_root, config.home / "repos", dict(config.repos)))
+            worktrees=WorktreeManager(config.worktree_root, config.home / "repos", dict(config.repos),
+                                      config.folder_roots))
         self.router = WorkRouter(self.ctx)
         self._heartbeat_s = config.heartbeat_s or 30.0
         self._queue_url: str | None = None

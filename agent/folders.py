@@ -30,7 +30,7 @@ def configured_roots(raw: str, repos: Iterable[str]) -> tuple[Path, ...]:
     return tuple(found)
 
 
-def _within(path: Path, roots: tuple[Path, ...]) -> Path | None:
+def within(path: Path, roots: tuple[Path, ...]) -> Path | None:
     """The root that holds `path` (itself included), if any."""
     for root in roots:
         if path == root or root in path.parents:
@@ -53,7 +53,7 @@ def list_folder(machine_id: str, roots: tuple[Path, ...], path: str, offset: int
     if not raw.is_absolute():
         return refused(path, "not an absolute path")
     resolved = raw.resolve()
-    root = _within(resolved, roots)
+    root = within(resolved, roots)
     if root is None:
         return refused(path, "outside this machine's configured folders")
     if not resolved.is_dir():

@@ -9,27 +9,38 @@ tells the server it is back, with its version.
 from __future__ import annotations
 
 import os
-import shlex
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from agent.agent_context import log
+from agent.update_source import CODE_ROOT, UpdateRefused, update_command
 
-CODE_ROOT = Path(__file__).resolve().parents[1]
 UPDATE_TIMEOUT_S = 600
+Runner = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
-def update_command(env: Mapping[str, str]) -> list[str]:
-    """ITACHI_UPDATE_COMMAND, else `git pull` for a git checkout, else pip's upgrade of the package."""
-    configured = env.get("ITACHI_UPDATE_COMMAND", "").strip()
-    if configured:
-        return shlex.split(configured)
-    if (CODE_ROOT / ".git").exists():
-        return ["git", "-C", str(CODE_ROOT), "pull", "--ff-only"]
-    return [sys.executable, "-m", "pip", "install", "--upgrade", "itachi"]
+def run_update(env: Mapping[str, str], run: Runner = subprocess.run, code_root: Path = CODE_ROOT) -> bool:
+    """Install the update from its configured source (agent/update_source.py); False if refused or failed."""
+    with tempfile.TemporaryDirectory(prefix="itachi-update-") as workdir:
+        try:
+            command = update_command(env, Path(workdir), code_root)
+        except UpdateRefused as exc:
+            log.error("%s", exc)
+            return False
+        try:
+            done = run(command, capture_output=True, text=True, timeout=UPDATE_TIMEOUT_S, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            log.error("update command %s failed: %s", command[0], type(exc).__name__)
+            return False
+    if done.returncode != 0:
+        log.error("update command %s exited %d: %s", command[0], done.returncode, done.stderr[-500:])
+        return False
+    log.info("updated with %s", " ".join(command[:3]))
+    return True
 
 
 class SelfRestart:
@@ -54,14 +65,4 @@ class SelfRestart:
         os.execv(sys.executable, [sys.executable, *sys.orig_argv[1:]])  # noqa: S606 (this same agent)
 
     def _update(self) -> None:
-        command = update_command(self._env)
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=UPDATE_TIMEOUT_S,
-                                  check=False)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            log.error("update command %s failed: %s", command[0], type(exc).__name__)
-            return
-        if done.returncode != 0:
-            log.error("update command %s exited %d: %s", command[0], done.returncode, done.stderr[-500:])
-        else:
-            log.info("updated with %s", " ".join(command[:3]))
+        run_update(self._env)

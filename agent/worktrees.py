@@ -15,7 +15,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent.folders import configured_roots, within
 from chalicelib.contracts.project_identity import normalise_remote_url
+from chalicelib.contracts.repo_source import RepoRefused, repo_source
 
 GIT_TIMEOUT_S = 120
 _IDENTITY = ("-c", "user.name=Itachi", "-c", "user.email=itachi@localhost")
@@ -46,28 +48,46 @@ def git(cwd: Path, *args: str, check: bool = True) -> str:
     return done.stdout.strip()
 
 
-def is_url(repo: str) -> bool:
-    return "://" in repo or bool(re.match(r"^[^@/\s]+@[^:/\s]+:", repo))
-
-
 class WorktreeManager:
-    def __init__(self, root: Path, clones: Path, repos: dict[str, str]) -> None:
+    def __init__(self, root: Path, clones: Path, repos: dict[str, str],
+                 folder_roots: tuple[str, ...] = ()) -> None:
         self._root = root
         self._clones = clones
         self._repos = repos
+        self._folder_roots = folder_roots
         self._locks: defaultdict[str, threading.Lock] = defaultdict(threading.Lock)
 
     def repo_root(self, repo: str | None, project: str) -> Path:
-        """The local checkout for a task: its path, a clone of its URL, or the project's repo."""
-        if repo and is_url(repo):
-            return self._clone(repo)
-        candidate = repo or self._repos.get(project)
+        """The local checkout for a task: a clone of its remote, its path under this machine's
+        configured roots, or the project's repo; anything else is refused (contracts/repo_source.py)."""
+        if repo:
+            try:
+                source = repo_source(repo)
+            except RepoRefused as exc:
+                raise WorkspaceError(str(exc)) from None
+            if source.kind == "remote":
+                return self._clone(repo)
+            if source.kind == "ssh_target":
+                raise WorkspaceError(f"repo {repo} is on an SSH target: only tasks run there")
+            return self._checkout(self._under_roots(repo))
+        candidate = self._repos.get(project)
         if not candidate:
             raise WorkspaceError(f"no repo given and project {project!r} has no repo on this machine "
                                  "(set ITACHI_AGENT_REPOS=project=/path)")
-        path = Path(candidate).expanduser()
+        return self._checkout(Path(candidate).expanduser())
+
+    def _under_roots(self, repo: str) -> Path:
+        path = Path(repo).expanduser().resolve()
+        if within(path, configured_roots(",".join(self._folder_roots), self._repos.values())) is None:
+            raise WorkspaceError(f"repo {repo} is outside this machine's configured folders: add it (or a "
+                                 "folder above it) to ITACHI_AGENT_ROOTS or \"roots\" in agent.json, or name "
+                                 "it in ITACHI_AGENT_REPOS")
+        return path
+
+    @staticmethod
+    def _checkout(path: Path) -> Path:
         if not path.is_dir():
-            raise WorkspaceError(f"repo {candidate} does not exist on this machine")
+            raise WorkspaceError(f"repo {path} does not exist on this machine")
         return Path(git(path, "rev-parse", "--show-toplevel"))
 
     def _clone(self, url: str) -> Path:
@@ -78,7 +98,7 @@ class WorktreeManager:
                 git(target, "fetch", "--quiet", "origin")
             else:
                 self._clones.mkdir(parents=True, exist_ok=True)
-                git(self._clones, "clone", "--quiet", url, str(target))
+                git(self._clones, "clone", "--quiet", "--", url, str(target))
         return target
 
     def create(self, repo_root: Path, task_id: str) -> Workspace:

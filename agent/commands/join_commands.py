@@ -16,7 +16,8 @@ from agent.commands.local_stack_commands import HOME_HELP
 def add_invite_verb(machines_parser: Any) -> None:
     verbs = machines_parser.add_subparsers(dest="machines_command", metavar="VERB")
     p = verbs.add_parser("invite", help="print a one-time `itachi join` command for a new machine")
-    p.add_argument("--machine", help="the new machine's id (default: the joining machine names itself)")
+    p.add_argument("--machine", required=True,
+                   help="the new machine's id: the invite joins it only, and not while it has a live key")
     p.add_argument("--ttl", type=int, default=60, help="minutes the invite stays valid (default 60)")
     p.set_defaults(func=cmd_invite)
 
@@ -25,7 +26,7 @@ def add_join_parser(sub: Any) -> None:
     p = sub.add_parser("join", help="join this machine to an Itachi API with an invite token")
     p.add_argument("url", help="the API's URL, as the invite printed it")
     p.add_argument("--token", required=True, help="the one-time token of `itachi machines invite`")
-    p.add_argument("--machine-id", help="this machine's id (default: the invite's, else the hostname)")
+    p.add_argument("--machine-id", help="this machine's id, if given it must be the invite's")
     p.add_argument("--home", help=HOME_HELP)
     p.add_argument("--python", default=sys.executable, help="interpreter for the hooks and the agent")
     p.add_argument("--no-hooks", action="store_true", help="do not install the Claude Code hooks")
@@ -39,26 +40,25 @@ def cmd_invite(args: argparse.Namespace) -> int:
 
     config = load_client_config()
     client = ApiClient(config)
-    body = {"ttl_minutes": args.ttl, **({"machine_id": args.machine} if args.machine else {})}
+    body = {"ttl_minutes": args.ttl, "machine_id": args.machine}
     try:
         invite = client.post("/api/machines/invites", body)
     except ApiError as exc:
         print(f"cannot invite: {exc.message}", file=sys.stderr)
         return 1
     # The URL this CLI reaches the API at is the one to give (the server only guesses its own).
-    print(f"Run this on the new machine before {invite['expires_at']} (it works once):\n\n"
+    print(f"Run this on {invite['machine_id']} before {invite['expires_at']} (it works once):\n\n"
           f"  itachi join {config.api_url} --token {invite['token']}\n")
     return 0
 
 
 def cmd_join(args: argparse.Namespace) -> int:
-    from agent.agent_config import default_machine_id
     from chalicelib.contracts.api_transport import ApiError, request_json
     from chalicelib.contracts.local_home import itachi_home, read_json
     from infra.local.home import write_private_json
 
     home, url = itachi_home(args.home), args.url.rstrip("/")
-    body = {"token": args.token, "machine_id": args.machine_id or default_machine_id()}
+    body = {"token": args.token, **({"machine_id": args.machine_id} if args.machine_id else {})}
     try:
         joined = request_json(url, "", "POST", "/api/machines/join", body, timeout_s=30)
     except ApiError as exc:
@@ -68,8 +68,6 @@ def cmd_join(args: argparse.Namespace) -> int:
     config = read_json(home / "config.json")
     write_private_json(home / "config.json", {**config, "api_url": url, "api_key": joined["api_key"],
                                               "machine_id": joined["machine_id"]})
-    if args.machine_id and args.machine_id != joined["machine_id"]:
-        print(f"note: the invite names the machine {joined['machine_id']!r}; that is this machine's id")
     print(f"Joined as machine {joined['machine_id']} (key {joined['key_name']}, in "
           f"{home / 'config.json'}, mode 0600).")
     ok = args.no_hooks or _install_hooks(args.python)

@@ -47,11 +47,12 @@ def _client() -> Any:
 
 
 def _defaults(args: argparse.Namespace) -> tuple[str, str | None]:
-    from agent.worktrees import git, is_url
+    from agent.worktrees import git
     from chalicelib.contracts.project_identity import project_for
+    from chalicelib.contracts.repo_source import looks_remote
 
     repo = args.repo
-    if repo and not is_url(repo):
+    if repo and not looks_remote(repo):
         repo = str(Path(repo).expanduser().resolve())
     if repo is None:
         try:

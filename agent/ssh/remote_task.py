@@ -25,13 +25,13 @@ from agent.ssh.remote_shell import ps_quote, quote_argv
 from agent.ssh.remote_shell_session import RemoteShell
 from agent.ssh.targets import LocalTarget, load_targets
 from agent.worktrees import Workspace, WorkspaceError
+from chalicelib.contracts.repo_source import SSH_TARGET
 from chalicelib.tasks.domain.engine_run import RunSummary
 from chalicelib.tasks.domain.engine_switch import engine_order
 
 if TYPE_CHECKING:
     from agent.task_runner import Finish, TaskRunner
 
-REMOTE_REPO = re.compile(r"^@(?P<target>[A-Za-z0-9][A-Za-z0-9_.-]{0,39}):(?P<path>.+)$")
 PROMPT_TOKEN = "__ITACHI_PROMPT__"
 _IDENTITY = ["-c", "user.name=Itachi", "-c", "user.email=itachi@localhost"]
 STDERR_KEEP = 20_000
@@ -44,7 +44,7 @@ class RemoteRepo:
 
 
 def remote_repo(spec: str | None) -> RemoteRepo | None:
-    match = REMOTE_REPO.match(spec or "")
+    match = SSH_TARGET.match(spec or "")
     return RemoteRepo(match.group("target"), match.group("path")) if match else None
 
 

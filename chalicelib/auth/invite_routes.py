@@ -1,5 +1,6 @@
-"""Machine onboarding: an admin invites (`/api/machines/invites`), the new machine joins with the
-one-time token (`/api/machines/join`: the token is its credential, no API key) and gets a machine key."""
+"""Machine onboarding: an admin invites one named machine (`/api/machines/invites`), that machine
+joins with the one-time token (`/api/machines/join`: the token is its credential, no API key) and
+gets a machine key, unless the machine still has a live one (409)."""
 
 from __future__ import annotations
 
@@ -16,13 +17,13 @@ bp = ApiBlueprint(__name__)
 
 
 class InviteBody(WireModel):
-    machine_id: str | None = Field(default=None, min_length=1, max_length=40)
+    machine_id: str = Field(min_length=1, max_length=40)  # the one machine this invite may join
     ttl_minutes: int = Field(default=60, ge=1, le=7 * 24 * 60)
 
 
 class JoinBody(WireModel):
     token: str = Field(min_length=1, max_length=200)
-    machine_id: str | None = Field(default=None, min_length=1, max_length=40)
+    machine_id: str | None = Field(default=None, min_length=1, max_length=40)  # if given, the invite's
 
 
 def _api_url(request: Request) -> str:

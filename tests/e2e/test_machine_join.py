@@ -91,3 +91,22 @@ def test_an_expired_invite_is_refused(api: RunningApi) -> None:
     with pytest.raises(Forbidden, match="expired"):
         MachineOnboarding(units, clock=lambda: later).join(token, None)
     assert MachineOnboarding(units).join(token, None).machine_id == "late"  # still valid now: unspent
+
+
+def test_itachi_join_for_another_machine_than_the_invites_is_refused_and_an_invite_must_name_one(
+        api: RunningApi, tmp_path: Path, second_home: tuple[Path, dict[str, str]]) -> None:
+    home, env = second_home
+    admin_env = {**os.environ, "ITACHI_HOME": str(tmp_path / "admin"), "ITACHI_API_URL": api.url,
+                 "ITACHI_API_KEY": api.key}
+    unnamed = _itachi("machines", "invite", env=admin_env, cwd=tmp_path)
+    invited = _itachi("machines", "invite", "--machine", "newbox", env=admin_env, cwd=tmp_path)
+    token = invited.stdout.split("--token ", 1)[1].split()[0]
+
+    taken = _itachi("join", api.url, "--token", token, "--machine-id", "busybox", "--no-agent", "--no-hooks",
+                    env=env, cwd=tmp_path)
+
+    assert unnamed.returncode == 2 and "--machine" in unnamed.stderr
+    assert "Run this on newbox" in invited.stdout
+    assert taken.returncode == 1
+    assert "cannot join: this invite is for machine 'newbox', not 'busybox'" in taken.stderr
+    assert not (home / "config.json").exists()

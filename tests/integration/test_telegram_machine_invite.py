@@ -33,3 +33,11 @@ def test_machines_invite_with_a_bad_machine_id_says_what_is_wrong(bot: BotHarnes
     bot.send(message_update("/machines invite ../etc", chat_id=ALICE))
 
     assert "Cannot invite: machine_id" in bot.last_text(chat_id=ALICE)
+
+
+def test_machines_invite_without_a_machine_id_asks_for_one_and_creates_no_invite(bot: BotHarness) -> None:
+    bot.send(message_update("/machines invite", chat_id=ALICE))
+
+    text = bot.last_text(chat_id=ALICE)
+    assert "Cannot invite: machine_id: an invite names the machine it is for" in text
+    assert "itachi join" not in text

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import suppress
 from dataclasses import dataclass, field
@@ -31,6 +32,10 @@ def make_repo(path: Path) -> Path:
     subprocess.run(["git", "add", "-A"], cwd=path, check=True, capture_output=True)
     subprocess.run(["git", "commit", "-q", "-m", "initial"], cwd=path, check=True, capture_output=True)
     return path
+
+
+# The agents the tests start take repositories under the temp folder, where every test's repo lives.
+TEMP_ROOTS = {"ITACHI_AGENT_ROOTS": tempfile.gettempdir()}
 
 
 def fake_engine_env(log: Path) -> dict[str, str]:
@@ -64,7 +69,7 @@ class AgentHarness:
     def start_agent(self, machine_id: str = "m1", **env: str) -> subprocess.Popen[bytes]:
         home = self.root / f"home-{machine_id}"
         home.mkdir(exist_ok=True)
-        full = {**os.environ, **fake_engine_env(self.engine_log), "ITACHI_HOME": str(home),
+        full = {**os.environ, **TEMP_ROOTS, **fake_engine_env(self.engine_log), "ITACHI_HOME": str(home),
                 "ITACHI_API_URL": self.api_url, "ITACHI_API_KEY": self.api_key,
                 "ITACHI_MACHINE_ID": machine_id,
                 "ITACHI_AGENT_POLL_S": "1", "ITACHI_AGENT_HEARTBEAT_S": "1", **env}

@@ -14,6 +14,8 @@ from typing import IO
 
 import psutil
 
+from tests.support.agent_harness import TEMP_ROOTS
+
 READY = re.compile(r"Itachi API ready on (http://\S+)")
 
 
@@ -32,7 +34,7 @@ class UpProcess:
         argv = [sys.executable, "-m", "agent.cli", "up", "--home", str(home), "--port", "0",
                 *(extra_args or [])]
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                     text=True, env={**os.environ, **(env or {})}, cwd=cwd)
+                                     text=True, env={**os.environ, **TEMP_ROOTS, **(env or {})}, cwd=cwd)
         self._lines: queue.Queue[str] = queue.Queue()
         assert self.proc.stdout is not None
         threading.Thread(target=_pump, args=(self.proc.stdout, self._lines), daemon=True).start()

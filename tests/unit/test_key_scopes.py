@@ -33,6 +33,9 @@ class _Keys:
     def listing(self, *, include_revoked: bool) -> list[ApiKey]:
         return [k for k in self.rows.values() if include_revoked or k.revoked_at is None]
 
+    def lock_machine(self, machine_id: str) -> list[ApiKey]:
+        return [k for k in self.listing(include_revoked=False) if k.spec.machine_id == machine_id]
+
     def revoke(self, name: str) -> ApiKey | None:
         from datetime import UTC, datetime
 

@@ -18,7 +18,7 @@ from chalicelib.agents.services.profiles import AgentProfiles
 from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.short_ids import resolve_short_id
-from chalicelib.tasks.domain.task_model import NewTask
+from chalicelib.tasks.domain.task_model import NewTask, check_repo
 
 MAX_PROMPT = 20_000
 
@@ -47,6 +47,7 @@ class SubagentRuns:
         prompt = request.prompt.strip()
         if not prompt or len(prompt) > MAX_PROMPT:
             raise InvalidInput(f"the task must be 1 to {MAX_PROMPT} characters", field="prompt")
+        check_repo(request.repo)
         profile = self._profiles.get(request.profile)
         new = NewRun(profile.name, request.project, prompt, request.origin, request.parent_run_id,
                      request.repo, request.machine or profile.default_machine, request.telegram_chat_id,

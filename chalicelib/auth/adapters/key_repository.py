@@ -53,6 +53,14 @@ class PostgresKeyRepository:
             f"SELECT {_COLUMNS} FROM api_keys{where} ORDER BY name, created_at").fetchall()
         return [_key(r) for r in rows]
 
+    def lock_machine(self, machine_id: str) -> list[ApiKey]:
+        self._conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))",
+                           (f"api_keys:machine:{machine_id}",))
+        rows = self._conn.execute(
+            f"SELECT {_COLUMNS} FROM api_keys WHERE kind = 'machine' AND machine_id = %s"
+            " AND revoked_at IS NULL ORDER BY created_at", (machine_id,)).fetchall()
+        return [_key(r) for r in rows]
+
     def revoke(self, name: str) -> ApiKey | None:
         row = self._conn.execute(
             "UPDATE api_keys SET revoked_at = now() WHERE name = %s AND revoked_at IS NULL"

@@ -1,4 +1,7 @@
-"""A one-time, expiring invitation for a new machine, and what a join hands back."""
+"""A one-time, expiring invitation for one named machine, and what a join hands back.
+
+An invite is for the machine it names, and only while that machine has no live key: a join can
+never take over a machine that is running (revoke its key first to re-join it)."""
 
 from __future__ import annotations
 
@@ -13,6 +16,17 @@ INVITE_MARK = "iti_"
 DEFAULT_TTL_MINUTES = 60
 MAX_TTL_MINUTES = 7 * 24 * 60
 REFUSED = "this invite token is unknown, already used or expired: ask for a new one (itachi machines invite)"
+NAME_THE_MACHINE = "machine_id: an invite names the machine it is for (itachi machines invite --machine ID)"
+UNNAMED = "this invite names no machine: ask for a new one (itachi machines invite --machine ID)"
+
+
+def other_machine(invited: str, asked: str) -> str:
+    return f"this invite is for machine {invited!r}, not {asked!r}"
+
+
+def taken(machine_id: str, key_names: list[str]) -> str:
+    return (f"machine {machine_id!r} already has a live key ({', '.join(key_names)}): a join cannot take it "
+            f"over; revoke that key first (itachi keys revoke NAME) to join it again")
 
 
 def new_invite_token() -> str:
@@ -29,7 +43,7 @@ def checked_machine_id(machine_id: str) -> str:
 @dataclass(frozen=True)
 class Invite:
     id: str
-    machine_id: str | None
+    machine_id: str | None  # None only on invites made before invites named their machine
     created_by: str
     expires_at: datetime
 

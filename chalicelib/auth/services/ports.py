@@ -22,6 +22,10 @@ class KeyRepository(Protocol):
 
     def listing(self, *, include_revoked: bool) -> list[ApiKey]: ...
 
+    def lock_machine(self, machine_id: str) -> list[ApiKey]:
+        """The machine's live keys, its keys locked until the transaction ends (joins for it wait)."""
+        ...
+
     def revoke(self, name: str) -> ApiKey | None:
         """Revoke the live key called `name`; None if there is none."""
         ...

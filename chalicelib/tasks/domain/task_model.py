@@ -7,11 +7,22 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from chalicelib.contracts.repo_source import RepoRefused, repo_source
+from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.redaction import redact, redact_json
 from chalicelib.tasks.domain.task_states import TaskStatus
 
 DEFAULT_TIME_BUDGET_S = 1800
 DEFAULT_MAX_ATTEMPTS = 2
+
+
+def check_repo(repo: str | None) -> None:
+    """Refuse a repo no machine may take (contracts/repo_source.py); none means the project's own."""
+    if repo:
+        try:
+            repo_source(repo)
+        except RepoRefused as exc:
+            raise InvalidInput(str(exc), field="repo") from None
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from chalicelib.tasks.domain.agent_session_states import (
 )
 from chalicelib.tasks.domain.engine_switch import KNOWN_ENGINES
 from chalicelib.tasks.domain.machine_selection import TaskNeeds, choose_machine
-from chalicelib.tasks.domain.task_model import NewEvent, redacted
+from chalicelib.tasks.domain.task_model import NewEvent, check_repo, redacted
 from chalicelib.tasks.services.ports import TasksUnitOfWork
 from chalicelib.tasks.services.task_deps import TaskUseCase, announce_session
 
@@ -43,6 +43,7 @@ class AgentSessionService(TaskUseCase):
         new = replace(new, machine=new.machine or own_machine())
         if new.engine not in KNOWN_ENGINES:
             raise InvalidInput(f"sessions support {', '.join(KNOWN_ENGINES)}", field="engine")
+        check_repo(new.repo)
         session_id = str(uuid.uuid4())
         with self._uow() as uow:
             views = [r.view for r in uow.machines.records()]

@@ -11,7 +11,7 @@ from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.short_ids import resolve_short_id
 from chalicelib.tasks.domain.engine_switch import KNOWN_ENGINES
-from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskEvent
+from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskEvent, check_repo
 from chalicelib.tasks.domain.task_states import TaskStatus, ensure_transition
 from chalicelib.tasks.services.task_deps import TaskUseCase
 
@@ -23,6 +23,7 @@ class TaskService(TaskUseCase):
         new = replace(new, target_machine=new.target_machine or own_machine())
         if new.engine and new.engine not in KNOWN_ENGINES:
             raise InvalidInput(f"engine must be one of {', '.join(KNOWN_ENGINES)}", field="engine")
+        check_repo(new.repo)
         with self._uow() as uow:
             task, fresh = uow.tasks.insert(str(uuid.uuid4()), new)
             created = uow.events.append(task.id, 0, [NewEvent("created", new.description[:200], {

@@ -35,7 +35,7 @@ async def machines(update: Update, context: Context) -> None:
 
 
 async def _invite(update: Update, context: Context, machine_id: str | None) -> None:
-    """/machines invite [id]: a one-time join command, valid for an hour (the chat is the admin's)."""
+    """/machines invite <id>: a one-time join command for it, valid an hour (the chat is the admin's)."""
     onboarding = services(context).onboarding
     if onboarding is None:
         await reply(update, context, "Machine invites are not available here.")
@@ -47,7 +47,7 @@ async def _invite(update: Update, context: Context, machine_id: str | None) -> N
         await reply(update, context, f"Cannot invite: {exc.message}")
         return
     command = invite.join_command(services(context).public_url, token)
-    await reply(update, context, f"Run this on the new machine before {invite.expires_at:%H:%M} UTC "
+    await reply(update, context, f"Run this on {invite.machine_id} before {invite.expires_at:%H:%M} UTC "
                 f"(it works once):\n{command}")
 
 

@@ -26,7 +26,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("close", "/close", "End the interactive session of this topic"),
     CommandSpec("cancel", "/cancel <task>", "Cancel a task (in a task's topic the id may be left out)"),
     CommandSpec("status", "/status", "Queue and machine health"),
-    CommandSpec("machines", "/machines [invite [id]]", "List the agent machines, or invite a new one"),
+    CommandSpec("machines", "/machines [invite <id>]", "List the agent machines, or invite a new one"),
     CommandSpec("repos", "/repos", "List the repositories the machines have"),
     CommandSpec("ssh", "/ssh <target> [--timeout S] <command>",
                 "Run a command on an SSH target; output streams here"),

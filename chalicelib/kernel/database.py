@@ -23,6 +23,7 @@ from chalicelib.kernel.errors import Unavailable
 from chalicelib.kernel.lazy import Lazy
 from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.request_transaction import current
+from chalicelib.kernel.stored_text import redact_on_write
 
 ACQUIRE_TIMEOUT_S = 10.0  # waiting for a free connection while the server is up (overload)
 ACQUIRE_SLICE_S = 0.5  # after this long without a connection, check the server itself
@@ -35,6 +36,7 @@ def _configure(conn: psycopg.Connection[Any]) -> None:
     from pgvector.psycopg import register_vector
 
     register_vector(conn)
+    redact_on_write(conn)  # the one redaction step of every write (`kernel.stored_text`)
     conn.commit()
 
 

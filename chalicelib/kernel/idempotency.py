@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from chalicelib.kernel.redaction import redact, redact_json
+from chalicelib.kernel.stored_text import Verbatim
+
 # Types only: `import app` must not load the driver (routes import this module through kernel.http).
 if TYPE_CHECKING:
     import psycopg
@@ -12,11 +15,12 @@ if TYPE_CHECKING:
 
 
 def claim(conn: psycopg.Connection[Any], consumer: str, key: str) -> bool:
-    """Record (consumer, key) inside the caller's transaction; False if it was already processed."""
+    """Record (consumer, key) inside the caller's transaction; False if it was already processed.
+    The key is stored verbatim: `project:week` must stay apart from every other key."""
     row = conn.execute(
         "INSERT INTO processed_messages (consumer, message_key) VALUES (%s, %s) "
         "ON CONFLICT DO NOTHING RETURNING message_key",
-        (consumer, key),
+        (Verbatim(consumer), Verbatim(key)),
     ).fetchone()
     return row is not None
 
@@ -87,19 +91,33 @@ def reserve(conn: psycopg.Connection[Any], key: str, print_: str) -> None:
     """Insert the key in the request's transaction (waits while a concurrent duplicate runs)."""
     row = conn.execute(
         "INSERT INTO request_replies (idempotency_key, fingerprint) VALUES (%s, %s)"
-        " ON CONFLICT DO NOTHING RETURNING idempotency_key", (key, print_)).fetchone()
+        " ON CONFLICT DO NOTHING RETURNING idempotency_key", (Verbatim(key), print_)).fetchone()
     if row is None:
         raise Recorded(key)
 
 
 def store_reply(conn: psycopg.Connection[Any], key: str, status: int, body: str, content_type: str) -> None:
+    """Keep the reply, redacted (a reply may echo what was sent): JSON string by string, so a
+    replay still parses; the caller's identifiers in it (`"key": ...`) are kept."""
     conn.execute("UPDATE request_replies SET status = %s, body = %s, content_type = %s"
-                 " WHERE idempotency_key = %s", (status, body, content_type, key))
+                 " WHERE idempotency_key = %s",
+                 (status, Verbatim(_redacted_reply(body, content_type)), content_type, Verbatim(key)))
+
+
+def _redacted_reply(body: str, content_type: str) -> str:
+    import json
+
+    if content_type.startswith("application/json"):
+        try:
+            return json.dumps(redact_json(json.loads(body), by_name=False))
+        except ValueError:
+            pass
+    return redact(body)
 
 
 def recorded_reply(db: Database, key: str) -> dict[str, Any] | None:
     with db.direct_connection() as conn:
         row: dict[str, Any] | None = conn.execute(
             "SELECT fingerprint, status, body, content_type FROM request_replies"
-            " WHERE idempotency_key = %s AND status IS NOT NULL", (key,)).fetchone()
+            " WHERE idempotency_key = %s AND status IS NOT NULL", (Verbatim(key),)).fetchone()
     return row

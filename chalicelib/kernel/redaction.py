@@ -27,14 +27,19 @@ _TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("api_key", re.compile(r"\bsk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{20,}")),
     # A token cut short (a truncated log line, a partial paste) is still caught from 20 characters on.
     ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})")),
-    ("aws_access_key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b")),
+    # A key id is often glued to a name (`AKIA..._prod`, `prod_AKIA...`): `_` is no edge for `\b`.
+    ("aws_access_key", re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}"
+                                  r"(?![A-Z0-9])")),
     ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
     ("google_api_key", re.compile(r"(?<![A-Za-z0-9_-])AIza[0-9A-Za-z_-]{35,}")),
     ("google_oauth", re.compile(r"(?<![A-Za-z0-9_-])(?:GOCSPX-[A-Za-z0-9_-]{20,}"
                                 r"|ya29\.[A-Za-z0-9_.-]{20,})")),
     ("stripe_key", re.compile(r"(?<![A-Za-z0-9_])(?:[rsp]k_(?:live|test)_[A-Za-z0-9]{16,}"
                               r"|whsec_[A-Za-z0-9]{24,})")),
-    ("telegram_token", re.compile(r"(?<![0-9])\d{6,12}:AA[A-Za-z0-9_-]{30,}")),
+    # `<bot id>:<35 characters>` (Telegram's documented `123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11`),
+    # whatever the second part starts with; one that is all hex and dashes is a hash or a UUID.
+    ("telegram_token", re.compile(r"(?<![0-9])\d{6,12}:(?![0-9a-fA-F-]+(?![A-Za-z0-9_-]))"
+                                  r"[A-Za-z0-9_-]{30,}")),
     ("itachi_key", re.compile(r"(?<![A-Za-z0-9_])itk_[A-Za-z0-9_-]{20,}")),  # this API's own keys
 )
 # Keep the scheme/prefix (group 1), replace the credential (group 2).
@@ -120,19 +125,24 @@ def scrub(text: str) -> tuple[str, int]:
     return clean, count
 
 
-def redact_json(value: Any) -> Any:
-    """Redact every string inside a JSON-like value (dict keys are kept, values cleaned)."""
+def redact_json(value: Any, *, by_name: bool = True) -> Any:
+    """Redact every string inside a JSON-like value (dict keys are kept, values cleaned).
+
+    With `by_name`, the value of a key named like a secret (`"api_key": "..."`) is replaced
+    whatever it looks like: right for captured data (hook payloads, tool input), wrong for our own
+    structures, whose `key` fields hold identifiers and hashes.
+    """
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):
-        return {key: _redact_entry(key, item) for key, item in value.items()}
+        return {key: _redact_entry(key, item, by_name) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [redact_json(item) for item in value]
+        return [redact_json(item, by_name=by_name) for item in value]
     return value
 
 
-def _redact_entry(key: Any, item: Any) -> Any:
-    if isinstance(key, str) and isinstance(item, str) and _secret_name(key) and item \
+def _redact_entry(key: Any, item: Any, by_name: bool) -> Any:
+    if by_name and isinstance(key, str) and isinstance(item, str) and _secret_name(key) and item \
             and not _HARMLESS_VALUE.match(item):
         return _marker("secret")
-    return redact_json(item)
+    return redact_json(item, by_name=by_name)

@@ -99,3 +99,50 @@ def test_a_github_token_cut_to_twenty_characters_is_still_caught() -> None:
 
     cut = "ghp_" + "a1B2c3D4e5F6g7H8i9J0"
     assert redact(f"token {cut} in a log line") == "token [REDACTED:github_token] in a log line"
+
+
+@pytest.mark.parametrize("text", [
+    "123456:" + "ABC-DEF1234ghIkl-zyx57W2v1u123ew11",  # Telegram's documentation
+    "bot token 987654321:" + "xY_12abCDefGHijKLmnOPqrSTuvWXyz0123",
+    "https://api.telegram.org/bot123456:" + "ABC-DEF1234ghIkl-zyx57W2v1u123ew11/getUpdates",
+])
+def test_a_telegram_token_in_the_documented_format_is_caught(text: str) -> None:
+    clean = redact(text)
+    assert "[REDACTED:telegram_token]" in clean
+    assert "zyx57W2v1u123ew11" not in clean and "mnOPqrSTuvWXyz0123" not in clean
+
+
+@pytest.mark.parametrize("text", ["AKIA" + "IOSFODNN7EXAMPLE_prod", "prod_AKIA" + "IOSFODNN7EXAMPLE",
+                                  "~/.aws/AKIA" + "IOSFODNN7EXAMPLE_backup.csv",
+                                  "id=ASIA" + "IOSFODNN7EXAMPLE_"])
+def test_an_aws_key_id_glued_to_a_name_by_an_underscore_is_caught(text: str) -> None:
+    clean = redact(text)
+    assert "IOSFODNN7EXAMPLE" not in clean
+    assert "[REDACTED:aws_access_key]" in clean
+
+
+@pytest.mark.parametrize("text", [
+    "The build runs at 12:30 and again at 18:45:00.",
+    "Keep the aspect ratio 3:4 (or 16:9).",
+    "Fixed in da39a3ee5e6b4b0d3255bfef95601890afd80709, see 1234567:da39a3ee5e6b4b0d3255bfef95601890afd80709",
+    "run 3f1c2a9e-1234-4567-89ab-0123456789ab and 20240501:3f1c2a9e-1234-4567-89ab-0123456789ab",
+    "/home/dev/src/itachi/chalicelib/kernel/redaction.py:120:5",
+    "C:\\Users\\dev\\AKIA_notes\\build_2024_05_01.log",
+    "pid 123456: worker started with 4 threads",
+    "AKIAMOST is not a key, nor is THEAKIAIOSFODNN7EXAMPLE1 inside a longer word",
+])
+def test_times_ratios_hashes_uuids_and_paths_are_left_alone(text: str) -> None:
+    assert redact(text) == text
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=[f"{s.kind}-{i}" for i, s in enumerate(SAMPLES)])
+def test_redacting_what_was_redacted_changes_nothing(sample: Sample) -> None:
+    once = redact(f"{sample.text} and PASSWORD=hunter22 at postgres://u:pw-123456@db/x")
+    assert redact(once) == once
+
+
+def test_json_redacted_by_text_only_keeps_identifiers_under_secret_names() -> None:
+    value = {"key": "5f0c1a2b3c4d", "run_key": "session:abc", "note": f"use {OPENAI_KEY}"}
+    cleaned = redact_json(value, by_name=False)
+    assert cleaned["key"] == "5f0c1a2b3c4d" and cleaned["run_key"] == "session:abc"
+    assert cleaned["note"] == "use [REDACTED:api_key]"

@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from chalicelib.console.domain.cookies import ConsoleSession
+from chalicelib.kernel.stored_text import Verbatim
 from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
 
 
@@ -17,7 +18,7 @@ class PostgresConsoleRepository:
         self._conn.execute(
             "INSERT INTO console_sessions (token_hash, csrf_token, signed_in_as, expires_at) "
             "VALUES (%s, %s, %s, %s)",
-            (token_hash, csrf_token, signed_in_as, expires_at),
+            (token_hash, Verbatim(csrf_token), signed_in_as, expires_at),  # compared with each form's
         )
 
     def live(self, token_hash: bytes, now: datetime) -> ConsoleSession | None:

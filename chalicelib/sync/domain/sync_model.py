@@ -16,6 +16,7 @@ from typing import Any
 from chalicelib.contracts.sync_envelope import NotAnEnvelope, content_hash, parse_header
 from chalicelib.contracts.sync_paths import BadSyncPath, normalise
 from chalicelib.kernel.errors import Conflict, InvalidInput
+from chalicelib.kernel.redaction import redact
 
 MACHINE_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 KEEP_VERSIONS = 10  # older versions of a path are pruned when a new one is stored
@@ -94,9 +95,10 @@ def check_machine(machine_id: str) -> str:
 
 
 def check_item(item: PushItem) -> PushItem:
-    """The item with a canonical path; InvalidInput if it could not be stored as ciphertext."""
+    """The item with a canonical path (redacted, as it is stored); InvalidInput if it could not be
+    stored as ciphertext."""
     try:
-        path = normalise(item.path)
+        path = redact(normalise(item.path))
     except BadSyncPath as exc:
         raise InvalidInput(f"path: {exc}", field="path") from None
     if item.base_version < 0:

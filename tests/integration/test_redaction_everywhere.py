@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from chalicelib.bootstrap import Container, set_container
-from chalicelib.contracts.api_transport import ApiClient, request_json
+from chalicelib.contracts.api_transport import ApiClient, ApiError, request_json
 from chalicelib.contracts.sync_envelope import content_hash
 from chalicelib.kernel.queue_table import QUEUES
 from infra.local.sqs_dispatcher import deliver_batch
@@ -137,9 +137,12 @@ def _machine_routes(client: ApiClient, api_url: str, key: str) -> None:
                   projects=[s.secret for s in TOKENS], agent_version=TOKENS[i % len(TOKENS)].secret[:50])
     heartbeat(client, "m2")
     blob = envelope(64)
-    client.post("/api/sync/push", {"project": "sec", "machine_id": "m2", "files": [
-        {"path": f"keys/{i}/{s.secret}.md", "base_version": 0, "ciphertext": base64.b64encode(blob).decode(),
-         "content_hash": content_hash(blob)} for i, s in enumerate(TOKENS)]})
+    for sample in TOKENS:  # the envelope authenticates the path: one holding a secret is refused whole
+        with pytest.raises(ApiError) as refused:
+            client.post("/api/sync/push", {"project": "sec", "machine_id": "m2", "files": [
+                {"path": f"keys/{sample.secret}.md", "base_version": 0,
+                 "ciphertext": base64.b64encode(blob).decode(), "content_hash": content_hash(blob)}]})
+        assert refused.value.status == 400 and sample.secret not in str(refused.value)
     client.post("/api/ssh/targets", {"name": "box", "machine_id": "m2", "host": "box.local", "user": "ops",
                                      "key_path": f"~/.ssh/{TOKENS[0].secret}",
                                      "allowed_commands": [s.text for s in SAMPLES]})

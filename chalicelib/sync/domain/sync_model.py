@@ -95,12 +95,16 @@ def check_machine(machine_id: str) -> str:
 
 
 def check_item(item: PushItem) -> PushItem:
-    """The item with a canonical path (redacted, as it is stored); InvalidInput if it could not be
-    stored as ciphertext."""
+    """The item with a canonical path; InvalidInput if it could not be stored as ciphertext, or
+    if its path holds a secret: stored redacted, it would no longer match the path the envelope
+    authenticates, so the file could not be opened anywhere (the message does not repeat it)."""
     try:
-        path = redact(normalise(item.path))
+        path = normalise(item.path)
     except BadSyncPath as exc:
         raise InvalidInput(f"path: {exc}", field="path") from None
+    if redact(path) != path:
+        raise InvalidInput("path: a file whose path holds a secret cannot sync (a secret is never "
+                           "stored); rename it or exclude it", field="path")
     if item.base_version < 0:
         raise InvalidInput("base_version: 0 for a new file, else the version it replaces",
                            field="base_version")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 # The prompt hook's block is shared with `itachi context --prompt` and the console's preview.
-from chalicelib.contracts.prompt_context import graph_context, search_context, trim
+from chalicelib.contracts.prompt_context import RECALLED, graph_context, search_context, trim
 from chalicelib.contracts.prompt_context import memory_line as _memory_line
 
 TYPE_CHECKING = False  # typing itself is not imported at run time (hooks.launch)
@@ -71,7 +71,7 @@ def session_start_context(
     """The additionalContext printed by the SessionStart hook ('' when the API gave nothing)."""
     if briefing is None and learnings is None and recent is None:
         return ""
-    parts = [f"=== Itachi Session Briefing ({project}) ==="]
+    parts = [f"=== Itachi Session Briefing ({project}) ===", RECALLED]
     parts += session_context_lines(briefing, recent)
     if learnings is not None:
         parts += ["", "Project rules:", *rule_lines(learnings)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextvars import ContextVar
+from typing import Literal
 
 from chalicelib.auth.domain.api_keys import DEPLOYMENT_ADMIN, KeyKind, Principal
 from chalicelib.kernel.errors import Forbidden
@@ -38,3 +39,11 @@ def require_vouch(*sources: str) -> None:
         refused = vouch_refusal(current_principal(), source)
         if refused:
             raise Forbidden(refused)
+
+
+def request_writer() -> Literal["person", "key"]:
+    """Who wrote the text of the current request: a person (an admin key) or a key any process on
+    a machine can read (`memory.domain.provenance`). Never what the request says about itself."""
+    from chalicelib.auth.domain.vouching import speaks_for_person
+
+    return "person" if speaks_for_person(current_principal()) else "key"

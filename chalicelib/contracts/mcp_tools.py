@@ -14,7 +14,7 @@ from typing import Any
 CATEGORY_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$"
 UUID_PATTERN = r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$"
 TASK_STATUSES = ("queued", "dispatched", "running", "completed", "failed", "cancelled", "timed_out")
-MCP_ORIGINS = ("agent", "user", "assistant")  # memory_store: who wrote the text (agent: untrusted)
+MCP_ORIGINS = ("agent", "user", "assistant")  # memory_store: whose words (a label: the key decides trust)
 
 
 @dataclass(frozen=True)
@@ -75,16 +75,17 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Save one durable piece of knowledge about this project: a decision and its reason, a fact, "
         "a convention, a gotcha. Write it so it stands alone months later. A restatement of a known "
         "memory reinforces it instead of adding a duplicate. Secrets are redacted before storage. "
-        "What an agent stores is kept untrusted (searchable, never put in a prompt or made a rule) "
-        "until a person promotes it; say `origin: user` only for the user's own words.",
+        "What is stored with a machine or client key is kept untrusted (searchable, never put in a "
+        "prompt or made a rule) until a person promotes it; say `origin: user` only for the user's "
+        "own words.",
         _object({
             "content": {"type": "string", "minLength": 1, "maxLength": 200_000,
                         "description": "The memory itself, self-contained."},
             "origin": {"type": "string", "enum": list(MCP_ORIGINS), "default": "agent",
                        "description": "Whose words these are: agent (the default: your own finding, "
                                       "stored untrusted), user (what the user told you) or assistant "
-                                      "(your conclusion agreed with the user in this session). user and "
-                                      "assistant need a key allowed to vouch for them."},
+                                      "(your conclusion agreed with the user in this session): a label for "
+                                      "the reviewer; a machine key may not claim user or assistant."},
             "category": {**_CATEGORY, "default": "fact"},
             "tags": {"type": "array", "maxItems": 20, "uniqueItems": True,
                      "items": {"type": "string", "minLength": 1, "maxLength": 64},

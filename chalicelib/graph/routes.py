@@ -9,6 +9,7 @@ from uuid import UUID
 
 from chalice import Response
 
+from chalicelib.auth.request_principal import request_writer
 from chalicelib.bootstrap import get_container
 from chalicelib.graph.schemas import (
     ContextQuery,
@@ -22,6 +23,7 @@ from chalicelib.graph.schemas import (
 )
 from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body, parse_query
+from chalicelib.memory.domain.provenance import graph_source
 
 bp = ApiBlueprint(__name__)
 
@@ -77,7 +79,8 @@ def supersede() -> Response:
     body = parse_body(bp.current_request, SupersedeIn)
     with _translated():
         done = get_container().graph_admin.supersede(
-            body.project, str(body.old_id), body.new_content, str(body.new_id) if body.new_id else None
+            body.project, str(body.old_id), body.new_content, str(body.new_id) if body.new_id else None,
+            trusted=request_writer() == "person",
         )
     return ok(done, status=201)
 
@@ -96,7 +99,8 @@ def edges() -> Response:
 def ingest() -> Response:
     body = parse_body(bp.current_request, IngestIn)
     origin = {"session_id": body.session_id} if body.session_id else None
-    key = get_container().graph_store.submit(body.project, body.text, body.source, origin)
+    source = graph_source(body.source, request_writer(), body.text)  # a key's text: an agent's
+    key = get_container().graph_store.submit(body.project, body.text, source, origin)
     return ok({"queued": True, "key": key}, status=202)
 
 

@@ -8,6 +8,7 @@ from chalice import Response
 from pydantic import Field
 
 from chalicelib.agents.scope_routes import run_scope
+from chalicelib.auth.request_principal import request_writer
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.kernel.wire import Int64, captured
@@ -78,7 +79,7 @@ def project_learnings() -> Response:
 @bp.route("/api/project/rules", methods=["POST"])
 def teach_rule() -> Response:
     body = parse_body(bp.current_request, RuleBody)
-    result = get_container().project_rules.teach(body.project, body.rule)
+    result = get_container().project_rules.teach(body.project, body.rule, writer=request_writer())
     return ok(result, status=200 if result["outcome"] == "reinforced" else 201)
 
 

@@ -40,7 +40,7 @@ class ServiceBackend:
         return _guarded(run)
 
     def store(self, *, project: str, content: str, category: str, tags: list[str], source: str) -> Json:
-        from chalicelib.auth.request_principal import require_vouch
+        from chalicelib.auth.request_principal import request_writer, require_vouch
         from chalicelib.memory.schemas import MemoryIn
 
         def run() -> Json:
@@ -48,8 +48,9 @@ class ServiceBackend:
             body = validate_input(MemoryIn, {"project": project, "content": content, "category": category,
                                              "metadata": metadata, "source": source})
             require_vouch(body.source)  # the /mcp caller's key, as POST /api/memory checks it
-            stored = self._c.memory.remember(body.draft())
-            return {"id": stored.id, "deduplicated": stored.deduplicated}
+            draft = body.draft(request_writer())  # the /mcp caller's key decides, never `origin`
+            stored = self._c.memory.remember(draft)
+            return {"id": stored.id, "deduplicated": stored.deduplicated, "trusted": draft.trusted}
         return _guarded(run)
 
     def recent(self, *, project: str, category: str | None, tag: str | None, limit: int) -> Json:

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from chalicelib.agents.domain.memory_scope import MemoryScope
 from chalicelib.agents.scope_routes import run_scope
-from chalicelib.auth.request_principal import require_vouch
+from chalicelib.auth.request_principal import request_writer, require_vouch
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.after_response import after_response
 from chalicelib.kernel.errors import InvalidInput
@@ -40,15 +40,17 @@ bp = ApiBlueprint(__name__)
 def remember() -> Response:
     body = parse_body(bp.current_request, MemoryIn)
     require_vouch(body.source)
-    stored = get_container().memory.remember(body.draft())
-    return ok({"id": stored.id, "deduplicated": stored.deduplicated}, status=201)
+    draft = body.draft(request_writer())
+    stored = get_container().memory.remember(draft)
+    return ok({"id": stored.id, "deduplicated": stored.deduplicated, "trusted": draft.trusted}, status=201)
 
 
 @bp.route("/api/memory/batch", methods=["POST"])
 def remember_batch() -> Response:
     body = parse_body(bp.current_request, BatchIn)
     require_vouch(*(m.source for m in body.memories))
-    stored = get_container().memory.remember_many([m.draft() for m in body.memories])
+    writer = request_writer()
+    stored = get_container().memory.remember_many([m.draft(writer) for m in body.memories])
     return ok({"ids": [s.id for s in stored], "deduplicated": [s.deduplicated for s in stored]}, status=201)
 
 
@@ -57,7 +59,7 @@ def code_change() -> Response:
     body = parse_body(bp.current_request, CodeChangeIn)
     stored = get_container().memory.record_code_change(body.project, body.file, body.summary,
                                                        category=body.category, diff=body.diff,
-                                                       metadata=body.metadata)
+                                                       metadata=body.metadata, writer=request_writer())
     return ok({"id": stored.id, "deduplicated": stored.deduplicated}, status=201)
 
 
@@ -67,7 +69,7 @@ def index_document() -> Response:
 
     body = parse_body(bp.current_request, IndexIn)
     report = DocumentIndexer(get_container().memory).index(body.project, body.path, body.text,
-                                                           category=body.category)
+                                                           category=body.category, writer=request_writer())
     return ok(report.as_json())
 
 
@@ -168,7 +170,8 @@ def import_rules() -> Response:
 
     body = parse_body(bp.current_request, ImportRulesIn)
     items = [ImportedText(i.category, i.content, i.path, i.tool) for i in body.items]
-    return ok(get_container().rule_import.run(body.project, items, dry_run=body.dry_run))
+    return ok(get_container().rule_import.run(body.project, items, dry_run=body.dry_run,
+                                              writer=request_writer()))
 
 
 @bp.route("/api/memory/recall", methods=["GET"])

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.wire import Fraction, captured
 from chalicelib.memory.domain.memory_model import Memory, MemoryDraft, MemoryStats, SearchHit, SearchResult
-from chalicelib.memory.domain.provenance import Source
+from chalicelib.memory.domain.provenance import Source, Writer
 
 Project = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
 Category = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
@@ -36,7 +36,8 @@ class MemoryIn(_Wire):
     confidence: Fraction | None = None
     session_id: str | None = Field(default=None, max_length=200)
     source_ids: list[str] = Field(default_factory=list, max_length=200)
-    # Where the text came from; tool, web and agent text is stored quarantined (untrusted).
+    # Where the text came from; tool, web and agent text is stored quarantined (untrusted), and so is
+    # any text a machine or client key sends (the route says who wrote it, never the body).
     source: Source = "unspecified"
 
     @field_validator("files", "source_ids")
@@ -56,12 +57,12 @@ class MemoryIn(_Wire):
             raise ValueError("must be between 1970 and 2200")
         return value
 
-    def draft(self) -> MemoryDraft:
+    def draft(self, writer: Writer) -> MemoryDraft:
         return MemoryDraft(project=self.project, category=self.category, content=self.content,
                            summary=self.summary or "", files=tuple(self.files), metadata=self.metadata,
                            created_at=self.created_at, significance=self.significance,
                            confidence=self.confidence, session_id=self.session_id,
-                           source_ids=tuple(self.source_ids), source=self.source)
+                           source_ids=tuple(self.source_ids), source=self.source, writer=writer)
 
 
 class BatchIn(_Wire):

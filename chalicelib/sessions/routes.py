@@ -90,9 +90,12 @@ def complete() -> Response:
 
 def _to_graph(project: str, summary: str, session_id: str) -> None:
     from chalicelib.kernel.logging import log_failure
+    from chalicelib.memory.domain.provenance import graph_source
 
     try:
-        get_container().graph_store.submit(project, summary, "assistant", {"session_id": session_id})
+        # The hook's capture of the assistant's reply: machine-written, so never trusted as a directive.
+        source = graph_source("assistant", "pipeline", summary)
+        get_container().graph_store.submit(project, summary, source, {"session_id": session_id})
     except Exception as exc:  # the session is closed either way
         log_failure("graph: session summary not queued", exc)
 

@@ -44,9 +44,10 @@ class InMemoryLearnedMemories:
     def __init__(self, state: LearningState) -> None:
         self._s = state
 
-    def _live(self, projects: Sequence[str], category: str) -> list[Memory]:
+    def _live(self, projects: Sequence[str], category: str, *, trusted_only: bool = True) -> list[Memory]:
         return [r.memory for r in self._s.memories.rows.values() if r.memory.superseded_by is None
-                and r.memory.project in projects and r.memory.category == category]
+                and r.memory.project in projects and r.memory.category == category
+                and (r.memory.trusted or not trusted_only)]
 
     def _similar(self, projects: Sequence[str], category: str,
                  embedding: Sequence[float]) -> list[LearnedItem]:
@@ -71,7 +72,7 @@ class InMemoryLearnedMemories:
         return self._similar(projects, category, embedding)[:limit]
 
     def any_live(self, projects: Sequence[str], category: str) -> bool:
-        return bool(self._live(projects, category))
+        return bool(self._live(projects, category, trusted_only=False))
 
     def get(self, memory_id: str, *, for_update: bool = False) -> LearnedItem | None:
         row = self._s.memories.rows.get(memory_id)

@@ -35,9 +35,10 @@ class GraphAdmin:
         return {**node.as_json(), "relationships": [r.as_json() for r in relations]}
 
     def supersede(
-        self, project: str, old_id: str, new_content: str | None, new_id: str | None
+        self, project: str, old_id: str, new_content: str | None, new_id: str | None, *, trusted: bool = True
     ) -> dict[str, Any]:
-        """Replace `old_id` by a new node with `new_content`, or by the existing node `new_id`."""
+        """Replace `old_id` by a new node with `new_content` (untrusted unless a person wrote it), or by
+        the existing node `new_id`."""
         with self._units() as uow:
             old = uow.graph.get_node(old_id)
             if old is None or old.project != project:
@@ -51,6 +52,7 @@ class GraphAdmin:
                     scope=old.scope,
                     valid_from=old.valid_from,
                     attributes=old.attributes,
+                    trusted=trusted,
                 ).checked()
                 vector = embed_all(self._embedder, [draft.content])[0]
                 if not old.live:

@@ -33,10 +33,10 @@ class PostgresLearnedMemories:
         self._conn = conn
 
     def nearest(self, project: str, category: str, embedding: Embedding) -> LearnedItem | None:
-        """The live memory of (project, category) closest to `embedding`."""
+        """The live trusted memory of (project, category) closest to `embedding` (proposals wait apart)."""
         row = self._conn.execute(
             f"SELECT {_ITEM}, 1 - (m.embedding <=> %s) AS similarity FROM memories m"
-            " WHERE m.project = %s AND m.category = %s AND m.superseded_by IS NULL"
+            " WHERE m.project = %s AND m.category = %s AND m.superseded_by IS NULL AND m.trusted"
             " AND m.embedding IS NOT NULL ORDER BY similarity DESC, m.created_at LIMIT 1",
             (_vector(embedding), project, category),
         ).fetchone()

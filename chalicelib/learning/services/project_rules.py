@@ -11,6 +11,11 @@ flagged (`metadata.contradicts`) beside a more confident one. Otherwise it is st
 `project_rule` memory. New rules go through the memory core's write path (the very same
 wording, already stored, is reinforced there, takes the candidate's confidence and is live
 again if a later rule had retired it).
+
+A rule no person stated and no pipeline may trust (one sent with a machine or client key, or
+one that reads as a directive to the model: `memory.domain.provenance`) is a proposal: stored
+quarantined, never reconciled with the live rules (it reinforces, rewords, supersedes and revives
+none of them), served as a rule only once a person promotes it.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from chalicelib.learning.services.ports import (
 )
 from chalicelib.memory.domain.dedup_guard import reconcile
 from chalicelib.memory.domain.memory_model import MemoryDraft, content_hash
+from chalicelib.memory.domain.provenance import Writer, trusted_on_write
 
 RULE_DEDUP_SIMILARITY = 0.85
 MAX_LEARNINGS = 15
@@ -43,7 +49,7 @@ CATEGORY = "project_rule"
 @dataclass(frozen=True)
 class Absorbed:
     id: str
-    outcome: Literal["stored", "reinforced", "superseded", "flagged"]
+    outcome: Literal["stored", "reinforced", "superseded", "flagged", "proposed"]
     replaces: str | None = None  # the rule it superseded or contradicts
 
 
@@ -60,11 +66,14 @@ class ProjectRules:
         return as_rule(self._redact(text))
 
     def absorb(self, uow: LearningUnitOfWork, project: str, candidate: RuleCandidate, embedding: list[float],
-               *, source: str, session_id: str | None = None) -> Absorbed:
-        """Reinforce the matching rule, supersede a contradicted one, or store a new one (caller's uow)."""
+               *, source: str, session_id: str | None = None, writer: Writer = "pipeline") -> Absorbed:
+        """Reinforce the matching rule, supersede a contradicted one, or store a new one (caller's uow);
+        a rule that may not be trusted is stored as a proposal beside them."""
+        if not trusted_on_write("unspecified", writer, candidate.rule):
+            return self._store(uow, project, candidate, embedding, source, session_id, None, writer)
         closest = uow.learned.nearest(project, CATEGORY, embedding)
         if closest is None or closest.similarity <= RULE_DEDUP_SIMILARITY:
-            return self._store(uow, project, candidate, embedding, source, session_id, None)
+            return self._store(uow, project, candidate, embedding, source, session_id, None, writer)
         verdict = reconcile(candidate.rule, closest.content, new_trust=candidate.confidence,
                             old_trust=closest.confidence)
         if verdict == "reinforce":
@@ -78,7 +87,7 @@ class ProjectRules:
                                             embedding=embedding, embedding_model=self._embedder.model)
             return Absorbed(closest.id, "reinforced")
         absorbed = self._store(uow, project, candidate, embedding, source, session_id,
-                               closest.id if verdict == "flag" else None)
+                               closest.id if verdict == "flag" else None, writer)
         if absorbed.id == closest.id:  # the very same wording: a restatement, never its own successor
             return absorbed
         if verdict == "supersede":
@@ -91,7 +100,7 @@ class ProjectRules:
         return absorbed
 
     def _store(self, uow: LearningUnitOfWork, project: str, candidate: RuleCandidate, embedding: list[float],
-               source: str, session_id: str | None, contradicts: str | None) -> Absorbed:
+               source: str, session_id: str | None, contradicts: str | None, writer: Writer) -> Absorbed:
         metadata: dict[str, Any] = {"source": source, "first_seen": datetime.now(UTC).isoformat(),
                                     "transcript_lines": list(candidate.lines)}
         if contradicts is not None:
@@ -99,8 +108,12 @@ class ProjectRules:
         draft = MemoryDraft(
             project=project, category=CATEGORY, content=candidate.rule, embedding=embedding,
             embedding_model=self._embedder.model, significance=0.7, confidence=candidate.confidence,
-            metadata=metadata, session_id=session_id, source_ids=tuple(f"line:{n}" for n in candidate.lines))
-        (stored,) = self._memory.write(uow, self._memory.prepare([draft]), near_dedup=False)
+            metadata=metadata, session_id=session_id, source_ids=tuple(f"line:{n}" for n in candidate.lines),
+            writer=writer)
+        (prepared,) = self._memory.prepare([draft])
+        (stored,) = self._memory.write(uow, [prepared], near_dedup=False)
+        if not prepared.trusted:  # a proposal: the same wording already stored is left as it is
+            return Absorbed(stored.id, "reinforced" if stored.deduplicated else "proposed")
         if not stored.deduplicated:
             return Absorbed(stored.id, "stored")
         # The very same wording is stored already (one the vector search did not reach, or one a
@@ -109,14 +122,16 @@ class ProjectRules:
         uow.memories.revive(stored.id)
         return Absorbed(stored.id, "reinforced")
 
-    def teach(self, project: str, rule: str) -> dict[str, Any]:
-        """Store a rule the user states explicitly (the /learn command), at confidence 0.95."""
+    def teach(self, project: str, rule: str, *, writer: Writer = "person") -> dict[str, Any]:
+        """Store a rule the user states explicitly (the /learn command), at confidence 0.95; sent
+        with a key that does not speak for a person, it is a proposal until a person promotes it."""
         text = self.clean(rule)
         if not text:
             raise InvalidInput("rule must not be empty", field="rule")
         (embedding,) = self._embedder.embed([text])
         with self._units() as uow:
-            absorbed = self.absorb(uow, project, RuleCandidate(text, TAUGHT), embedding, source="user")
+            absorbed = self.absorb(uow, project, RuleCandidate(text, TAUGHT), embedding, source="user",
+                                   writer=writer)
             stored = uow.learned.get(absorbed.id)
             uow.commit()
         assert stored is not None

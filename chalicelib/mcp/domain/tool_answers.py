@@ -45,8 +45,9 @@ def search_text(answer: Json, query: str, project: str) -> str:
 def stored_text(answer: Json, project: str, category: str, origin: str = "agent") -> str:
     if answer.get("deduplicated"):
         return f"Already known: reinforced memory {answer.get('id')} in {project} instead of adding a copy."
-    kept = (" as untrusted (an agent's finding): searchable, but not put in prompts or made a rule until "
-            "a person promotes it") if origin == "agent" else f" as the {origin}'s words"
+    why = "an agent's finding" if origin == "agent" else "this key does not speak for a person"
+    kept = (f" as untrusted ({why}): searchable, but not put in prompts or made a rule until a person "
+            "promotes it") if not answer.get("trusted", origin != "agent") else f" as the {origin}'s words"
     return f"Stored memory {answer.get('id')} ({category}) in {project}{kept}."
 
 

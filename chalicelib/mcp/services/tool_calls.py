@@ -122,7 +122,7 @@ class McpTools:
 
     def _store(self, args: dict[str, Any]) -> ToolAnswer:
         project, category = self._project(args), args.get("category", "fact")
-        # An MCP caller is an agent: its text is untrusted unless it says whose words these are.
+        # An MCP caller is an agent: `origin` labels whose words these are; the key decides trust.
         answer = self._backend.store(project=project, content=args["content"], category=category,
                                      tags=list(args.get("tags") or []), source=args.get("origin", "agent"))
         return ToolAnswer(render.stored_text(answer, project, category, args.get("origin", "agent")))

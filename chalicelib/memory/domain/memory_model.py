@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
 
-from chalicelib.memory.domain.provenance import is_trusted
+from chalicelib.memory.domain.provenance import Writer, trusted_on_write
 
 GLOBAL_PROJECT = "_global"
 SearchMode = Literal["hybrid", "text", "vector"]
@@ -51,11 +51,12 @@ class MemoryDraft:
     embedding_model: str | None = None
     tags: tuple[str, ...] = ()  # free tags; the write path adds the automatic ones
     source: str = "unspecified"  # where the text came from (`provenance.SOURCES`)
+    writer: Writer = "pipeline"  # the path it took here, set by the server (routes: the request's key)
 
     @property
     def trusted(self) -> bool:
-        """Untrusted text (tool output, web, other agents) is quarantined until promoted."""
-        return is_trusted(self.source)
+        """Untrusted text (a key's, tool output, the web, directives) is quarantined until promoted."""
+        return trusted_on_write(self.source, self.writer, self.content)
 
     @property
     def content_hash(self) -> str:

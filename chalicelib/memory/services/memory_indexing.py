@@ -17,6 +17,7 @@ from chalicelib.kernel.redaction import redact
 from chalicelib.memory.domain.markdown_chunks import chunk_markdown
 from chalicelib.memory.domain.memory_hygiene import clean
 from chalicelib.memory.domain.memory_model import MemoryDraft
+from chalicelib.memory.domain.provenance import Writer
 from chalicelib.memory.services.memory_service import MemoryService
 
 
@@ -38,7 +39,8 @@ class DocumentIndexer:
     def __init__(self, memory: MemoryService) -> None:
         self._memory = memory
 
-    def index(self, project: str, path: str, text: str, *, category: str = "document") -> IndexReport:
+    def index(self, project: str, path: str, text: str, *, category: str = "document",
+              writer: Writer = "pipeline") -> IndexReport:
         file_hash = hashlib.sha256(text.encode()).hexdigest()
         stored = self._memory.stored_chunks(project, path)
         if stored and all(fh == file_hash for _, _, fh in stored):
@@ -46,7 +48,7 @@ class DocumentIndexer:
         drafts = [
             MemoryDraft(project=project, category=category, content=chunk.content, files=(path,),
                         metadata={"source_path": path, "file_hash": file_hash, "chunk_index": chunk.index,
-                                  "heading_path": list(chunk.heading_path)})
+                                  "heading_path": list(chunk.heading_path)}, writer=writer)
             for chunk in chunk_markdown(redact(text))
         ]
         by_hash = {clean(d).content_hash: d for d in drafts}

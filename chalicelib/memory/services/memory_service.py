@@ -28,6 +28,7 @@ from chalicelib.memory.domain.memory_model import (
     SimilarMemory,
     StoreResult,
 )
+from chalicelib.memory.domain.provenance import Writer
 from chalicelib.memory.domain.search_scoring import SearchWeights
 from chalicelib.memory.services.deadline_embedding import DeadlineEmbedder
 from chalicelib.memory.services.memory_store import MemoryStore
@@ -67,14 +68,15 @@ class MemoryService:
         return self.store.store(drafts, near_dedup=near_dedup, field_prefix="memories")
 
     def record_code_change(self, project: str, file: str, summary: str, *, category: str = "code_change",
-                           diff: str | None = None, metadata: dict[str, Any] | None = None) -> StoreResult:
+                           diff: str | None = None, metadata: dict[str, Any] | None = None,
+                           writer: Writer = "pipeline") -> StoreResult:
         """A file edit as a memory: "<file>: <summary>", then the start of the diff."""
         content = f"{file}: {summary}"
         if diff:
             content += "\n" + cap(diff, 2_000)
         return self.remember(MemoryDraft(project=project, category=category, content=content,
                                          files=(file,), metadata={**(metadata or {}), "file": file},
-                                         source="assistant"))
+                                         source="assistant", writer=writer))
 
     # -- searching and reading ----------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from chalicelib.kernel.logging import get_logger
 from chalicelib.memory.domain.memory_hygiene import clean
 from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult, embedding_text
 from chalicelib.memory.domain.memory_tags import auto_tags, free_tags, merge_tags
-from chalicelib.memory.domain.provenance import carries_instructions
+from chalicelib.memory.domain.provenance import quarantine_reason
 from chalicelib.memory.services.batch_write import BatchWrite
 from chalicelib.memory.services.deadline_embedding import DeadlineEmbedder, Embedded
 from chalicelib.memory.services.ports import MemoryUnits, MemoryWriteUnit, TransientConflict
@@ -146,9 +146,10 @@ class MemoryStore:
             raise InvalidInput(f"{prefix}.{index}: {exc.message}", field=field) from None
         tags = merge_tags(free_tags(cleaned.metadata, cleaned.tags),
                           auto_tags(cleaned.category, cleaned.files, cleaned.content))
-        if not cleaned.trusted and carries_instructions(cleaned.content):  # a hint for the reviewer
+        reason = None if cleaned.trusted else quarantine_reason(cleaned.content)
+        if reason:  # a hint for the reviewer
             return dataclasses.replace(cleaned, tags=tags,
-                                       metadata={**cleaned.metadata, "quarantine": "carries instructions"})
+                                       metadata={**cleaned.metadata, "quarantine": reason})
         return dataclasses.replace(cleaned, tags=tags)
 
     def _after_write(self, inserted: int) -> None:

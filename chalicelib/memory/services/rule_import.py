@@ -5,8 +5,9 @@ The client reads the files (`agent/rule_files.py`) and sends items; each is clea
 every memory is (redaction, caps), then looked up by content hash in the project: an item the
 project already holds, in any phase, is reported `exists` and left alone (not reinforced), so a
 second run adds nothing. A dry run reports the same without writing. Items are stored with
-`source: import` (trusted: the repository's own people wrote them) and `metadata.import_path`
-and `metadata.imported_from`.
+`source: import` and `metadata.import_path` and `metadata.imported_from`: trusted when a person
+imports them (an admin key), quarantined when a machine or client key sends them (any process on
+the machine could have written those files), so that their rules are proposals until promoted.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from chalicelib.kernel.errors import InvalidInput
+from chalicelib.memory.domain import provenance
 from chalicelib.memory.domain.memory_hygiene import clean
 from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult
 
@@ -48,8 +50,9 @@ class RuleImport:
         self._units = units
         self._memory = memory
 
-    def run(self, project: str, items: Sequence[ImportedText], *, dry_run: bool) -> dict[str, Any]:
-        drafts = [self._draft(project, item, i) for i, item in enumerate(items)]
+    def run(self, project: str, items: Sequence[ImportedText], *, dry_run: bool,
+            writer: provenance.Writer = "pipeline") -> dict[str, Any]:
+        drafts = [self._draft(project, item, i, writer) for i, item in enumerate(items)]
         with self._units() as uow:
             present = uow.imports.present(project, [d.content_hash for d in drafts])
         fresh: list[MemoryDraft] = []
@@ -69,11 +72,11 @@ class RuleImport:
                 "would_add": len(fresh), "existing": len(items) - len(fresh), "ids": ids, "items": report}
 
     @staticmethod
-    def _draft(project: str, item: ImportedText, index: int) -> MemoryDraft:
+    def _draft(project: str, item: ImportedText, index: int, writer: provenance.Writer) -> MemoryDraft:
         metadata = {"source": "import", "import_path": item.path, "imported_from": item.tool}
         try:
             return clean(MemoryDraft(project=project, category=item.category, content=item.content,
-                                     metadata=metadata, source="import",
+                                     metadata=metadata, source="import", writer=writer,
                                      significance=0.7 if item.category == "project_rule" else None,
                                      confidence=0.9 if item.category == "project_rule" else None))
         except InvalidInput as exc:

@@ -85,4 +85,4 @@ class TelegramContext:
 
     def remember(self, project: str, category: str, content: str) -> object:
         return self._memory().remember(MemoryDraft(project=project, category=category, content=content,
-                                                   metadata={"source": "telegram"}))
+                                                   metadata={"source": "telegram"}, writer="person"))

@@ -39,7 +39,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"|\bpowershell(?:\.exe)?\b[^\n]{0,200}?\s-(?:enc|encodedcommand)\b"
         r"|\b(?:run|execute|exec)\s+(?:this|that|these|the\s+following|the\s+attached|the\s+below)\s+"
         r"(?:shell\s+)?(?:commands?|scripts?|code|payloads?|binary|binaries|file)\b"
-        r"|\b(?:download|fetch)\w*\s+(?:\S+\s+){0,3}?(?:and|then)\s+(?:run|execute|install)\b"
+        r"|\b(?:download|fetch)\w*\s+(?:\S+\s+){0,6}?(?:and|then)\s+(?:run|execute|install)\b"
         r"|\brm\s+-[rf]{1,2}\s+(?:~|/)(?:\s|$|\*)",
         re.IGNORECASE)),
 )

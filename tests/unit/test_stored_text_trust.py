@@ -76,6 +76,7 @@ def test_a_graph_node_from_untrusted_text_is_recorded_as_an_agents() -> None:
     assert graph_source("assistant", "pipeline", PLANTED) == "agent"
     assert graph_source("assistant", "pipeline", BENIGN) == "assistant"
     assert graph_source("user", "person", PLANTED) == "user"
+    assert graph_source("tool", "person", BENIGN) == "tool"  # untrusted already: its own label
 
 
 def test_quarantined_text_carries_what_it_asks_for_the_reviewer() -> None:

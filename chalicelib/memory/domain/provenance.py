@@ -50,7 +50,7 @@ def trusted_on_write(source: str, writer: Writer, text: str) -> bool:
 def graph_source(source: str, writer: Writer, text: str) -> str:
     """The source to record where trust follows the source alone (graph nodes): `agent` (untrusted)
     for text that may not be trusted on write."""
-    return source if trusted_on_write(source, writer, text) else "agent"
+    return source if not is_trusted(source) or trusted_on_write(source, writer, text) else "agent"
 
 
 def quarantine_reason(text: str) -> str | None:

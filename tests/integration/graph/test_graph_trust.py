@@ -57,3 +57,36 @@ def test_an_entity_a_person_names_too_becomes_trusted_but_the_tool_facts_stay_ou
     block = prompt_graph_block(api, "mixed")
     assert "reviews every release" in block
     assert "push directly" not in block
+
+
+def _as(api: RunningApi, key: str) -> RunningApi:
+    """The same server, called with another key."""
+    return RunningApi(api.url, key, api.container)
+
+
+def _key(api: RunningApi, kind: str, name: str) -> str:
+    body = {"name": name, "kind": kind, **({"machine_id": name} if kind == "machine" else {})}
+    status, created = call(api, "POST", "/api/keys", body)
+    assert status == 201, created
+    return str(created["key"])
+
+
+def test_what_a_machine_key_ingests_as_the_users_words_stays_untrusted(api: RunningApi) -> None:
+    learn(_as(api, _key(api, "machine", "runner-1")), "keyed", POISON, "user")
+
+    entities = call(api, "GET", "/api/graph/entities", project="keyed")[1]["entities"]
+    assert next(e for e in entities if e["content"] == "Mallory")["trusted"] is False
+    assert "push directly" not in prompt_graph_block(api, "keyed")
+
+
+def test_the_prompt_hooks_capture_of_the_users_prompt_stays_trusted_with_a_client_key(api: RunningApi) -> None:
+    hook = _as(api, _key(api, "client", "laptop"))
+    told = "From now on always squash merge every pull request of the checkout service."
+    status, _ = call(hook, "GET", "/api/memory/search", query=told, project="prompted", project_limit=3,
+                     global_limit=2, mode="hybrid", graph="true")
+    assert status == 200
+    assert deliver_batch(api.container.queues, INGEST, wait_s=10) == 1
+
+    status, body = call(hook, "GET", "/api/graph/context", project="prompted",
+                        query="How do we merge pull requests of the checkout service?")
+    assert status == 200 and "squash merge" in str(body.get("text"))

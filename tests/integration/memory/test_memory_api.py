@@ -38,7 +38,7 @@ def test_storing_the_same_memory_twice_returns_the_same_id_marked_deduplicated(a
     body = {"project": "p1", "category": "fact", "content": "The CI runs on two cores."}
     first = call(api, "POST", "/api/memory", body)[1]
     status, second = call(api, "POST", "/api/memory", {**body, "content": "the CI  runs on two cores."})
-    assert status == 201 and second == {"id": first["id"], "deduplicated": True}
+    assert status == 201 and second == {"id": first["id"], "deduplicated": True, "trusted": True}
     assert call(api, "GET", f"/api/memory/{first['id']}")[1]["times_reinforced"] == 2
 
 

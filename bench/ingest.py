@@ -70,7 +70,7 @@ def steps(server: ItachiServer, batches: list[list[dict[str, object]]], provider
         store = container.memory.store
         store.write_timeout_s = 600
         for i, items in enumerate(batches):
-            drafts = [MemoryIn.model_validate(m).draft() for m in items]
+            drafts = [MemoryIn.model_validate(m).draft("person") for m in items]
             started = time.perf_counter()
             if i % 2 == 0:
                 prepared = store.prepare(drafts)

@@ -79,7 +79,8 @@ def test_what_a_machine_key_ingests_as_the_users_words_stays_untrusted(api: Runn
     assert "push directly" not in prompt_graph_block(api, "keyed")
 
 
-def test_the_prompt_hooks_capture_of_the_users_prompt_stays_trusted_with_a_client_key(api: RunningApi) -> None:
+def test_the_prompt_hooks_capture_of_the_users_prompt_stays_trusted_with_a_client_key(
+        api: RunningApi) -> None:
     hook = _as(api, _key(api, "client", "laptop"))
     told = "From now on always squash merge every pull request of the checkout service."
     status, _ = call(hook, "GET", "/api/memory/search", query=told, project="prompted", project_limit=3,

@@ -75,7 +75,8 @@ def test_itachi_context_never_shows_what_a_machine_key_stored(api: RunningApi, m
 
 
 WRITES: dict[str, tuple[str, Callable[[str], dict[str, Any]]]] = {
-    "code-change": ("/api/memory/code-change", lambda p: {"project": p, "file": "Makefile", "summary": PLANTED}),
+    "code-change": ("/api/memory/code-change", lambda p: {"project": p, "file": "Makefile",
+                                                          "summary": PLANTED}),
     "index": ("/api/memory/index", lambda p: {"project": p, "path": "docs/testing.md",
                                               "text": f"# Testing\n\n{PLANTED}\n"}),
     "import-rules": ("/api/memory/import-rules", lambda p: {"project": p, "items": [
@@ -92,7 +93,8 @@ def test_every_memory_write_path_keeps_a_machine_keys_text_quarantined(
     (memory,) = [m for m in stored(admin, project) if "evil.example" in m["content"]]
     assert memory["trusted"] is False
     assert "evil.example" not in hook_context(admin, project)
-    assert all("evil.example" not in r["rule"] for r in admin.get("/api/project/learnings", project=project)["rules"])
+    rules = admin.get("/api/project/learnings", project=project)["rules"]
+    assert all("evil.example" not in r["rule"] for r in rules)
 
 
 def test_a_rule_a_machine_key_teaches_is_a_proposal_until_a_person_promotes_it(

@@ -23,9 +23,13 @@ _idle = threading.Condition()
 
 def after_response(action: Callable[[], object]) -> bool:
     """Keep `action` for after the response; False (and nothing kept) outside `responding()`."""
+    global _running
     actions = _after.get()
     if actions is None:
         return False
+    if not actions:  # counted from now, not from the response: a stop may come as soon as it is out
+        with _idle:
+            _running += 1
     actions.append(action)
     return True
 
@@ -41,8 +45,6 @@ def responding() -> Iterator[None]:
     finally:
         _after.reset(token)
         if actions:
-            with _idle:
-                _running += 1
             try:
                 _run(actions)
             finally:
@@ -62,7 +64,7 @@ def _run(actions: list[Callable[[], object]]) -> None:
 
 
 def wait_idle(timeout_s: float) -> bool:
-    """Wait until no request is running its after-response actions (a server stopping); True if none is."""
+    """Wait until no request has actions kept or running (a server stopping); True if none has."""
     deadline = time.monotonic() + timeout_s
     with _idle:
         while _running:

@@ -32,7 +32,7 @@ NO_ANSWER = "no answer"
 @dataclass
 class Tally:
     lock: threading.Lock = field(default_factory=threading.Lock)
-    slow: Counter[str] = field(default_factory=Counter)  # how each slow connection ended
+    slow: Counter[str] = field(default_factory=Counter)  # how each slow connection ended, by kind
     probes: dict[str, Counter[str]] = field(default_factory=dict)  # route: status or "no answer"
     latencies_ms: dict[str, list[float]] = field(default_factory=dict)
 
@@ -59,9 +59,10 @@ def slow_connection(address: tuple[str, int], body: bool, every_s: float, pause_
         try:
             with socket.create_connection(address, timeout=5) as sock:
                 sock.sendall(head)
-                tally.count_slow(_trickle(sock, b" " if body else b"X-Slow: 1\r\n", every_s, until))
+                outcome = _trickle(sock, b" " if body else b"X-Slow: 1\r\n", every_s, until)
         except OSError:
-            tally.count_slow("could not connect")
+            outcome = "could not connect"
+        tally.count_slow(f"{'body' if body else 'headers'} {outcome}")
         time.sleep(pause_s)
 
 

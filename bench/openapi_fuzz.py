@@ -37,7 +37,8 @@ def all_checks(url: str, key: str, *, max_examples: int, max_time_s: int, seed: 
                    "--seed", str(seed), "--request-timeout", "30", "--workers", "2",
                    "--report", "har", "--report-har-path", str(har), "--no-color",
                    "--generation-database", "none"]
-        run = subprocess.run(command, capture_output=True, text=True, check=False)
+        # Run from the scratch directory: Schemathesis keeps its crash cache in ./.schemathesis
+        run = subprocess.run(command, capture_output=True, text=True, check=False, cwd=scratch)
         entries = json.loads(har.read_text())["log"]["entries"] if har.exists() else []
     statuses = Counter(int((entry.get("response") or {}).get("status") or 0) for entry in entries)
     answered = {code: n for code, n in sorted(statuses.items()) if code}

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from chalice import Response
 from pydantic import Field
 
 from chalicelib.agents.domain.profiles import profile_from_body
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
-from chalicelib.kernel.wire import Money
+from chalicelib.kernel.wire import Money, StoredTime
 
 bp = ApiBlueprint(__name__)
 
@@ -36,7 +34,7 @@ class CronBody(WireModel):
     profile: str | None = Field(default=None, max_length=48)
     run_id: str | None = Field(default=None, max_length=36)
     project: str | None = Field(default=None, max_length=300)
-    until: datetime | None = None
+    until: StoredTime | None = None
 
 
 class CronQuery(WireModel):

@@ -9,10 +9,15 @@ refuses them (400 "not valid JSON").
 
 Numbers: every numeric field uses one of the bounded types below, matching its column
 (`integer`, `bigint`, `numeric(12,4)`, `real`); floats are finite.
+
+Times: every time a request asks to store (a memory's dates, an imported record's, a job's end)
+is a `StoredTime`, within EARLIEST..LATEST (1970 to 2200); a snapshot is loaded only when its
+rows are within the same range, and the memory search clamps to it.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, Field
@@ -39,6 +44,20 @@ Int64 = Annotated[int, Field(ge=-INT64_MAX - 1, le=INT64_MAX)]
 Money = Annotated[float, Field(ge=0, le=MONEY_MAX, allow_inf_nan=False)]
 Seconds = Annotated[float, Field(ge=0, le=REAL_MAX, allow_inf_nan=False), AfterValidator(_as_real)]
 Fraction = Annotated[float, Field(ge=0, le=1, allow_inf_nan=False), AfterValidator(_as_real)]
+
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(2200, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)
+TIME_RANGE = "between 1970 and 2200"
+
+
+def _in_time_range(value: datetime) -> datetime:
+    """A time within EARLIEST..LATEST (one without a zone read as UTC), unchanged."""
+    if not EARLIEST <= (value if value.tzinfo else value.replace(tzinfo=UTC)) <= LATEST:
+        raise ValueError(f"must be {TIME_RANGE}")
+    return value
+
+
+StoredTime = Annotated[datetime, AfterValidator(_in_time_range)]
 
 
 def strip_nul(value: Any) -> Any:

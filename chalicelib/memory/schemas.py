@@ -10,7 +10,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from chalicelib.kernel.errors import InvalidInput
-from chalicelib.kernel.wire import Fraction, captured
+from chalicelib.kernel.wire import Fraction, StoredTime, captured
 from chalicelib.memory.domain.memory_model import Memory, MemoryDraft, MemoryStats, SearchHit, SearchResult
 from chalicelib.memory.domain.provenance import Source, Writer
 
@@ -31,7 +31,7 @@ class MemoryIn(_Wire):
     summary: str | None = Field(default=None, max_length=20_000)
     files: list[str] = Field(default_factory=list, max_length=500)
     metadata: dict[str, Any] = Field(default_factory=dict)
-    created_at: datetime | None = None
+    created_at: StoredTime | None = None
     significance: Fraction | None = None
     confidence: Fraction | None = None
     session_id: str | None = Field(default=None, max_length=200)
@@ -50,12 +50,7 @@ class MemoryIn(_Wire):
     @field_validator("created_at")
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
-        if value is None:
-            return None
-        value = value if value.tzinfo else value.replace(tzinfo=UTC)
-        if not 1970 <= value.year <= 2200:
-            raise ValueError("must be between 1970 and 2200")
-        return value
+        return value if value is None or value.tzinfo else value.replace(tzinfo=UTC)
 
     def draft(self, writer: Writer) -> MemoryDraft:
         return MemoryDraft(project=self.project, category=self.category, content=self.content,

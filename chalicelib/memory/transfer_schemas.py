@@ -8,7 +8,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from chalicelib.kernel.wire import Fraction
+from chalicelib.kernel.wire import Fraction, StoredTime
 from chalicelib.memory.domain.memory_lifecycle import PHASES
 from chalicelib.memory.domain.provenance import Source
 
@@ -31,7 +31,7 @@ class ArchiveRecord(_Wire):
     content: str = Field(min_length=1, max_length=200_000)
     summary: str = Field(default="", max_length=20_000)
     category: str = Category
-    archived_at: datetime
+    archived_at: StoredTime
 
     _tz = field_validator("archived_at")(_aware)
 
@@ -50,8 +50,8 @@ class MemoryRecord(_Wire):
     significance: Fraction = 0.5
     confidence: Fraction = 0.5
     times_reinforced: int = Field(default=1, ge=1, le=2_000_000_000)
-    created_at: datetime
-    last_reinforced_at: datetime
+    created_at: StoredTime
+    last_reinforced_at: StoredTime
     session_id: str | None = Field(default=None, max_length=200)
     source_ids: list[str] = Field(default_factory=list, max_length=200)
     content_hash: str = Field(pattern=r"^[0-9a-f]{64}$")

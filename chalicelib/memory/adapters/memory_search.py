@@ -24,6 +24,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from chalicelib.kernel.wire import EARLIEST, LATEST
 from chalicelib.memory.adapters.memory_repository import LIVE, Conn, vector
 from chalicelib.memory.adapters.search_statistics import SearchStatistics
 from chalicelib.memory.domain.memory_model import (
@@ -89,11 +90,19 @@ _CANDIDATES = {
     "text": "SELECT id FROM text_hits UNION SELECT id FROM text_more",
     "vector": "SELECT id FROM vec_ann UNION SELECT id FROM vec_exact",
 }
+# Recency never overflows, whatever a row holds (a date written into the table directly, far
+# outside the 1970-2200 every write path keeps to, or infinite): the age is taken from a time
+# clamped to [earliest, now] and counts at most MAX_HALF_LIVES half-lives (0.5 ** 1100 underflows
+# a float8). A row's time is shown clamped to [earliest, latest] as well.
+MAX_HALF_LIVES = 1000
+RECENCY = ("(1 - %(w_recency)s + %(w_recency)s * power(0.5, least(%(max_half_lives)s, extract(epoch FROM"
+           " now() - least(now(), greatest(m.created_at, m.last_reinforced_at, %(earliest)s))) / 86400.0"
+           " / %(half_life)s)))")
+CREATED_AT = "least(greatest(m.created_at, %(earliest)s), %(latest)s) AS created_at"
 _FINAL = """
 candidates AS ({candidates})
-SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, m.created_at, m.source,
-  m.trusted, ({score}) * (1 - %(w_recency)s + %(w_recency)s * power(0.5, greatest(0, extract(epoch FROM
-    now() - greatest(m.created_at, m.last_reinforced_at)) / 86400.0) / %(half_life)s)) AS score
+SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {created_at}, m.source,
+  m.trusted, ({score}) * {recency} AS score
 FROM candidates c JOIN memories m ON m.id = c.id CROSS JOIN query q
 ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(limit)s
 """
@@ -102,7 +111,7 @@ ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(limit)s
 # best NEIGHBOUR_PARENTS hits, in the same scope, within NEIGHBOUR_WINDOW of it.
 NEIGHBOUR_PARENTS, NEIGHBOURS_PER_SIDE, NEIGHBOUR_WINDOW = 5, 2, "30 minutes"  # chosen on LoCoMo 1-5
 _NEIGHBOURS = """
-SELECT h.n, m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, m.created_at,
+SELECT h.n, m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {created_at},
   m.source, m.trusted
 FROM unnest(%(parents)s::uuid[]) WITH ORDINALITY AS h(id, n) JOIN memories p ON p.id = h.id
 CROSS JOIN LATERAL ((
@@ -152,7 +161,8 @@ def build_statement(mode: SearchMode, scope: SearchScope) -> str:
         parts.append(_branches("vec_ann", _VEC_ANN, scope))
         parts.append(_branches("vec_exact", _VEC_EXACT, scope))
     score = _SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE)
-    parts.append(_FINAL.format(candidates=_CANDIDATES[mode], score=score))
+    parts.append(_FINAL.format(candidates=_CANDIDATES[mode], score=score, created_at=CREATED_AT,
+                               recency=RECENCY))
     return "".join(parts)
 
 
@@ -206,7 +216,8 @@ class PostgresMemorySearch:
             "metadata": Jsonb(scope.metadata) if scope.metadata else None,
             "tag": scope.tag, "pool": pool, "limit": limit, "wide": 4 * pool, "sample": SAMPLE_ROWS,
             "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
-            "half_life": weights.half_life_days,
+            "half_life": weights.half_life_days, "max_half_lives": MAX_HALF_LIVES,
+            "earliest": EARLIEST, "latest": LATEST,
             **{f"project_{n}": p for n, p in enumerate(scope.projects)},
             **{f"ann_{n}": False for n in range(len(scope.projects))},
         }
@@ -216,7 +227,7 @@ class PostgresMemorySearch:
         """Add the neighbours of the best hits at `share` of their parent's score; best `limit` stay."""
         parents = hits[:NEIGHBOUR_PARENTS]
         rows = self._conn.execute(
-            _NEIGHBOURS.format(filters=scope_filters(scope)),
+            _NEIGHBOURS.format(filters=scope_filters(scope), created_at=CREATED_AT),
             {**params, "parents": [h.id for h in parents], "window": NEIGHBOUR_WINDOW,
              "per_side": NEIGHBOURS_PER_SIDE}, prepare=False).fetchall()
         best = {h.id: h for h in hits}

@@ -17,6 +17,8 @@ from chalicelib.memory.adapters.memory_search import (
     _COSINE,
     _COVERAGE,
     _SCORE,
+    CREATED_AT,
+    RECENCY,
     PostgresMemorySearch,
     build_statement,
 )
@@ -24,11 +26,9 @@ from chalicelib.memory.adapters.search_statistics import SearchStatistics
 from chalicelib.memory.domain.memory_model import SearchMode, SearchScope
 from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool
 
-_RECENCY = ("(1 - %(w_recency)s + %(w_recency)s * power(0.5, greatest(0, extract(epoch FROM"
-            " now() - greatest(m.created_at, m.last_reinforced_at)) / 86400.0) / %(half_life)s))")
 _EXPLAIN = """
 candidates AS ({candidates})
-SELECT m.id, m.project, m.category, m.content, m.created_at, m.source, m.trusted,
+SELECT m.id, m.project, m.category, m.content, {created_at}, m.source, m.trusted,
   {vector_part} AS vector_part, {text_part} AS text_part, {recency} AS recency_part,
   ({score}) * {recency} AS score
 FROM candidates c JOIN memories m ON m.id = c.id CROSS JOIN query q
@@ -41,7 +41,7 @@ def explain_statement(mode: SearchMode, scope: SearchScope) -> str:
     return head + _EXPLAIN.format(
         candidates=_CANDIDATES[mode], score=_SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE),
         vector_part="NULL::float8" if mode == "text" else _COSINE,
-        text_part="NULL::float8" if mode == "vector" else _COVERAGE, recency=_RECENCY)
+        text_part="NULL::float8" if mode == "vector" else _COVERAGE, recency=RECENCY, created_at=CREATED_AT)
 
 
 class PostgresSearchExplain:

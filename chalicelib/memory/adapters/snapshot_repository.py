@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from psycopg import sql
@@ -107,10 +108,34 @@ class PostgresSnapshotRepository:
                 (found["id"], part.name)).rowcount
         return counts
 
-    def _columns(self, table: str) -> list[str]:
+    def dated_outside(self, project: str, name: str, earliest: datetime, latest: datetime) -> str | None:
+        """The first part of the snapshot holding a time outside [earliest, latest], or None."""
+        found = self._conn.execute("SELECT id FROM memory_snapshots WHERE project = %s AND name = %s",
+                                   (project, name)).fetchone()
+        if found is None:
+            return None
+        for part in PARTS:
+            times = [sql.Identifier(c) for c in self._columns(part.table, "timestamp with time zone")]
+            if not times:
+                continue
+            outside = sql.SQL(" OR ").join(sql.SQL("r.{} NOT BETWEEN %(lo)s AND %(hi)s").format(c)
+                                           for c in times)
+            row = self._conn.execute(
+                sql.SQL("SELECT 1 FROM memory_snapshot_items i,"
+                        " jsonb_populate_record(NULL::{table}, i.item) r"
+                        " WHERE i.snapshot_id = %(s)s AND i.part = %(part)s AND ({outside}) LIMIT 1").format(
+                    table=sql.Identifier(part.table), outside=outside),
+                {"s": found["id"], "part": part.name, "lo": earliest, "hi": latest}).fetchone()
+            if row is not None:
+                return part.name
+        return None
+
+    def _columns(self, table: str, data_type: str | None = None) -> list[str]:
+        """The table's stored columns in order (only those of `data_type` when given)."""
         rows = self._conn.execute(
             "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()"
-            " AND table_name = %s AND is_generated = 'NEVER' ORDER BY ordinal_position", (table,)).fetchall()
+            " AND table_name = %s AND is_generated = 'NEVER' AND (%s::text IS NULL OR data_type = %s)"
+            " ORDER BY ordinal_position", (table, data_type, data_type)).fetchall()
         return [r["column_name"] for r in rows]
 
     def load_drafts(self, project: str, drafts: Iterable[MemoryDraft]) -> int:

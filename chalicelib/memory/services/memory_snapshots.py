@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound
+from chalicelib.kernel.wire import EARLIEST, LATEST, TIME_RANGE
 from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.memory.domain.memory_profiles import PROFILES, generate
 from chalicelib.memory.services.lifecycle_ports import LifecycleUnits
@@ -41,7 +42,13 @@ class MemorySnapshots:
             return uow.snapshots.listing(project)
 
     def load(self, project: str, name: str, *, yes: bool) -> dict[str, Any]:
-        """Replace the project's memory by the snapshot's (an automatic snapshot first)."""
+        """Replace the project's memory by the snapshot's (an automatic snapshot first); one holding
+        a time outside the range every write keeps to is refused."""
+        with self._units() as uow:
+            part = uow.snapshots.dated_outside(project, name, EARLIEST, LATEST)
+        if part is not None:
+            raise InvalidInput(f"snapshot {name} is not loaded: its {part} hold a time that is not "
+                               f"{TIME_RANGE}", field="name")
         safety = self._guard(project, yes)
         with self._units() as uow:
             counts = uow.snapshots.restore(project, name)

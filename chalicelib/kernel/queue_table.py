@@ -48,6 +48,9 @@ _MACHINE_ID = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 DLQ_SUFFIX = "-dlq"
 
 
+MACHINE_ID_RULE = "1-40 letters, digits, '-' or '_', not ending in -dlq"
+
+
 def valid_machine_id(machine_id: str) -> bool:
     """1-40 letters, digits, '-' or '_', and never ending in `-dlq`: machine `x-dlq`'s queue would
     be machine `x`'s dead-letter queue."""

@@ -101,9 +101,18 @@ class FakeTasks:
             worktree=result.worktree, branch=result.branch, lease_expires_at=None,
             finished_at=self._s.clock())
 
-    def queued_ids(self, limit: int) -> list[str]:
-        queued = [t for t in self._rows.values() if t.status == TaskStatus.QUEUED]
-        return [t.id for t in sorted(queued, key=lambda t: t.created_at or self._s.clock())][:limit]
+    def queued_ids(self, per_machine: int, machines: Sequence[str]) -> list[str]:
+        queued = sorted((t for t in self._rows.values() if t.status == TaskStatus.QUEUED
+                         and (t.target_machine is None or t.target_machine in machines)),
+                        key=lambda t: (t.created_at or self._s.clock(), t.id))
+        taken: dict[tuple[str | None, str], int] = {}
+        out = []
+        for task in queued:
+            group = (task.target_machine, task.project)
+            taken[group] = taken.get(group, 0) + 1
+            if taken[group] <= per_machine:
+                out.append(task.id)
+        return out
 
     def lost_leases(self, limit: int = 100) -> list[Task]:
         now = self._s.clock()
@@ -118,6 +127,10 @@ class FakeTasks:
         now = self._s.clock()
         return [t for t in self._running() if t.started_at is not None
                 and t.started_at + timedelta(seconds=t.time_budget_s + grace_s) < now][:limit]
+
+    def dispatched_to(self, machine_id: str) -> list[Task]:
+        return [t for t in self._rows.values()
+                if t.status == TaskStatus.DISPATCHED and t.machine_id == machine_id]
 
     def stuck_dispatched(self, older_than_s: float, limit: int = 100) -> list[Task]:
         cutoff = self._s.clock() - timedelta(seconds=older_than_s)

@@ -50,9 +50,9 @@ def units(request: pytest.FixtureRequest) -> Iterator[Units]:
     db.close()
 
 
-def add(units: Units, description: str = "fix it", **fields: Any) -> Task:
+def add(units: Units, description: str = "fix it", project: str = "web", **fields: Any) -> Task:
     with units() as uow:
-        task, _ = uow.tasks.insert(str(uuid.uuid4()), NewTask("web", description, **fields))
+        task, _ = uow.tasks.insert(str(uuid.uuid4()), NewTask(project, description, **fields))
         uow.commit()
     return task
 
@@ -87,7 +87,7 @@ def test_tasks_are_found_by_id_prefix_and_searched_newest_first(units: Units) ->
         found = uow.tasks.search(status="queued", project="web", machine=None, limit=10)
         assert [t.id for t in found] == [newer.id, older.id]
         assert uow.tasks.search(status="running", project=None, machine=None, limit=10) == []
-        assert uow.tasks.queued_ids(1) == [older.id]
+        assert uow.tasks.queued_ids(1, ()) == [older.id]
 
 
 def test_an_update_applies_only_in_the_expected_status_and_conditions(units: Units) -> None:
@@ -146,6 +146,22 @@ def test_lost_leases_overdue_runs_orphans_and_stuck_dispatches_are_found(units: 
         assert {t.id for t in uow.tasks.orphans_of("m1", None)} == {lost.id, live.id}
         assert [t.id for t in uow.tasks.stuck_dispatched(-60)] == [stuck.id]
         assert uow.tasks.stuck_dispatched(3600) == []
+        assert [t.id for t in uow.tasks.dispatched_to("m2")] == [stuck.id]
+        assert uow.tasks.dispatched_to("m1") == []
+
+
+def test_queued_tasks_are_offered_per_machine_and_project_oldest_first(units: Units) -> None:
+    gone = [add(units, target_machine="gone") for _ in range(3)]
+    web_m1 = [add(units, target_machine="m1") for _ in range(3)]
+    docs_m1 = add(units, target_machine="m1", project="docs")
+    web_any = [add(units) for _ in range(3)]
+    docs_any = add(units, project="docs")
+    with units() as uow:
+        assert uow.tasks.queued_ids(2, ["m1"]) == [t.id for t in (*web_m1[:2], docs_m1, *web_any[:2],
+                                                                 docs_any)]
+        assert uow.tasks.queued_ids(1, ["m1", "gone"]) == [gone[0].id, web_m1[0].id, docs_m1.id,
+                                                           web_any[0].id, docs_any.id]
+        assert uow.tasks.queued_ids(5, []) == [t.id for t in (*web_any, docs_any)]
 
 
 def test_events_are_numbered_per_task_and_read_after_a_sequence_number(units: Units) -> None:

@@ -49,6 +49,7 @@ class SubagentRuns:
             raise InvalidInput(f"the task must be 1 to {MAX_PROMPT} characters", field="prompt")
         check_repo(request.repo)
         profile = self._profiles.get(request.profile)
+        self._tasks.check_machine(request.machine or profile.default_machine)  # before a run exists
         new = NewRun(profile.name, request.project, prompt, request.origin, request.parent_run_id,
                      request.repo, request.machine or profile.default_machine, request.telegram_chat_id,
                      request.telegram_topic_id, request.time_budget_s or profile.time_budget_s,

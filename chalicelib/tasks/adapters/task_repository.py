@@ -3,6 +3,7 @@ racing on one task (a duplicate SQS delivery, a sweep and a late agent) cannot b
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -124,9 +125,14 @@ class TaskRepository:
             branch=result.branch, lease_expires_at=None, finished_at=datetime.now(UTC),
         )
 
-    def queued_ids(self, limit: int) -> list[str]:
-        rows = self._conn.execute("SELECT id FROM tasks WHERE status = 'queued' ORDER BY created_at LIMIT %s",
-                                  (limit,)).fetchall()
+    def queued_ids(self, per_machine: int, machines: Sequence[str]) -> list[str]:
+        # One window over the queued tasks these machines may take: the oldest of each (machine,
+        # project), a task for any machine counting as machine NULL.
+        rows = self._conn.execute(
+            "SELECT id FROM (SELECT id, created_at, row_number() OVER ("
+            "  PARTITION BY target_machine, project ORDER BY created_at, id) AS n FROM tasks"
+            "  WHERE status = 'queued' AND (target_machine IS NULL OR target_machine = ANY(%s))) q"
+            " WHERE n <= %s ORDER BY created_at, id", (list(machines), per_machine)).fetchall()
         return [str(r["id"]) for r in rows]
 
     def lost_leases(self, limit: int = 100) -> list[Task]:
@@ -143,6 +149,10 @@ class TaskRepository:
         """Running tasks past their time budget plus `grace_s` (the agent failed to stop them)."""
         return self._locked("status = 'running' AND started_at + make_interval(secs => time_budget_s + %s)"
                             " < now() LIMIT %s", (grace_s, limit))
+
+    def dispatched_to(self, machine_id: str) -> list[Task]:
+        """Tasks dispatched to the machine and not claimed yet (locked; rows held elsewhere skipped)."""
+        return self._locked("status = 'dispatched' AND machine_id = %s", (machine_id,))
 
     def stuck_dispatched(self, older_than_s: float, limit: int = 100) -> list[Task]:
         return self._locked("status = 'dispatched' AND dispatched_at < now() - make_interval(secs => %s)"

@@ -1,8 +1,12 @@
-"""The machine registry: heartbeats (registration included) and the list of machines.
+"""The machine registry: heartbeats (registration included), the list of machines, and the one
+check that a task or run names a registered machine.
 
 A heartbeat from a new agent process of a machine, or one saying the machine goes offline,
 means the tasks the previous process was running have no runner any more: they are retried
-or failed at once instead of waiting for their lease to run out.
+or failed at once instead of waiting for their lease to run out, and the tasks sent to it but
+not claimed (a message the dead process may have held) are taken back. An online machine with
+a free slot is offered its queued tasks at once: a returning agent gets its work at its first
+heartbeat.
 """
 
 from __future__ import annotations
@@ -12,14 +16,14 @@ from typing import Any
 
 from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
-from chalicelib.kernel.queue_table import valid_machine_id
+from chalicelib.kernel.queue_table import MACHINE_ID_RULE, valid_machine_id
 from chalicelib.tasks.domain.agent_session_states import SessionStatus
 from chalicelib.tasks.domain.machine_records import Heartbeat, MachineRecord
 from chalicelib.tasks.domain.machine_selection import online_status
 from chalicelib.tasks.domain.task_model import Task
 from chalicelib.tasks.services.ports import TasksUnitOfWork
 from chalicelib.tasks.services.task_deps import TaskDeps, TaskUseCase
-from chalicelib.tasks.services.task_recovery import recover_task
+from chalicelib.tasks.services.task_recovery import recover_task, requeue_dispatched
 
 
 @dataclass(frozen=True)
@@ -40,8 +44,7 @@ class MachineRegistry(TaskUseCase):
 
     def heartbeat(self, hb: Heartbeat) -> Registration:
         if not valid_machine_id(hb.machine_id):
-            raise InvalidInput("machine_id: 1-40 letters, digits, '-' or '_', not ending in -dlq",
-                               field="machine_id")
+            raise InvalidInput(f"machine_id: {MACHINE_ID_RULE}", field="machine_id")
         recovered: list[Task] = []
         with self._uow() as uow:
             previous_instance, queue_url = uow.machines.record_heartbeat(hb)
@@ -53,7 +56,7 @@ class MachineRegistry(TaskUseCase):
                 live = None if hb.status == "offline" else hb.agent_instance
                 recovered = self._recover_orphans(uow, hb.machine_id, live)
             if hb.status == "online" and (recovered or hb.active_tasks < hb.max_concurrent):
-                self._offer_waiting_after(uow)
+                self._offer_waiting_after(uow, (hb.machine_id,))
             uow.commit()
         return Registration(hb.machine_id, queue_url, self._endpoint, self._region, self._policy.heartbeat_s,
                             self._policy.offline_after_s, tuple(t.id for t in recovered))
@@ -68,6 +71,10 @@ class MachineRegistry(TaskUseCase):
                 self._announce(uow, updated, events)
                 get_logger().warning("orphaned task recovered", extra={
                     "task_id": task.id, "machine_id": machine_id, "status": updated.status.value})
+        for task in uow.tasks.dispatched_to(machine_id):
+            updated, events = requeue_dispatched(uow, task, "its agent stopped before claiming it")
+            if updated is not None:
+                self._announce(uow, updated, events)
         for session in uow.sessions.open_on_machine(machine_id):
             uow.sessions.set_status(session.id, SessionStatus.FAILED, error="the agent restarted")
         return out
@@ -95,7 +102,7 @@ class MachineRegistry(TaskUseCase):
             if not uow.machines.set_paused(machine_id, paused):
                 raise NotFound(f"no machine {machine_id!r}")
             if not paused:
-                self._offer_waiting_after(uow)
+                self._offer_waiting_after(uow, (machine_id,))
             uow.commit()
         get_logger().info("machine paused" if paused else "machine resumed", extra={"machine_id": machine_id})
         return f"machine {machine_id} {'paused: no new tasks until resumed' if paused else 'resumed'}"
@@ -105,3 +112,13 @@ class MachineRegistry(TaskUseCase):
             records = uow.machines.records(machine_id)
         return bool(records) and records[0].view.online(self._policy.offline_after_s)
 
+
+def require_registered(uow: TasksUnitOfWork, machine_id: str) -> None:
+    """Refuse a machine id that is malformed (400) or that no agent ever registered (404)."""
+    if not valid_machine_id(machine_id):
+        raise InvalidInput(f"machine: {machine_id!r} is not a machine id ({MACHINE_ID_RULE})",
+                           field="machine")
+    if not uow.machines.records(machine_id):
+        raise NotFound(f"no machine {machine_id!r} is registered: name a machine whose agent has sent a "
+                       "heartbeat (`itachi machines` lists them), or none to let the server choose",
+                       field="machine")

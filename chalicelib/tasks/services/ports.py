@@ -42,8 +42,9 @@ class Tasks(Protocol):
 
     def renew_lease(self, task_id: str, machine_id: str, attempt: int, lease_s: float) -> Task | None: ...
     def finish(self, task_id: str, machine_id: str, attempt: int, result: TaskResult) -> Task | None: ...
-    def queued_ids(self, limit: int) -> list[str]:
-        """The oldest queued tasks first."""
+    def queued_ids(self, per_machine: int, machines: Sequence[str]) -> list[str]:
+        """Queued tasks, oldest first: at most `per_machine` of each project for each of `machines`,
+        and as many of each project's tasks for any machine (so no backlog hides another's task)."""
         ...
 
     def lost_leases(self, limit: int = 100) -> list[Task]:
@@ -56,6 +57,10 @@ class Tasks(Protocol):
 
     def overdue(self, grace_s: float, limit: int = 100) -> list[Task]:
         """Running tasks past their time budget plus `grace_s`."""
+        ...
+
+    def dispatched_to(self, machine_id: str) -> list[Task]:
+        """Tasks dispatched to the machine that it has not claimed (locked)."""
         ...
 
     def stuck_dispatched(self, older_than_s: float, limit: int = 100) -> list[Task]: ...

@@ -3,7 +3,7 @@ offering waiting tasks to the dispatcher again."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -49,18 +49,23 @@ class TaskUseCase:
         if events:
             uow.after_commit(lambda: announce(self._publisher, task, events))
 
-    def _offer_waiting_after(self, uow: TasksUnitOfWork, limit: int | None = None) -> None:
-        """Offer waiting tasks once `uow` has committed (a slot was freed or a machine came)."""
+    def _offer_waiting_after(self, uow: TasksUnitOfWork, machines: Collection[str],
+                             limit: int | None = None) -> None:
+        """Offer what `machines` may take once `uow` has committed (a slot was freed or a machine came)."""
 
         def offer() -> None:
-            self._offer_waiting(limit)
+            self._offer_waiting(machines, limit)
 
         uow.after_commit(offer)
 
-    def _offer_waiting(self, limit: int | None = None) -> int:
-        """Put the oldest queued tasks back on the dispatch queue; return how many."""
+    def _offer_waiting(self, machines: Collection[str], limit: int | None = None) -> int:
+        """Put the queued tasks `machines` may take back on the dispatch queue, the oldest `limit` of
+        each (machine, project) and of each project's tasks for any machine; return how many.
+
+        Fair by construction: tasks waiting for other machines (offline, or never registered) are
+        neither offered nor counted, so they cannot hold back a machine's own work."""
         with self._uow() as uow:
-            ids = uow.tasks.queued_ids(limit or self._policy.waiting_batch)
+            ids = uow.tasks.queued_ids(limit or self._policy.waiting_batch, sorted(machines))
         for task_id in ids:
             self._queues.send_dispatch(task_id)
         return len(ids)

@@ -20,7 +20,7 @@ class TaskPolicy:
     claim_timeout_s: float = 300.0  # a dispatched task nobody claimed goes back to queued
     overdue_grace_s: float = 120.0  # past its time budget plus this, a running task is timed out
     max_switches: int = MAX_SWITCHES
-    waiting_batch: int = 50  # queued tasks re-offered per trigger
+    waiting_batch: int = 50  # queued tasks re-offered per trigger, per machine and project
 
     @classmethod
     def from_settings(cls, settings: Settings) -> TaskPolicy:

@@ -109,7 +109,7 @@ class TaskRunService(TaskUseCase):
                 {"exit_code": result.exit_code, "files_changed": list(result.files_changed)[:100],
                  "cost_usd": result.cost_usd, "branch": result.branch, "error": result.error})])
             self._announce(uow, updated, events)
-            self._offer_waiting_after(uow, REFILL_AFTER_RESULT)  # the freed slot
+            self._offer_waiting_after(uow, (machine_id,), REFILL_AFTER_RESULT)  # the freed slot
             uow.commit()
         get_logger().info("task finished", extra={"task_id": task_id, "status": result.status.value})
         return updated

@@ -4,7 +4,8 @@
 - running past its time budget plus a grace period: timed out (the agent failed to stop it);
 - dispatched but not claimed in time, or its machine went offline: back to queued;
 - sessions on machines gone offline: failed;
-- then the queued tasks are offered to the dispatcher again.
+- then the queued tasks the online machines may take are offered to the dispatcher again
+  (per machine and project: a backlog for machines that are gone holds nothing back).
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ class TaskSweeper(TaskUseCase):
                         uow.sessions.set_status(session.id, SessionStatus.FAILED, error="machine offline")
                         sessions += 1
             uow.commit()
-        report = SweepReport(recovered, timed_out, requeued, sessions, self._offer_waiting())
+        report = SweepReport(recovered, timed_out, requeued, sessions, self._offer_waiting(online))
         if recovered or timed_out or requeued or sessions:
             get_logger().info("task sweep", extra=report.__dict__)
         return report

@@ -13,18 +13,22 @@ from chalicelib.kernel.short_ids import resolve_short_id
 from chalicelib.tasks.domain.engine_switch import KNOWN_ENGINES
 from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskEvent, check_repo
 from chalicelib.tasks.domain.task_states import TaskStatus, ensure_transition
+from chalicelib.tasks.services.machines import require_registered
 from chalicelib.tasks.services.task_deps import TaskUseCase
 
 
 class TaskService(TaskUseCase):
     def create(self, new: NewTask) -> Task:
         """Store a queued task and put it on the dispatch queue (idempotent on idempotency_key). A
-        machine key's task goes to its own machine."""
+        machine key's task goes to its own machine; a task naming a machine needs that machine
+        registered (`require_registered`)."""
         new = replace(new, target_machine=new.target_machine or own_machine())
         if new.engine and new.engine not in KNOWN_ENGINES:
             raise InvalidInput(f"engine must be one of {', '.join(KNOWN_ENGINES)}", field="engine")
         check_repo(new.repo)
         with self._uow() as uow:
+            if new.target_machine is not None:
+                require_registered(uow, new.target_machine)
             task, fresh = uow.tasks.insert(str(uuid.uuid4()), new)
             created = uow.events.append(task.id, 0, [NewEvent("created", new.description[:200], {
                 "project": new.project, "repo": new.repo, "engine": new.engine,
@@ -35,6 +39,12 @@ class TaskService(TaskUseCase):
             uow.commit()
         get_logger().info("task created", extra={"task_id": task.id, "project": task.project})
         return task
+
+    def check_machine(self, machine_id: str | None) -> None:
+        """Refuse a machine a task could not be created for (malformed or never registered)."""
+        if machine_id is not None:
+            with self._uow() as uow:
+                require_registered(uow, machine_id)
 
     def resolve(self, ref: str) -> str:
         """Accept a full task id or a unique prefix of at least six characters."""

@@ -15,7 +15,7 @@ from tests.integration.memory.conftest import call
 
 ANCIENT = {"created_at": "1241-06-22T19:09:30Z", "last_reinforced_at": "0187-10-02T01:56:57Z"}
 MODERN = {"created_at": "2024-01-01T00:00:00Z", "last_reinforced_at": "2024-01-01T00:00:00Z"}
-SEARCH = {"query": "deploys tuesdays", "project": "app"}
+QUERY = "deploys tuesdays"
 
 
 def _record(content: str, **fields: Any) -> dict[str, Any]:
@@ -45,7 +45,7 @@ def test_an_imported_record_dated_in_1241_is_refused_and_search_keeps_answering(
     assert status == 400
     assert body["field"] == "records.0.created_at"
     assert "between 1970 and 2200" in body["message"]
-    found = call(api, "GET", "/api/memory/search", **SEARCH)
+    found = call(api, "GET", "/api/memory/search", query=QUERY, project="app")
     assert found[0] == 200 and found[1]["results"]
 
 
@@ -54,7 +54,8 @@ ARCHIVE = {"content": "The original text.", "category": "fact", "archived_at": "
 
 @pytest.mark.parametrize(("path", "body", "field"), [
     ("/api/memory", {"project": "app", "content": "x", "created_at": "1241-06-22T19:09:30Z"}, "created_at"),
-    ("/api/memory/batch", {"memories": [{"project": "app", "content": "x", "created_at": "2201-01-01T00:00:00Z"}]},
+    ("/api/memory/batch",
+     {"memories": [{"project": "app", "content": "x", "created_at": "2201-01-01T00:00:00Z"}]},
      "memories.0.created_at"),
     ("/api/memory/import", {"records": [_record("x", last_reinforced_at="0187-10-02T01:56:57Z")]},
      "records.0.last_reinforced_at"),
@@ -73,18 +74,18 @@ def test_search_answers_over_rows_whose_dates_were_written_outside_the_range(api
     odd = {
         _stored(api, "Deploys on Tuesdays need a second reviewer."): ANCIENT.values(),
         _stored(api, "Tuesdays deploys skip the canary stage."): ("-infinity", "infinity"),
-        _stored(api, "Deploys on Tuesdays were once announced by runner."): ("0187-10-02 BC", "0044-03-15 BC"),
+        _stored(api, "Deploys on Tuesdays were announced by runner."): ("0187-10-02 BC", "0044-03-15 BC"),
     }
     for memory_id, (created, reinforced) in odd.items():
         _redate(api, memory_id, created, reinforced)
 
     for mode in ("hybrid", "text", "vector"):
-        status, body = call(api, "GET", "/api/memory/search", **SEARCH, mode=mode, limit=10)
+        status, body = call(api, "GET", "/api/memory/search", query=QUERY, project="app", mode=mode, limit=10)
         assert status == 200, (mode, body)
         assert {r["id"] for r in body["results"]} == {recent, *odd}, mode
         assert all(0 <= r["score"] <= 1 for r in body["results"]), mode
         assert all("1970-01-01" <= r["created_at"][:10] <= "2200-12-31" for r in body["results"]), mode
-    explained = call(api, "GET", "/api/memory/search", **SEARCH, explain="true")
+    explained = call(api, "GET", "/api/memory/search", query=QUERY, project="app", explain="true")
     assert explained[0] == 200, explained[1]
 
 
@@ -95,7 +96,8 @@ def test_a_snapshot_holding_a_row_dated_outside_the_range_is_not_loaded(api: Run
     with api.container.db.connection() as conn:
         conn.execute("DELETE FROM memories WHERE project = 'app' AND id <> %s", (kept,))
 
-    status, body = call(api, "POST", "/api/memory/snapshots/load", {"project": "app", "name": "before", "yes": True})
+    status, body = call(api, "POST", "/api/memory/snapshots/load",
+                        {"project": "app", "name": "before", "yes": True})
 
     assert (status, body["field"]) == (400, "name")
     assert "not loaded" in body["message"] and "between 1970 and 2200" in body["message"]

@@ -20,7 +20,7 @@ from tests.conftest import RunningApi
 from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.support.agent_harness import AgentHarness, harness, make_repo
 from tests.support.claude_cli import claude_env, ensure_claude_cli
-from tests.support.orchestration import client_for, wait_for
+from tests.support.orchestration import client_for, offline_machine, wait_for
 
 pytestmark = pytest.mark.e2e
 SLEEP = "python3 -c 'import time; time.sleep({})'"
@@ -170,7 +170,8 @@ def test_a_run_past_its_time_budget_is_stopped_and_reported_to_the_run_that_spaw
     with FakeAnthropic([hang]) as fake:
         start_claude_agent(h, fake, tmp_path)
         add_operator(h)
-        # The parent is active but waits for a machine that never comes.
+        # The parent is active but waits for a machine that never comes back.
+        offline_machine(h.client, "nowhere")
         parent = container.agent_runs.spawn(SpawnRequest("researcher", "Plan the rollout", machine="nowhere"))
         child = h.client.post(
             "/api/agents/runs",

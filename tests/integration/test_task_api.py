@@ -17,6 +17,7 @@ from tests.support.orchestration import (
     heartbeat,
     machine_messages,
     new_task,
+    offline_machine,
 )
 
 
@@ -46,6 +47,7 @@ def test_a_task_goes_to_the_online_machine_that_has_its_repo(client: ApiClient, 
 
 def test_a_task_with_no_machine_waits_queued_and_goes_out_when_one_sends_a_heartbeat(
         client: ApiClient, container: Container) -> None:
+    offline_machine(client, "late")
     task = new_task(client, machine="late")
     drain_dispatch(container)
     assert client.get(f"/api/tasks/{task['id']}")["status"] == "queued"

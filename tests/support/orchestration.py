@@ -28,6 +28,11 @@ def heartbeat(client: ApiClient, machine_id: str, *, instance: str | None = None
     return client.post("/api/machines/heartbeat", body)
 
 
+def offline_machine(client: ApiClient, machine_id: str) -> None:
+    """Register a machine whose agent is offline: a task or run for it waits, queued."""
+    heartbeat(client, machine_id, status="offline")
+
+
 def drain_dispatch(container: Container, rounds: int = 3) -> int:
     """Run the dispatch consumer over everything on the dispatch queue (as Lambda would)."""
     handled = 0

@@ -137,7 +137,7 @@ def test_engine_switches_are_counted_and_refused_past_the_limit_without_changing
 
 def test_a_result_finishes_the_attempt_announces_the_end_and_offers_waiting_tasks(world: TaskWorld) -> None:
     task = world.running()
-    waiting = world.tasks.create(NewTask("other", "wait for a slot", target_machine="m2"))
+    waiting = world.tasks.create(NewTask("other", "wait for a slot", target_machine="m1"))
     world.queues.dispatch.clear()
 
     done = world.runs.finish(task.id, "m1", 1, TaskResult(TaskStatus.COMPLETED, "done", ("a.py",), 0))

@@ -11,7 +11,7 @@ import pytest
 from chalicelib.bootstrap import Container
 from chalicelib.kernel.errors import InvalidInput
 from tests.conftest import RunningApi
-from tests.support.orchestration import client_for
+from tests.support.orchestration import client_for, offline_machine
 
 
 def make_due(container: Container, job_id: str, minutes_ago: int = 1) -> None:
@@ -91,6 +91,7 @@ def test_cron_jobs_are_added_by_a_run_listed_and_removed_over_the_api(
     api: RunningApi, container: Container
 ) -> None:
     client = client_for(api.url, api.key)
+    offline_machine(client, "nowhere")
     run = client.post(
         "/api/agents/runs",
         {"profile": "researcher", "prompt": "Watch the pydantic releases", "machine": "nowhere"},

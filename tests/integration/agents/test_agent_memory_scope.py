@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import REPO_ROOT, RunningApi
-from tests.support.orchestration import wait_for
+from tests.support.orchestration import client_for, offline_machine, wait_for
 
 pytestmark = pytest.mark.integration
 
@@ -43,6 +43,7 @@ def world(api: RunningApi, tmp_path: Path) -> dict[str, Any]:
     api.call("POST", "/api/agents/profiles", {
         "name": "ledger-analyst", "system_prompt": "You analyse ledgers.",
         "memory_projects": [SCOPED], "memory_categories": ["fact", "project_rule"]})
+    offline_machine(client_for(api.url, api.key), "nowhere")
     run = api.call("POST", "/api/agents/runs", {"profile": "ledger-analyst", "project": OWN,
                                                   "prompt": "Reconcile Q3", "machine": "nowhere"})
     repo = tmp_path / "payments"

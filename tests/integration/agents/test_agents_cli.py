@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import RunningApi
+from tests.support.orchestration import client_for, offline_machine
 
 
 def itachi(api: RunningApi, home: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -39,6 +40,7 @@ def test_profiles_runs_messages_and_cron_from_the_command_line(api: RunningApi, 
     )
     listed = itachi(api, tmp_path, "profile", "list")
     shown = itachi(api, tmp_path, "profile", "show", "doc-writer")
+    offline_machine(client_for(api.url, api.key), "nowhere")
     spawned = itachi(api, tmp_path, "spawn", "doc-writer", "Document the cron API", "--machine", "nowhere")
     run_id = spawned.stdout.split()[2]
     active = itachi(api, tmp_path, "list")

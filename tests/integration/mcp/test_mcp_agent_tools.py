@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import RunningApi
 from tests.integration.mcp.mcp_clients import connect, text
-from tests.support.orchestration import client_for
+from tests.support.orchestration import client_for, offline_machine
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -22,6 +22,7 @@ def test_a_model_spawns_messages_and_schedules_subagents_through_mcp(
 ) -> None:
     project = f"agents-{transport}"
     answers: dict[str, str] = {}
+    offline_machine(client_for(api.url, api.key), "none")
 
     async def scenario() -> None:
         async with connect(transport, api, tmp_path, project) as client:
@@ -72,6 +73,8 @@ def test_inside_a_subagents_engine_the_stdio_tools_act_for_its_run_and_read_only
 
     project = "agents-scoped"
     client = client_for(api.url, api.key)
+    for machine in ("nowhere", "none"):
+        offline_machine(client, machine)
     facts = [("fact", "The SDK release notes live on the vendor blog."),
              ("decision", "We decided to pin the SDK release notes feed.")]
     client.post("/api/memory/batch", {"memories": [

@@ -22,6 +22,7 @@ from infra.aws.network import lambda_vpc_config
 from infra.aws.stage import REPO_ROOT, StageConfig
 
 API_ID = "APIHandler"
+ALARM_EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 MIGRATIONS_DIR = REPO_ROOT / "chalicelib" / "migrations"
 LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192,
                       2557, 2922, 3288, 3653]
@@ -47,7 +48,10 @@ def parameters() -> Json:
         "ApiMemoryMb": {"Type": "Number", "Default": 1769, "MinValue": 256, "MaxValue": 10240,
                         "Description": "API Lambda memory: one full vCPU keeps its cold start short"},
         "LogRetentionDays": {"Type": "Number", "Default": 30, "AllowedValues": LOG_RETENTION_DAYS},
-        "AlarmEmail": {"Type": "String", "Default": "", "Description": "Where alarms are mailed (optional)"},
+        # No default: every alarm goes to this address, and a stack that mails nobody is refused.
+        "AlarmEmail": {"Type": "String", "AllowedPattern": ALARM_EMAIL_PATTERN,
+                       "ConstraintDescription": "an e-mail address: alarms are mailed there",
+                       "Description": "Where alarms are mailed (required)"},
         "TelegramAllowedUsers": {"Type": "String", "Default": "",
                                  "Description": "Telegram user ids allowed to command the bot "
                                                 "(comma-separated)"},
@@ -120,7 +124,6 @@ def render(sam: Json, stage: StageConfig, *, code_uri: str) -> Json:
     template["Parameters"] = parameters()
     template["Conditions"] = {
         PRIVATE: {"Fn::Equals": [ref("NetworkMode"), "private"]},
-        "HasAlarmEmail": {"Fn::Not": [{"Fn::Equals": [ref("AlarmEmail"), ""]}]},
         TRACING: {"Fn::Equals": [ref("XRayTracing"), "true"]},
         **database.conditions(),
     }

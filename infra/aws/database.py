@@ -4,7 +4,8 @@ encrypted, with backups, TLS only, and RDS Proxy in front of it for the Lambdas 
 Who reaches Postgres: in private mode (both stages) the proxy, or without a proxy (`DbProxyEnabled=false`,
 the cheap dev stage) the Lambdas' security group, and the migrations function's own group;
 nothing from the internet. `public-db` mode gives the instance a public address and admits only
-`DbAllowedCidr`, which has no default: that mode cannot be chosen without naming who may connect.
+`DbAllowedCidr`, which has no default: that mode cannot be chosen without naming who may connect,
+and it names one address or a small network (/24 to /32), never the internet.
 The parameter group pins TLS (`rds.force_ssl`, TLS 1.2 at least) and `max_connections`, which
 the API's reserved concurrency is sized to (infra/aws/capacity.py). Clients verify the
 certificate (`verify-full`) against the CA bundle shipped in the Lambda zip (infra/aws/ca_bundle.py).
@@ -24,7 +25,8 @@ APP_SECRET = APP_DATABASE_SECRET.logical_id
 PORT = 5432
 USE_PROXY = "UseDbProxy"  # condition: private mode with RDS Proxy
 HAS_CIDR = "HasDbAllowedCidr"
-CIDR_PATTERN = r"^$|^([0-9]{1,3}\.){3}[0-9]{1,3}/([0-9]|[12][0-9]|3[0-2])$"
+# One address (/32) up to one /24: a range wide enough to be "the internet" is refused.
+CIDR_PATTERN = r"^$|^([0-9]{1,3}\.){3}[0-9]{1,3}/(2[4-9]|3[0-2])$"
 TLS_SETTINGS = {"rds.force_ssl": "1", "ssl_min_protocol_version": "TLSv1.2"}
 
 
@@ -34,8 +36,9 @@ def parameters() -> Json:
                     "Description": "private mode: RDS Proxy in front of the database (false: the "
                                    "Lambdas connect to the instance, within DbMaxConnections)"},
         "DbAllowedCidr": {"Type": "String", "Default": "", "AllowedPattern": CIDR_PATTERN,
+                          "ConstraintDescription": "one address or network from /32 to /24, e.g. 203.0.113.7/32",
                           "Description": "public-db mode only, and required there: who may open a TLS "
-                                         "connection to Postgres"},
+                                         "connection to Postgres (/24 to /32)"},
         "DbMaxConnections": {"Type": "String", "Default": "200", "AllowedValues": MAX_CONNECTIONS_CHOICES,
                              "Description": "Postgres max_connections (the API's reserved concurrency "
                                             "follows it): 100 for db.t4g.micro, 200 for small"},

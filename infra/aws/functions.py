@@ -89,6 +89,8 @@ def app_environment(stage_env: dict[str, str], access: Access) -> Json:
     env.update(database.tls_environment())
     # Every deploy gives every function fresh containers, which read the secrets again.
     env["ITACHI_DEPLOY_ID"] = ref("DeployId")
+    if access.creates_machine_queues:
+        env["ITACHI_ALARM_TOPIC_ARN"] = ref("AlarmTopic")  # each machine DLQ's alarm goes there
     if BOT in access.secrets:
         # Who may command the bot and where task topics go: deploy parameters, not repository files.
         env["TELEGRAM_ALLOWED_USERS"] = ref("TelegramAllowedUsers")

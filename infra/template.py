@@ -16,7 +16,7 @@ from pathlib import Path
 
 from infra.aws import alarms, api_gateway, capacity, database, functions, network, queues, schedules, secrets
 from infra.aws.access import access_for
-from infra.aws.cfn import PRIVATE, Json, get_att, ref, sub
+from infra.aws.cfn import Json, get_att, ref, sub
 from infra.aws.iam import TRACING, queue_statements, role
 from infra.aws.network import lambda_vpc_config
 from infra.aws.stage import REPO_ROOT, StageConfig
@@ -30,9 +30,6 @@ LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 
 
 def parameters() -> Json:
     return {
-        "NetworkMode": {"Type": "String", "Default": "private", "AllowedValues": ["private", "public-db"],
-                        "Description": "private: Lambdas in the VPC, NAT gateway, RDS Proxy. public-db: no "
-                                       "NAT and no proxy; a TLS-only database with a public address."},
         "DbInstanceClass": {"Type": "String", "Default": "db.t4g.small", "AllowedPattern": r"^db\..+",
                             "Description": "RDS instance class (db.t4g.micro for a small dev stack)"},
         "DbEngineVersion": {"Type": "String", "Default": "16",
@@ -123,11 +120,9 @@ def render(sam: Json, stage: StageConfig, *, code_uri: str) -> Json:
     template["Description"] = f"Itachi {stage.stage}: API, queues, schedules, database and alarms"
     template["Parameters"] = parameters()
     template["Conditions"] = {
-        PRIVATE: {"Fn::Equals": [ref("NetworkMode"), "private"]},
         TRACING: {"Fn::Equals": [ref("XRayTracing"), "true"]},
         **database.conditions(),
     }
-    template["Rules"] = database.rules()
     template["Mappings"] = capacity.mapping(int(stage.env.get("ITACHI_DB_POOL_MAX", "2")))
     _adapt_api(resources, stage, code_uri)
     prefix = stage.queue_prefix

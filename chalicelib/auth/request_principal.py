@@ -1,18 +1,26 @@
-"""The principal of the request being served (set by the app's guard, read by a few routes)."""
+"""The principal of the request being served (set by the app's guard, read by a few routes).
+
+Outside a guarded request there is nobody: reading the principal there is refused (401), never
+answered with the deployment's admin. The bot and scheduled jobs act through services, which
+take no principal.
+"""
 
 from __future__ import annotations
 
 from contextvars import ContextVar
 
-from chalicelib.auth.domain.api_keys import DEPLOYMENT_ADMIN, KeyKind, Principal
-from chalicelib.kernel.errors import Forbidden
+from chalicelib.auth.domain.api_keys import KeyKind, Principal
+from chalicelib.kernel.errors import Forbidden, Unauthorized
 
-_current: ContextVar[Principal] = ContextVar("itachi_principal", default=DEPLOYMENT_ADMIN)
+_current: ContextVar[Principal | None] = ContextVar("itachi_principal", default=None)
 
 
 def current_principal() -> Principal:
-    """Who the current request acts as (the deployment's admin outside a request: the bot, jobs)."""
-    return _current.get()
+    """Who the current request acts as; refused (401) when no key admitted one."""
+    principal = _current.get()
+    if principal is None:
+        raise Unauthorized("this needs an API key (Authorization: Bearer <key>)")
+    return principal
 
 
 def set_principal(principal: Principal) -> object:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from chalicelib.kernel.queue_table import DLQ_SUFFIX, QUEUES, QueueSpec, queue_name
 from infra.aws.access import MACHINES, Access
-from infra.aws.cfn import NO_VALUE, PRIVATE, Json, assume_role, get_att, sqs_arn, sub
+from infra.aws.cfn import NO_VALUE, Json, assume_role, get_att, sqs_arn, sub
 from infra.aws.secrets import SecretSpec, secret_arns
 
 TRACING = "TracingEnabled"  # condition: X-Ray active tracing
@@ -62,13 +62,12 @@ def role(base: str, extra_statements: list[Json], secrets: tuple[SecretSpec, ...
     statements: list[Json] = [
         {"Sid": "OwnLogGroup", "Effect": "Allow", "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
          "Resource": get_att(f"{base}Logs", "Arn")},
-        {"Fn::If": [PRIVATE, {
-            "Sid": "VpcAttachment", "Effect": "Allow",
-            # Lambda's VPC attachment: these EC2 actions support no narrower resource.
-            "Action": ["ec2:CreateNetworkInterface", "ec2:DescribeNetworkInterfaces",
-                       "ec2:DescribeSubnets", "ec2:DeleteNetworkInterface",
-                       "ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses"],
-            "Resource": "*"}, NO_VALUE]},
+        {"Sid": "VpcAttachment", "Effect": "Allow",
+         # Lambda's VPC attachment: these EC2 actions support no narrower resource.
+         "Action": ["ec2:CreateNetworkInterface", "ec2:DescribeNetworkInterfaces",
+                    "ec2:DescribeSubnets", "ec2:DeleteNetworkInterface",
+                    "ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses"],
+         "Resource": "*"},
         {"Fn::If": [TRACING, {
             "Sid": "XRayTraces", "Effect": "Allow",
             # X-Ray's write actions have no resource type.

@@ -254,7 +254,7 @@ def test_a_deploy_that_names_no_alarm_address_is_refused_before_anything_is_uplo
     # The manifest names no real file: a deploy that got as far as uploading would fail otherwise.
     manifest = {"code": {"sha256": "0" * 64, "file": "absent.zip"}, "template": "absent.json"}
     for given in ({}, {"AlarmEmail": ""}, {"AlarmEmail": "nobody"}):
-        with pytest.raises(SystemExit, match="AlarmEmail=you@example.com"):
+        with pytest.raises(SystemExit, match=r"AlarmEmail=you@example\.com"):
             deployer.deploy(manifest, given)
     _stack_with_alarm_email(stage, "")  # a stack made before the address was required
     with pytest.raises(SystemExit, match="AlarmEmail"):

@@ -143,7 +143,8 @@ def test_only_the_monitors_read_queue_depths_and_only_the_health_monitor_puts_me
     assert log_readers == {"functions.telegram_consumer:handler"}
     assert metric_writers == {"functions.health_monitor:handler"}
     health = {k: v for k, v in template["Resources"].items()
-              if v["Type"] == "AWS::CloudWatch::Alarm" and v["Properties"].get("Namespace") == "Itachi/Health"}
+              if v["Type"] == "AWS::CloudWatch::Alarm"
+              and v["Properties"].get("Namespace") == "Itachi/Health"}
     assert sorted(a["Properties"]["Dimensions"][1]["Value"] for a in health.values()) == [
         "api", "database", "queues"]
 
@@ -178,36 +179,23 @@ def test_the_stage_as_configured_admits_no_internet_address_to_postgres(
     assert {"Ref": "MigrationsSecurityGroup"} in [r["SourceSecurityGroupId"] for r in rules]
 
 
-def test_public_db_mode_cannot_be_chosen_without_naming_who_may_connect(
-        stage_template: tuple[str, dict[str, Any]]) -> None:
-    _, template = stage_template
-    public = Evaluator(template, {"NetworkMode": "public-db"})
-    assert not public.rules_hold()
-    named = Evaluator(template, {"NetworkMode": "public-db", "DbAllowedCidr": "203.0.113.7/32"})
-    assert named.rules_hold()
-    assert [r.get("CidrIp") for r in postgres_ingress(template, named)] == ["203.0.113.7/32"]
-
-
 def accepts(parameter: dict[str, Any], value: str) -> bool:
     """Whether CloudFormation takes `value` for `parameter` (its AllowedPattern must match it whole)."""
     pattern = parameter.get("AllowedPattern")
     return pattern is None or re.fullmatch(pattern, value) is not None
 
 
-@pytest.mark.parametrize("cidr", ["0.0.0.0/0", "0.0.0.0/1", "10.0.0.0/8", "203.0.113.0/16", "203.0.113.0/23"])
-def test_public_db_mode_refuses_any_range_wider_than_a_24(stage_template: tuple[str, dict[str, Any]],
-                                                           cidr: str) -> None:
-    _, template = stage_template
-    assert not accepts(template["Parameters"]["DbAllowedCidr"], cidr)
-
-
-def test_public_db_mode_admits_one_address_or_one_small_network(
+def test_no_parameter_can_give_the_database_a_public_address_or_an_internet_ingress(
         stage_template: tuple[str, dict[str, Any]]) -> None:
     _, template = stage_template
-    for cidr in ("203.0.113.7/32", "203.0.113.0/24", "198.51.100.16/28"):
-        assert accepts(template["Parameters"]["DbAllowedCidr"], cidr), cidr
-        named = Evaluator(template, {"NetworkMode": "public-db", "DbAllowedCidr": cidr})
-        assert named.rules_hold() and [r.get("CidrIp") for r in postgres_ingress(template, named)] == [cidr]
+    assert template["Resources"]["Database"]["Properties"]["PubliclyAccessible"] is False
+    assert not {"NetworkMode", "DbAllowedCidr"} & set(template["Parameters"])
+    for proxy in ("true", "false"):
+        evaluator = Evaluator(template, {"DbProxyEnabled": proxy})
+        rules = postgres_ingress(template, evaluator)
+        assert rules and all("CidrIp" not in r and "CidrIpv6" not in r for r in rules), rules
+        subnets = evaluator.resolve(template["Resources"]["DbSubnetGroup"]["Properties"]["SubnetIds"])
+        assert subnets == [{"Ref": "PrivateSubnetA"}, {"Ref": "PrivateSubnetB"}]
 
 
 def test_postgres_takes_tls_only_and_clients_verify_its_certificate(
@@ -299,7 +287,7 @@ def test_every_dead_letter_queue_4xx_rates_and_database_cpu_and_memory_raise_ala
                for a in depths)
     [rate] = [v["Properties"] for v in template["Resources"].values() if v["Type"] == "AWS::CloudWatch::Alarm"
               and "4XXError" in json.dumps(v["Properties"].get("Metrics", []))]
-    assert [m for m in rate["Metrics"] if m.get("ReturnData")][0]["Expression"]
+    assert next(m for m in rate["Metrics"] if m.get("ReturnData"))["Expression"]
     assert 0 < rate["Threshold"] < 1
     assert len(alarms_on(template, "AWS/RDS", "CPUUtilization")) == 1
     [memory] = alarms_on(template, "AWS/RDS", "FreeableMemory")
@@ -317,7 +305,8 @@ def test_every_dead_letter_queue_4xx_rates_and_database_cpu_and_memory_raise_ala
             if "cloudwatch:PutMetricAlarm" in as_list(s["Action"]):
                 writers[handler_of(logical_id, fn)] = (as_list(s["Action"]), as_list(s["Resource"]))
     alarm_arn = "arn:${AWS::Partition}:cloudwatch:${AWS::Region}:${AWS::AccountId}:alarm:"
-    assert writers == {"api": (["cloudwatch:PutMetricAlarm"], [{"Fn::Sub": f"{alarm_arn}{prefix}-machine-*-dlq"}])}
+    machine_dlqs = {"Fn::Sub": f"{alarm_arn}{prefix}-machine-*-dlq"}
+    assert writers == {"api": (["cloudwatch:PutMetricAlarm"], [machine_dlqs])}
 
 
 def test_the_api_writes_access_logs_and_traces_when_asked(stage_template: tuple[str, dict[str, Any]]) -> None:

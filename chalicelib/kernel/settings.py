@@ -39,6 +39,8 @@ class Settings(BaseSettings):
     stage: str = Field("local", validation_alias=_env("ITACHI_STAGE"))
     database_url: str = Field("", repr=False, validation_alias=_env("DATABASE_URL"))
     api_keys: Csv = Field((), repr=False, validation_alias=_env("ITACHI_API_KEYS", "ITACHI_API_KEY"))
+    # Where the admin keys live in AWS: read again every minute, so a rotation needs no redeploy.
+    api_keys_secret_id: str = Field("", validation_alias=_env("ITACHI_API_KEYS_SECRET_ID"))
     aws_region: str = Field("us-east-1", validation_alias=_env("AWS_REGION", "AWS_DEFAULT_REGION"))
     sqs_endpoint_url: str | None = Field(None, validation_alias=_env("ITACHI_SQS_ENDPOINT"))
     queue_prefix: str = Field("itachi-local", validation_alias=_env("ITACHI_QUEUE_PREFIX"))

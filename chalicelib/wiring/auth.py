@@ -67,7 +67,8 @@ class AuthWiring(CoreWiring):
             principal = self.authenticator.principal(key)
             return principal.name if principal is not None and principal.is_admin else None
 
-        return ConsoleAuth(partial(PostgresConsoleUnitOfWork, self.db), admin_name)
+        return ConsoleAuth(partial(PostgresConsoleUnitOfWork, self.db), admin_name,
+                           self.authenticator.still_live)
 
     @property
     def console_reads(self) -> ReadsFactory:

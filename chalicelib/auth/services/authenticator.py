@@ -61,3 +61,12 @@ class Authenticator:
                 self._cache.clear()
             self._cache[digest] = (now, found)
         return found
+
+    def still_live(self, digest: bytes) -> bool:
+        """Whether the key whose SHA-256 is `digest` is live now: configured, or stored and not
+        revoked. Never cached: what a revocation ends must end on the next request."""
+        configured = [key_hash(key) for key in self._configured()]
+        if any([hmac.compare_digest(digest, mine) for mine in configured]):
+            return True
+        with self._uow() as uow:
+            return uow.keys.live_by_hash(digest) is not None

@@ -15,7 +15,7 @@ from chalicelib.auth import invite_routes
 from chalicelib.auth import routes as key_routes
 from chalicelib.auth.domain.api_keys import Principal
 from chalicelib.auth.request_guard import UNAUTHORIZED, admit, vet_answer
-from chalicelib.auth.request_principal import current_principal, reset_principal, set_principal
+from chalicelib.auth.request_principal import principal_or_none, reset_principal, set_principal
 from chalicelib.bootstrap import get_container
 from chalicelib.brain import routes as brain_routes
 from chalicelib.console.domain.cookies import SESSION_COOKIE, read_cookie
@@ -46,8 +46,14 @@ from chalicelib.tasks.routes import agent_session_routes, agent_task_routes, mac
 from chalicelib.telegram import routes as telegram_routes
 
 app = Chalice(app_name="itachi", configure_logs=False)
-# Where idempotent POSTs keep their replies, recorded per caller (the stored key's id, or the admin).
-use_database(lambda: get_container().db, lambda: current_principal().key_id or "admin")
+def _caller() -> str:
+    """Whose idempotent POSTs these are: the stored key's id, the admin, or nobody (an open route)."""
+    principal = principal_or_none()
+    return "open" if principal is None else principal.key_id or "admin"
+
+
+# Where idempotent POSTs keep their replies, recorded per caller.
+use_database(lambda: get_container().db, _caller)
 app.register_blueprint(health_routes.bp)
 app.register_blueprint(approval_routes.bp)
 app.register_blueprint(status_routes.bp)

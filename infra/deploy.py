@@ -258,8 +258,9 @@ def print_next_steps(region: str, outputs: dict[str, str]) -> None:
     print(f"  AWS_DEFAULT_REGION={region} TELEGRAM_BOT_TOKEN_SECRET_ID={token_arn} \\")
     print(f"  TELEGRAM_WEBHOOK_SECRET_SECRET_ID={webhook_arn} \\")
     print(f"  itachi telegram set-webhook {api}{WEBHOOK_PATH}")
-    print("\nPoint hooks and agents at the API:")
-    print(f"  export ITACHI_API_URL={api}\n  export ITACHI_API_KEY=$({read} {keys_arn} | cut -d, -f1)")
+    print("\nJoin each machine with a key of its own (the admin key stays where you administer from):")
+    print(f"  ITACHI_API_URL={api} ITACHI_API_KEY=$({read} {keys_arn} | cut -d, -f1) \\")
+    print("  itachi machines invite --machine <id>     # then run the printed `itachi join ...` there")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,11 @@ def current_principal() -> Principal:
     return principal
 
 
+def principal_or_none() -> Principal | None:
+    """The current request's principal, None on an open route or outside a request."""
+    return _current.get()
+
+
 def set_principal(principal: Principal) -> object:
     return _current.set(principal)
 

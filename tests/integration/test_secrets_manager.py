@@ -9,7 +9,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from chalicelib.auth.domain.api_keys import DEPLOYMENT_ADMIN
+from chalicelib.auth.domain.api_keys import DEPLOYMENT_ADMIN, ApiKey
 from chalicelib.auth.services.authenticator import Authenticator
 from chalicelib.kernel.errors import ConfigurationError
 from chalicelib.kernel.secrets import fetch_secrets
@@ -64,7 +64,16 @@ class _NoStoredKeys(InMemoryUnitOfWork):
     """The key store of a deployment that has only its configured admin keys."""
 
     class _Keys:
-        def live_by_hash(self, key_hash: bytes) -> None:
+        def add(self, key: ApiKey, key_hash: bytes) -> ApiKey:
+            raise AssertionError("nothing is stored here")
+
+        def live_by_hash(self, key_hash: bytes) -> ApiKey | None:
+            return None
+
+        def listing(self, *, include_revoked: bool) -> list[ApiKey]:
+            return []
+
+        def revoke(self, name: str) -> ApiKey | None:
             return None
 
     def __init__(self) -> None:

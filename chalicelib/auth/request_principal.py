@@ -1,8 +1,8 @@
 """The principal of the request being served (set by the app's guard, read by a few routes).
 
-Outside a guarded request there is nobody: reading the principal there is refused (401), never
-answered with the deployment's admin. The bot and scheduled jobs act through services, which
-take no principal.
+Outside a guarded request there is nobody: `current_principal()` there is refused (401), never
+answered with the deployment's admin. The bot and scheduled jobs act for the deployment through
+services that need no principal (`own_machine()` is None for them: no machine binding).
 """
 
 from __future__ import annotations
@@ -38,9 +38,11 @@ def reset_principal(token: object) -> None:
 
 def own_machine() -> str | None:
     """The machine the current key is bound to (None: any). A machine key's new work goes there and
-    its lists show that machine's work only; the access policy refuses it any other machine's."""
-    p = current_principal()
-    return p.machine_id if p.kind is KeyKind.MACHINE else None
+    its lists show that machine's work only; the access policy refuses it any other machine's.
+    Work no key asked for (the bot's, a scheduled job's) is bound to no machine: it narrows
+    nothing, and grants nothing either."""
+    p = principal_or_none()
+    return p.machine_id if p is not None and p.kind is KeyKind.MACHINE else None
 
 
 def require_vouch(*sources: str) -> None:

@@ -73,6 +73,9 @@ class _NoStoredKeys(InMemoryUnitOfWork):
         def listing(self, *, include_revoked: bool) -> list[ApiKey]:
             return []
 
+        def lock_machine(self, machine_id: str) -> list[ApiKey]:
+            return []
+
         def revoke(self, name: str) -> ApiKey | None:
             return None
 

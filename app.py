@@ -15,9 +15,10 @@ from chalicelib.auth import invite_routes
 from chalicelib.auth import routes as key_routes
 from chalicelib.auth.domain.api_keys import Principal
 from chalicelib.auth.request_guard import UNAUTHORIZED, admit, vet_answer
-from chalicelib.auth.request_principal import current_principal, reset_principal, set_principal
+from chalicelib.auth.request_principal import principal_or_none, reset_principal, set_principal
 from chalicelib.bootstrap import get_container
 from chalicelib.brain import routes as brain_routes
+from chalicelib.console.domain.cookies import SESSION_COOKIE, read_cookie
 from chalicelib.console.routes import auth_pages as console_auth_pages
 from chalicelib.console.routes import brain_pages as console_brain_pages
 from chalicelib.console.routes import context_pages as console_context_pages
@@ -25,6 +26,7 @@ from chalicelib.console.routes import graph_pages as console_graph_pages
 from chalicelib.console.routes import memory_pages as console_memory_pages
 from chalicelib.console.routes import overview_pages as console_overview_pages
 from chalicelib.console.routes import task_pages as console_task_pages
+from chalicelib.console.web import sign_in_first
 from chalicelib.graph import routes as graph_routes
 from chalicelib.kernel.errors import DomainError
 from chalicelib.kernel.http import error_response
@@ -44,8 +46,14 @@ from chalicelib.tasks.routes import agent_session_routes, agent_task_routes, mac
 from chalicelib.telegram import routes as telegram_routes
 
 app = Chalice(app_name="itachi", configure_logs=False)
-# Where idempotent POSTs keep their replies, recorded per caller (the stored key's id, or the admin).
-use_database(lambda: get_container().db, lambda: current_principal().key_id or "admin")
+def _caller() -> str:
+    """Whose idempotent POSTs these are: the stored key's id, the admin, or nobody (an open route)."""
+    principal = principal_or_none()
+    return "open" if principal is None else principal.key_id or "admin"
+
+
+# Where idempotent POSTs keep their replies, recorded per caller.
+use_database(lambda: get_container().db, _caller)
 app.register_blueprint(health_routes.bp)
 app.register_blueprint(approval_routes.bp)
 app.register_blueprint(status_routes.bp)
@@ -80,8 +88,27 @@ app.register_blueprint(console_context_pages.bp)
 app.register_blueprint(console_graph_pages.bp)
 
 
-_KEYED_PATHS = ("/mcp", "/openapi.json")
-_TOKEN_PATHS = ("/api/machines/join",)  # the invite token in the body is the credential
+# Default deny: every route needs an API key, but these, each checking a credential of its own
+# or guarding nothing (docs/api.md, "Open routes"; tests/functional/test_open_routes.py).
+OPEN_ROUTES: dict[str, str] = {
+    "/health": "liveness for monitors: up or down, no stored data",
+    "/telegram/webhook": "Telegram's secret header, compared with the deployment's webhook secret",
+    "/api/machines/join": "the one-time invite token in the body is the credential",
+    "/console/login": "the console's sign-in form: it takes an admin key or a one-time link",
+    "/console/assets/{name}": "the console's static CSS and JavaScript, the same for everyone",
+}
+# The console's other pages take a live console session (its cookie) instead of a key.
+CONSOLE_PAGES = "/console"
+
+
+def _console_refusal(request: Request) -> Response | None:
+    """None when the request carries a live console session, else the sign-in answer."""
+    try:
+        cookie = read_cookie(request.headers.get("cookie"), SESSION_COOKIE)
+        session = get_container().console_auth.session(cookie)
+    except DomainError as exc:  # the session store is unreachable
+        return error_response(exc.status, exc.code, exc.message)
+    return None if session is not None else sign_in_first(request)
 
 
 def _admitted(request: Request, path: str) -> tuple[Principal | None, Response | None]:
@@ -102,8 +129,8 @@ def _admitted(request: Request, path: str) -> tuple[Principal | None, Response |
 
 @app.middleware("http")
 def guard(request: Request, get_response: Callable[[Request], Response]) -> Response:
-    """Enforce the body size limit and API-key auth (all but /health and the Telegram webhook, which
-    checks Telegram's secret) with each key's scope, and put a request id in every log."""
+    """Enforce the body size limit and, on every route but the open ones, an API key with its scope
+    (a console session on the console's pages), and put a request id in every log."""
     logger = get_logger()
     request_id = (request.context or {}).get("requestId", "-")
     # API Gateway's request id is the correlation id of everything this request logs.
@@ -114,8 +141,11 @@ def guard(request: Request, get_response: Callable[[Request], Response]) -> Resp
                               f"request body exceeds {settings.max_body_bytes} bytes")
     path = (request.context or {}).get("resourcePath", request.path)
     principal: Principal | None = None
-    if (path.startswith("/api/") or path in _KEYED_PATHS) and path not in _TOKEN_PATHS:
-        principal, refusal = _admitted(request, path)
+    if path not in OPEN_ROUTES:
+        if path == CONSOLE_PAGES or path.startswith(CONSOLE_PAGES + "/"):
+            refusal = _console_refusal(request)
+        else:
+            principal, refusal = _admitted(request, path)
         if refusal is not None:
             logger.info("request", extra={"method": request.method, "route": path,
                                           "status": refusal.status_code})

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 from infra.aws.secrets import USER_SECRETS
 from infra.aws.stage import REPO_ROOT, StageConfig, load_stage
 from infra.machine_credentials import MachineCredentials
+from infra.template import ALARM_EMAIL_PATTERN
 
 DIST = REPO_ROOT / "dist"
 SUPERSEDED_TAG = "itachi-superseded"
@@ -131,6 +133,7 @@ class Deployer:
         return bool(stacks) and stacks[0]["StackStatus"] != "REVIEW_IN_PROGRESS"
 
     def deploy(self, manifest: dict[str, Any], overrides: dict[str, str]) -> dict[str, str]:
+        self.alarm_address({**self.stage.parameters, **overrides})
         bucket = self.artifact_bucket()
         code = manifest["code"]
         code_key = f"lambda/{code['sha256']}.zip"
@@ -188,14 +191,27 @@ class Deployer:
         unknown = set(given) - declared
         if unknown:
             raise SystemExit(f"the template has no parameter {', '.join(sorted(unknown))}")
-        previous: set[str] = set()
-        if exists:
-            stack = self.cfn.describe_stacks(StackName=self.stage.stack_name)["Stacks"][0]
-            previous = {p["ParameterKey"] for p in stack.get("Parameters", [])}
+        previous = set(self.previous_parameters()) if exists else set()
         out: list[dict[str, Any]] = [{"ParameterKey": k, "ParameterValue": v} for k, v in given.items()]
         keep = (declared & previous) - set(given)
         out += [{"ParameterKey": k, "UsePreviousValue": True} for k in sorted(keep)]
         return out
+
+    def previous_parameters(self) -> dict[str, str]:
+        stack = self.cfn.describe_stacks(StackName=self.stage.stack_name)["Stacks"][0]
+        return {p["ParameterKey"]: p.get("ParameterValue", "") for p in stack.get("Parameters", [])}
+
+    def alarm_address(self, given: dict[str, str]) -> str:
+        """Where alarms are mailed: given now, or kept from the stack. No address, no deploy."""
+        address = given.get("AlarmEmail")
+        if address is None and self.stack_exists():
+            address = self.previous_parameters().get("AlarmEmail")
+        if not re.fullmatch(ALARM_EMAIL_PATTERN, address or ""):
+            raise SystemExit(
+                f"{self.stage.stack_name} needs an address for its alarms (a DLQ filling up, the API "
+                f"failing, the database running out): make deploy STAGE={self.stage.stage} "
+                f"PARAMS=\"AlarmEmail=you@example.com\", then confirm the mail AWS SNS sends there")
+        return str(address)
 
     def outputs(self) -> dict[str, str]:
         stack = self.cfn.describe_stacks(StackName=self.stage.stack_name)["Stacks"][0]
@@ -242,8 +258,9 @@ def print_next_steps(region: str, outputs: dict[str, str]) -> None:
     print(f"  AWS_DEFAULT_REGION={region} TELEGRAM_BOT_TOKEN_SECRET_ID={token_arn} \\")
     print(f"  TELEGRAM_WEBHOOK_SECRET_SECRET_ID={webhook_arn} \\")
     print(f"  itachi telegram set-webhook {api}{WEBHOOK_PATH}")
-    print("\nPoint hooks and agents at the API:")
-    print(f"  export ITACHI_API_URL={api}\n  export ITACHI_API_KEY=$({read} {keys_arn} | cut -d, -f1)")
+    print("\nJoin each machine with a key of its own (the admin key stays where you administer from):")
+    print(f"  ITACHI_API_URL={api} ITACHI_API_KEY=$({read} {keys_arn} | cut -d, -f1) \\")
+    print("  itachi machines invite --machine <id>     # then run the printed `itachi join ...` there")
 
 
 def main(argv: list[str] | None = None) -> int:

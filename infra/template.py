@@ -16,12 +16,13 @@ from pathlib import Path
 
 from infra.aws import alarms, api_gateway, capacity, database, functions, network, queues, schedules, secrets
 from infra.aws.access import access_for
-from infra.aws.cfn import PRIVATE, Json, get_att, ref, sub
+from infra.aws.cfn import Json, get_att, ref, sub
 from infra.aws.iam import TRACING, queue_statements, role
 from infra.aws.network import lambda_vpc_config
 from infra.aws.stage import REPO_ROOT, StageConfig
 
 API_ID = "APIHandler"
+ALARM_EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 MIGRATIONS_DIR = REPO_ROOT / "chalicelib" / "migrations"
 LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192,
                       2557, 2922, 3288, 3653]
@@ -29,9 +30,6 @@ LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 
 
 def parameters() -> Json:
     return {
-        "NetworkMode": {"Type": "String", "Default": "private", "AllowedValues": ["private", "public-db"],
-                        "Description": "private: Lambdas in the VPC, NAT gateway, RDS Proxy. public-db: no "
-                                       "NAT and no proxy; a TLS-only database with a public address."},
         "DbInstanceClass": {"Type": "String", "Default": "db.t4g.small", "AllowedPattern": r"^db\..+",
                             "Description": "RDS instance class (db.t4g.micro for a small dev stack)"},
         "DbEngineVersion": {"Type": "String", "Default": "16",
@@ -47,7 +45,10 @@ def parameters() -> Json:
         "ApiMemoryMb": {"Type": "Number", "Default": 1769, "MinValue": 256, "MaxValue": 10240,
                         "Description": "API Lambda memory: one full vCPU keeps its cold start short"},
         "LogRetentionDays": {"Type": "Number", "Default": 30, "AllowedValues": LOG_RETENTION_DAYS},
-        "AlarmEmail": {"Type": "String", "Default": "", "Description": "Where alarms are mailed (optional)"},
+        # No default: every alarm goes to this address, and a stack that mails nobody is refused.
+        "AlarmEmail": {"Type": "String", "AllowedPattern": ALARM_EMAIL_PATTERN,
+                       "ConstraintDescription": "an e-mail address: alarms are mailed there",
+                       "Description": "Where alarms are mailed (required)"},
         "TelegramAllowedUsers": {"Type": "String", "Default": "",
                                  "Description": "Telegram user ids allowed to command the bot "
                                                 "(comma-separated)"},
@@ -119,12 +120,9 @@ def render(sam: Json, stage: StageConfig, *, code_uri: str) -> Json:
     template["Description"] = f"Itachi {stage.stage}: API, queues, schedules, database and alarms"
     template["Parameters"] = parameters()
     template["Conditions"] = {
-        PRIVATE: {"Fn::Equals": [ref("NetworkMode"), "private"]},
-        "HasAlarmEmail": {"Fn::Not": [{"Fn::Equals": [ref("AlarmEmail"), ""]}]},
         TRACING: {"Fn::Equals": [ref("XRayTracing"), "true"]},
         **database.conditions(),
     }
-    template["Rules"] = database.rules()
     template["Mappings"] = capacity.mapping(int(stage.env.get("ITACHI_DB_POOL_MAX", "2")))
     _adapt_api(resources, stage, code_uri)
     prefix = stage.queue_prefix

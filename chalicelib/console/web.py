@@ -110,6 +110,14 @@ def redirect(location: str, headers: dict[str, Any] | None = None) -> Response:
     )
 
 
+def sign_in_first(request: Request) -> Response:
+    """The answer without a live session: a browser's GET goes to the sign-in page, the rest get 401."""
+    login = base_prefix(request) + "/console/login"
+    if request.method == "GET" and request.headers.get("hx-request") != "true":
+        return redirect(login)
+    return html("sign in first", 401, {"HX-Redirect": login})
+
+
 def origin_ok(request: Request) -> bool:
     origin = request.headers.get("origin")
     if not origin or origin == "null":
@@ -149,12 +157,9 @@ class ConsoleBlueprint(Blueprint):
         request = self.current_request
         try:
             session = self._sessions()(read_cookie(request.headers.get("cookie"), SESSION_COOKIE))
-            base = base_prefix(request)
             if session is None:
-                if request.method == "GET" and request.headers.get("hx-request") != "true":
-                    return redirect(base + "/console/login")
-                return html("sign in first", 401, {"HX-Redirect": base + "/console/login"})
-            ctx = Ctx(request, session, base)
+                return sign_in_first(request)
+            ctx = Ctx(request, session, base_prefix(request))
             if request.method != "GET":
                 ctx.form = form_of(request)
                 presented = ctx.form.get("csrf") or request.headers.get("x-csrf-token")

@@ -16,11 +16,14 @@ shipped in the Lambda zip) say how the server's certificate is checked.
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote
 
 from chalicelib.kernel.errors import ConfigurationError
+from chalicelib.kernel.logging import get_logger
 
 SUFFIX = "_SECRET_ID"
 PLACEHOLDER = "unset"
@@ -73,20 +76,47 @@ def _decode(target: str, raw: str, env: Mapping[str, str]) -> str:
     return f"{url}&sslrootcert={quote(rootcert, safe='/')}" if rootcert else url
 
 
-def fetch_secrets(secret_ids: list[str]) -> dict[str, str]:
-    """Read secrets by name or ARN through Powertools parameters (cached for SECRET_TTL_S seconds)."""
+def fetch_secrets(secret_ids: list[str], *, fresh: bool = False) -> dict[str, str]:
+    """Read secrets by name or ARN through Powertools parameters (cached for SECRET_TTL_S seconds;
+    `fresh`: read now, whatever is cached)."""
     from aws_lambda_powertools.utilities import parameters
 
     try:
         names = sorted({_name_of(s) for s in secret_ids})
-        values = parameters.get_secrets_by_name(names, max_age=SECRET_TTL_S)
-    except parameters.exceptions.GetParameterError as exc:
+        values = parameters.get_secrets_by_name(names, max_age=SECRET_TTL_S, force_fetch=fresh)
+    except (parameters.exceptions.GetParameterError, parameters.exceptions.GetSecretError) as exc:
         raise ConfigurationError(f"cannot read secrets: {type(exc.__cause__ or exc).__name__}") from None
     found = {asked: values.get(_name_of(asked)) for asked in secret_ids}
     missing = [asked for asked, value in found.items() if value is None]
     if missing:
         raise ConfigurationError(f"secrets not returned: {', '.join(missing)}")
     return {asked: value if isinstance(value, str) else str(value) for asked, value in found.items()}
+
+
+class RefreshedSecret:
+    """One secret's value, read again when `ttl_s` has passed since the last read: a value rotated
+    in Secrets Manager is taken that soon, without a redeploy. A failed read keeps the last value."""
+
+    def __init__(self, secret_id: str, *, ttl_s: float, initial: str | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._id, self._ttl_s, self._clock = secret_id, ttl_s, clock
+        self._value, self._read_at = initial, clock() if initial is not None else None
+        self._lock = threading.Lock()
+
+    def value(self) -> str:
+        with self._lock:
+            now = self._clock()
+            if self._read_at is None or now - self._read_at >= self._ttl_s:
+                try:
+                    raw = fetch_secrets([self._id], fresh=True)[self._id]
+                    self._value = "" if raw.strip() == PLACEHOLDER else raw.strip()
+                except ConfigurationError as exc:
+                    if self._value is None:
+                        raise
+                    get_logger().warning("secret unreadable, keeping its last value",
+                                         extra={"secret": _name_of(self._id), "reason": exc.args[0]})
+                self._read_at = now
+            return self._value or ""
 
 
 def _name_of(secret_id: str) -> str:

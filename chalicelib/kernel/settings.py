@@ -39,9 +39,13 @@ class Settings(BaseSettings):
     stage: str = Field("local", validation_alias=_env("ITACHI_STAGE"))
     database_url: str = Field("", repr=False, validation_alias=_env("DATABASE_URL"))
     api_keys: Csv = Field((), repr=False, validation_alias=_env("ITACHI_API_KEYS", "ITACHI_API_KEY"))
+    # Where the admin keys live in AWS: read again every minute, so a rotation needs no redeploy.
+    api_keys_secret_id: str = Field("", validation_alias=_env("ITACHI_API_KEYS_SECRET_ID"))
     aws_region: str = Field("us-east-1", validation_alias=_env("AWS_REGION", "AWS_DEFAULT_REGION"))
     sqs_endpoint_url: str | None = Field(None, validation_alias=_env("ITACHI_SQS_ENDPOINT"))
     queue_prefix: str = Field("itachi-local", validation_alias=_env("ITACHI_QUEUE_PREFIX"))
+    # The stack's alarm topic (AWS only): each machine queue's DLQ gets an alarm to it when made.
+    alarm_topic_arn: str = Field("", validation_alias=_env("ITACHI_ALARM_TOPIC_ARN"))
     max_body_bytes: int = Field(1_000_000, gt=0, validation_alias=_env("ITACHI_MAX_BODY_BYTES"))
     # Database pool: a Lambda container serves one request at a time (min 0, max 2 there).
     db_pool_min: int = Field(1, ge=0, validation_alias=_env("ITACHI_DB_POOL_MIN"))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from functools import cached_property, partial
 from typing import TYPE_CHECKING
 
+from chalicelib.kernel.settings import Settings
 from chalicelib.wiring.core import CoreWiring
 
 if TYPE_CHECKING:
@@ -13,6 +16,23 @@ if TYPE_CHECKING:
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
     from chalicelib.console.services.console_auth import ConsoleAuth
     from chalicelib.console.services.reads import ReadsFactory
+
+
+ADMIN_KEYS_REFRESH_S = 60
+
+
+def admin_keys(settings: Settings, *,
+               clock: Callable[[], float] = time.monotonic) -> Callable[[], tuple[str, ...]]:
+    """The deployment's admin keys as they are now: from their secret, read again every
+    ADMIN_KEYS_REFRESH_S seconds, when the deployment names one; from the settings otherwise."""
+    if not settings.api_keys_secret_id:
+        fixed = settings.api_keys
+        return lambda: fixed
+    from chalicelib.kernel.secrets import RefreshedSecret
+
+    secret = RefreshedSecret(settings.api_keys_secret_id, ttl_s=ADMIN_KEYS_REFRESH_S,
+                             initial=",".join(settings.api_keys), clock=clock)
+    return lambda: tuple(k.strip() for k in secret.value().split(",") if k.strip())
 
 
 class AuthWiring(CoreWiring):
@@ -29,7 +49,7 @@ class AuthWiring(CoreWiring):
         from chalicelib.auth.adapters.key_repository import PostgresKeysUnitOfWork
         from chalicelib.auth.services.authenticator import Authenticator
 
-        return Authenticator(partial(PostgresKeysUnitOfWork, self.db), self.settings.api_keys)
+        return Authenticator(partial(PostgresKeysUnitOfWork, self.db), admin_keys(self.settings))
 
     @cached_property
     def machine_onboarding(self) -> MachineOnboarding:
@@ -47,7 +67,8 @@ class AuthWiring(CoreWiring):
             principal = self.authenticator.principal(key)
             return principal.name if principal is not None and principal.is_admin else None
 
-        return ConsoleAuth(partial(PostgresConsoleUnitOfWork, self.db), admin_name)
+        return ConsoleAuth(partial(PostgresConsoleUnitOfWork, self.db), admin_name,
+                           self.authenticator.still_live)
 
     @property
     def console_reads(self) -> ReadsFactory:

@@ -63,9 +63,13 @@ class TaskWiring(CoreWiring):
 
     @cached_property
     def task_queues(self) -> TaskQueues:
+        from chalicelib.kernel.dlq_alarms import DlqAlarms
         from chalicelib.tasks.adapters.sqs_task_queues import SqsTaskQueues
 
-        return SqsTaskQueues(self.queues)
+        s = self.settings
+        alarms = DlqAlarms(s.alarm_topic_arn, region=s.aws_region, endpoint_url=s.sqs_endpoint_url) \
+            if s.alarm_topic_arn else None
+        return SqsTaskQueues(self.queues, alarms)
 
     @cached_property
     def task_deps(self) -> TaskDeps:

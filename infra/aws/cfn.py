@@ -7,7 +7,6 @@ from typing import Any
 Json = dict[str, Any]
 
 NO_VALUE: Json = {"Ref": "AWS::NoValue"}
-PRIVATE = "PrivateNetwork"  # condition: Lambdas in the VPC behind NAT, database through RDS Proxy
 
 
 def ref(name: str) -> Json:
@@ -24,10 +23,6 @@ def sub(text: str) -> Json:
 
 def join(*parts: Any, sep: str = "") -> Json:
     return {"Fn::Join": [sep, list(parts)]}
-
-
-def if_private(when_private: Any, otherwise: Any) -> Json:
-    return {"Fn::If": [PRIVATE, when_private, otherwise]}
 
 
 def pascal(key: str) -> str:

@@ -1,10 +1,10 @@
 """RDS Postgres 16 (pgvector 0.8 ships with 16.5 and later; migration 0001 creates the extension),
 encrypted, with backups, TLS only, and RDS Proxy in front of it for the Lambdas in private mode.
 
-Who reaches Postgres: in private mode (both stages) the proxy, or without a proxy (`DbProxyEnabled=false`,
-the cheap dev stage) the Lambdas' security group, and the migrations function's own group;
-nothing from the internet. `public-db` mode gives the instance a public address and admits only
-`DbAllowedCidr`, which has no default: that mode cannot be chosen without naming who may connect.
+Who reaches Postgres: the proxy, or without a proxy (`DbProxyEnabled=false`, the cheap dev stage)
+the Lambdas' security group, and the migrations function's own group; nothing from the internet.
+The instance lives in the private subnets and has no public address in any stage: no parameter
+can give it one (`PubliclyAccessible` is a constant, which the policy scanner checks).
 The parameter group pins TLS (`rds.force_ssl`, TLS 1.2 at least) and `max_connections`, which
 the API's reserved concurrency is sized to (infra/aws/capacity.py). Clients verify the
 certificate (`verify-full`) against the CA bundle shipped in the Lambda zip (infra/aws/ca_bundle.py).
@@ -14,28 +14,23 @@ from __future__ import annotations
 
 from infra.aws.ca_bundle import LAMBDA_BUNDLE_PATH
 from infra.aws.capacity import MAX_CONNECTIONS_CHOICES
-from infra.aws.cfn import NO_VALUE, PRIVATE, Json, assume_role, get_att, if_private, ref, sub, tags
-from infra.aws.network import PRIVATE_SUBNETS, PUBLIC_SUBNETS, VPC_CIDR
+from infra.aws.cfn import Json, assume_role, get_att, ref, sub, tags
+from infra.aws.network import PRIVATE_SUBNETS, VPC_CIDR
 from infra.aws.secrets import APP_DATABASE_SECRET, DATABASE_SECRET
 from infra.local.postgres_watch import PRIVATE_LOG_SETTINGS
 
 SECRET = DATABASE_SECRET.logical_id
 APP_SECRET = APP_DATABASE_SECRET.logical_id
 PORT = 5432
-USE_PROXY = "UseDbProxy"  # condition: private mode with RDS Proxy
-HAS_CIDR = "HasDbAllowedCidr"
-CIDR_PATTERN = r"^$|^([0-9]{1,3}\.){3}[0-9]{1,3}/([0-9]|[12][0-9]|3[0-2])$"
+USE_PROXY = "UseDbProxy"  # condition: RDS Proxy in front of the instance
 TLS_SETTINGS = {"rds.force_ssl": "1", "ssl_min_protocol_version": "TLSv1.2"}
 
 
 def parameters() -> Json:
     return {
         "DbProxyEnabled": {"Type": "String", "Default": "true", "AllowedValues": ["true", "false"],
-                    "Description": "private mode: RDS Proxy in front of the database (false: the "
-                                   "Lambdas connect to the instance, within DbMaxConnections)"},
-        "DbAllowedCidr": {"Type": "String", "Default": "", "AllowedPattern": CIDR_PATTERN,
-                          "Description": "public-db mode only, and required there: who may open a TLS "
-                                         "connection to Postgres"},
+                    "Description": "RDS Proxy in front of the database (false: the Lambdas "
+                                   "connect to the instance, within DbMaxConnections)"},
         "DbMaxConnections": {"Type": "String", "Default": "200", "AllowedValues": MAX_CONNECTIONS_CHOICES,
                              "Description": "Postgres max_connections (the API's reserved concurrency "
                                             "follows it): 100 for db.t4g.micro, 200 for small"},
@@ -44,16 +39,8 @@ def parameters() -> Json:
 
 def conditions() -> Json:
     return {
-        USE_PROXY: {"Fn::And": [{"Condition": PRIVATE}, {"Fn::Equals": [ref("DbProxyEnabled"), "true"]}]},
-        HAS_CIDR: {"Fn::Not": [{"Fn::Equals": [ref("DbAllowedCidr"), ""]}]},
+        USE_PROXY: {"Fn::Equals": [ref("DbProxyEnabled"), "true"]},
     }
-
-
-def rules() -> Json:
-    return {"PublicDatabaseNamesItsClients": {
-        "RuleCondition": {"Fn::Equals": [ref("NetworkMode"), "public-db"]},
-        "Assertions": [{"Assert": {"Fn::Not": [{"Fn::Equals": [ref("DbAllowedCidr"), ""]}]},
-                        "AssertDescription": "public-db mode needs DbAllowedCidr: who may connect"}]}}
 
 
 def tls_environment() -> Json:
@@ -66,21 +53,17 @@ def app_database_host() -> Json:
     return {"Fn::If": [USE_PROXY, get_att("DbProxy", "Endpoint"), get_att("Database", "Endpoint.Address")]}
 
 
-def _postgres_from(group: str, condition: str | None = None) -> Json:
-    rule = {"IpProtocol": "tcp", "FromPort": PORT, "ToPort": PORT, "SourceSecurityGroupId": ref(group),
-            "Description": f"Postgres from {group}"}
-    return {"Fn::If": [condition, rule, NO_VALUE]} if condition else rule
+def _postgres_from(group: str | Json, description: str | None = None) -> Json:
+    return {"IpProtocol": "tcp", "FromPort": PORT, "ToPort": PORT,
+            "SourceSecurityGroupId": ref(group) if isinstance(group, str) else group,
+            "Description": description or f"Postgres from {group}"}
 
 
-def _ingress() -> Json:
-    private = [_postgres_from("ProxySecurityGroup", USE_PROXY),
-               {"Fn::If": [USE_PROXY, NO_VALUE, _postgres_from("LambdaSecurityGroup")]},
-               _postgres_from("MigrationsSecurityGroup")]
-    # Public-db mode: Lambdas outside a VPC have no fixed address; only the named CIDR, with TLS.
-    public = [{"Fn::If": [HAS_CIDR, {"IpProtocol": "tcp", "FromPort": PORT, "ToPort": PORT,
-                                     "CidrIp": ref("DbAllowedCidr"), "Description": "DbAllowedCidr"},
-                          NO_VALUE]}]
-    return if_private(private, public)
+def _ingress() -> list[Json]:
+    # Every rule whole (with its description); a condition chooses only the app's source group.
+    app = {"Fn::If": [USE_PROXY, ref("ProxySecurityGroup"), ref("LambdaSecurityGroup")]}
+    return [_postgres_from(app, "Postgres from RDS Proxy, or from the Lambdas when there is none"),
+            _postgres_from("MigrationsSecurityGroup")]
 
 
 def instance_host() -> Json:
@@ -92,7 +75,7 @@ def resources(stage: str) -> Json:
     return {
         "DbSubnetGroup": {"Type": "AWS::RDS::DBSubnetGroup", "Properties": {
             "DBSubnetGroupDescription": "Itachi database subnets",
-            "SubnetIds": if_private(PRIVATE_SUBNETS, PUBLIC_SUBNETS), "Tags": tags(stage)}},
+            "SubnetIds": PRIVATE_SUBNETS, "Tags": tags(stage)}},
         "ProxySecurityGroup": {"Type": "AWS::EC2::SecurityGroup", "Condition": USE_PROXY, "Properties": {
             "GroupDescription": "Itachi RDS Proxy: Postgres from the Lambdas", "VpcId": ref("Vpc"),
             "SecurityGroupIngress": [_postgres_from("LambdaSecurityGroup")],
@@ -127,7 +110,7 @@ def resources(stage: str) -> Json:
                 "CopyTagsToSnapshot": True, "AutoMinorVersionUpgrade": True,
                 "MultiAZ": ref("DbMultiAz"),
                 "DeletionProtection": ref("DbDeletionProtection"),
-                "PubliclyAccessible": if_private(False, True),
+                "PubliclyAccessible": False,
                 "DBName": "itachi",
                 "MasterUsername": sub(resolve % (SECRET, "username")),
                 "MasterUserPassword": sub(resolve % (SECRET, "password")),

@@ -15,7 +15,7 @@ from chalicelib.kernel.schedule_table import SCHEDULES, ScheduleSpec
 from infra.aws import database
 from infra.aws.access import BOT, Access, access_for
 from infra.aws.capacity import MAX_CONSUMER_CONCURRENCY
-from infra.aws.cfn import Json, get_att, if_private, join, pascal, ref, sub
+from infra.aws.cfn import Json, get_att, join, pascal, ref, sub
 from infra.aws.iam import TRACING, queue_statements, role
 from infra.aws.network import lambda_vpc_config
 from infra.aws.secrets import (
@@ -89,6 +89,8 @@ def app_environment(stage_env: dict[str, str], access: Access) -> Json:
     env.update(database.tls_environment())
     # Every deploy gives every function fresh containers, which read the secrets again.
     env["ITACHI_DEPLOY_ID"] = ref("DeployId")
+    if access.creates_machine_queues:
+        env["ITACHI_ALARM_TOPIC_ARN"] = ref("AlarmTopic")  # each machine DLQ's alarm goes there
     if BOT in access.secrets:
         # Who may command the bot and where task topics go: deploy parameters, not repository files.
         env["TELEGRAM_ALLOWED_USERS"] = ref("TelegramAllowedUsers")
@@ -152,7 +154,7 @@ def migrations_resources(stage_env: dict[str, str], code_uri: str) -> Json:
     env.update(database.tls_environment())
     # Wait for the way out (Secrets Manager, CloudFormation's reply) before the first deploy's run;
     # a reference, not DependsOn, because these resources exist in private mode only.
-    env["ITACHI_EGRESS"] = if_private(join(ref("PrivateDefaultRoute"), ref("S3Endpoint"), sep=","), "direct")
+    env["ITACHI_EGRESS"] = join(ref("PrivateDefaultRoute"), ref("S3Endpoint"), sep=",")
     props = function_resource(fn, code_uri=code_uri, handler=MIGRATIONS_ENTRY, env=env)
     props["Properties"]["VpcConfig"] = lambda_vpc_config("MigrationsSecurityGroup")
     return {

@@ -1,15 +1,16 @@
 """Function roles: each function's own role, from its row of the access table (infra/aws/access.py).
 
 A role may write its own log group, read its own secrets, send to the queues its row lists,
-receive from the queue it consumes, and (the API only) create machine queues. Nothing may change
-a queue's attributes or tags: machine queues get their redrive policy when they are created.
+receive from the queue it consumes, and (the API only) create machine queues and put the alarm
+on each one's DLQ. Nothing may change a queue's attributes or tags: machine queues get their
+redrive policy when they are created.
 """
 
 from __future__ import annotations
 
-from chalicelib.kernel.queue_table import QUEUES, QueueSpec, queue_name
+from chalicelib.kernel.queue_table import DLQ_SUFFIX, QUEUES, QueueSpec, queue_name
 from infra.aws.access import MACHINES, Access
-from infra.aws.cfn import NO_VALUE, PRIVATE, Json, assume_role, get_att, sqs_arn, sub
+from infra.aws.cfn import NO_VALUE, Json, assume_role, get_att, sqs_arn, sub
 from infra.aws.secrets import SecretSpec, secret_arns
 
 TRACING = "TracingEnabled"  # condition: X-Ray active tracing
@@ -30,6 +31,10 @@ def queue_statements(prefix: str, access: Access, consumes: QueueSpec | None = N
         out.append({"Sid": "CreateMachineQueues", "Effect": "Allow",
                     "Action": ["sqs:CreateQueue", "sqs:GetQueueAttributes"],
                     "Resource": queue_arn(prefix, MACHINES)})
+        # The stack cannot know the machines: the one who makes a machine's DLQ puts its alarm.
+        out.append({"Sid": "AlarmOnMachineDlqs", "Effect": "Allow", "Action": ["cloudwatch:PutMetricAlarm"],
+                    "Resource": [sub("arn:${AWS::Partition}:cloudwatch:${AWS::Region}:${AWS::AccountId}"
+                                     f":alarm:{queue_name(prefix, 'machine-*')}{DLQ_SUFFIX}")]})
     if access.reads_queue_depths:
         keys = [k for spec in QUEUES for k in (spec.key, spec.dlq_key)]
         out.append({"Sid": "ReadQueueDepths", "Effect": "Allow",
@@ -57,13 +62,12 @@ def role(base: str, extra_statements: list[Json], secrets: tuple[SecretSpec, ...
     statements: list[Json] = [
         {"Sid": "OwnLogGroup", "Effect": "Allow", "Action": ["logs:CreateLogStream", "logs:PutLogEvents"],
          "Resource": get_att(f"{base}Logs", "Arn")},
-        {"Fn::If": [PRIVATE, {
-            "Sid": "VpcAttachment", "Effect": "Allow",
-            # Lambda's VPC attachment: these EC2 actions support no narrower resource.
-            "Action": ["ec2:CreateNetworkInterface", "ec2:DescribeNetworkInterfaces",
-                       "ec2:DescribeSubnets", "ec2:DeleteNetworkInterface",
-                       "ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses"],
-            "Resource": "*"}, NO_VALUE]},
+        {"Sid": "VpcAttachment", "Effect": "Allow",
+         # Lambda's VPC attachment: these EC2 actions support no narrower resource.
+         "Action": ["ec2:CreateNetworkInterface", "ec2:DescribeNetworkInterfaces",
+                    "ec2:DescribeSubnets", "ec2:DeleteNetworkInterface",
+                    "ec2:AssignPrivateIpAddresses", "ec2:UnassignPrivateIpAddresses"],
+         "Resource": "*"},
         {"Fn::If": [TRACING, {
             "Sid": "XRayTraces", "Effect": "Allow",
             # X-Ray's write actions have no resource type.

@@ -1,14 +1,13 @@
-"""The VPC: two public and two private subnets; NAT and the S3 endpoint only in private mode.
+"""The VPC: two public and two private subnets, one NAT gateway and a free S3 endpoint.
 
-Private mode (production): Lambdas run in the private subnets and reach RDS Proxy directly and
-the internet (Telegram, OpenAI, SQS, Secrets Manager) through one NAT gateway. Public-db mode
-(a cheap dev stack): Lambdas run outside the VPC and the database sits in the public subnets,
-reachable only with TLS and its password; no NAT, no proxy.
+Lambdas run in the private subnets and reach the database (or RDS Proxy) directly and the
+internet (Telegram, OpenAI, SQS, Secrets Manager) through the NAT gateway. The database sits in
+the private subnets too: no stage, and no parameter, gives it a public address.
 """
 
 from __future__ import annotations
 
-from infra.aws.cfn import PRIVATE, Json, get_att, if_private, ref, sub, tags
+from infra.aws.cfn import Json, get_att, ref, sub, tags
 
 VPC_CIDR = "10.42.0.0/16"
 SUBNETS = {
@@ -18,13 +17,11 @@ SUBNETS = {
     "PrivateSubnetB": ("10.42.11.0/24", 1, False),
 }
 PRIVATE_SUBNETS = [ref("PrivateSubnetA"), ref("PrivateSubnetB")]
-PUBLIC_SUBNETS = [ref("PublicSubnetA"), ref("PublicSubnetB")]
 
 
 def lambda_vpc_config(security_group: str = "LambdaSecurityGroup") -> Json:
-    """VpcConfig for a function: the private subnets in private mode, no VPC otherwise."""
-    return if_private({"SubnetIds": PRIVATE_SUBNETS, "SecurityGroupIds": [ref(security_group)]},
-                      {"Ref": "AWS::NoValue"})
+    """VpcConfig for a function: the private subnets."""
+    return {"SubnetIds": PRIVATE_SUBNETS, "SecurityGroupIds": [ref(security_group)]}
 
 
 def egress_only_group(stage: str, description: str) -> Json:
@@ -55,17 +52,17 @@ def resources(stage: str) -> Json:
                                               "GatewayId": ref("InternetGateway")}},
         "PrivateRouteTable": {"Type": "AWS::EC2::RouteTable", "Properties": {
             "VpcId": ref("Vpc"), "Tags": tags(stage)}},
-        "NatAddress": {"Type": "AWS::EC2::EIP", "Condition": PRIVATE,
+        "NatAddress": {"Type": "AWS::EC2::EIP",
                        "DependsOn": "InternetGatewayAttachment",
                        "Properties": {"Domain": "vpc", "Tags": tags(stage)}},
-        "NatGateway": {"Type": "AWS::EC2::NatGateway", "Condition": PRIVATE, "Properties": {
+        "NatGateway": {"Type": "AWS::EC2::NatGateway", "Properties": {
             "AllocationId": get_att("NatAddress", "AllocationId"), "SubnetId": ref("PublicSubnetA"),
             "Tags": tags(stage)}},
-        "PrivateDefaultRoute": {"Type": "AWS::EC2::Route", "Condition": PRIVATE, "Properties": {
+        "PrivateDefaultRoute": {"Type": "AWS::EC2::Route", "Properties": {
             "RouteTableId": ref("PrivateRouteTable"), "DestinationCidrBlock": "0.0.0.0/0",
             "NatGatewayId": ref("NatGateway")}},
         # Free: S3 traffic (CloudFormation's custom resource replies) skips the NAT.
-        "S3Endpoint": {"Type": "AWS::EC2::VPCEndpoint", "Condition": PRIVATE, "Properties": {
+        "S3Endpoint": {"Type": "AWS::EC2::VPCEndpoint", "Properties": {
             "VpcId": ref("Vpc"), "VpcEndpointType": "Gateway",
             "ServiceName": sub("com.amazonaws.${AWS::Region}.s3"),
             "RouteTableIds": [ref("PrivateRouteTable")]}},

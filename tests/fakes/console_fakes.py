@@ -11,10 +11,10 @@ from chalicelib.kernel.unit_of_work import InMemoryUnitOfWork
 class InMemoryConsoleRepository:
     def __init__(self) -> None:
         self.sessions: dict[bytes, tuple[ConsoleSession, datetime | None]] = {}
-        self.links: dict[bytes, tuple[str, datetime, datetime | None]] = {}
+        self.links: dict[bytes, tuple[str, bytes, datetime, datetime | None]] = {}
 
-    def open(self, token_hash: bytes, csrf_token: str, signed_in_as: str, expires_at: datetime) -> None:
-        self.sessions[token_hash] = (ConsoleSession(csrf_token, signed_in_as, expires_at), None)
+    def open(self, token_hash: bytes, session: ConsoleSession) -> None:
+        self.sessions[token_hash] = (session, None)
 
     def live(self, token_hash: bytes, now: datetime) -> ConsoleSession | None:
         session, ended = self.sessions.get(token_hash, (None, None))
@@ -24,15 +24,15 @@ class InMemoryConsoleRepository:
         if token_hash in self.sessions:
             self.sessions[token_hash] = (self.sessions[token_hash][0], now)
 
-    def add_link(self, token_hash: bytes, created_by: str, expires_at: datetime) -> None:
-        self.links[token_hash] = (created_by, expires_at, None)
+    def add_link(self, token_hash: bytes, created_by: str, key_hash: bytes, expires_at: datetime) -> None:
+        self.links[token_hash] = (created_by, key_hash, expires_at, None)
 
-    def spend_link(self, token_hash: bytes, now: datetime) -> str | None:
-        creator, expires, used = self.links.get(token_hash, ("", now, now))
+    def spend_link(self, token_hash: bytes, now: datetime) -> tuple[str, bytes | None] | None:
+        creator, key, expires, used = self.links.get(token_hash, ("", b"", now, now))
         if used is not None or expires <= now:
             return None
-        self.links[token_hash] = (creator, expires, now)
-        return creator
+        self.links[token_hash] = (creator, key, expires, now)
+        return creator, key
 
     def purge(self, now: datetime) -> int:
         cutoff = now - timedelta(days=1)

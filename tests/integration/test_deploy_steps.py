@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import threading
+import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -15,7 +17,7 @@ import pytest
 
 from functions import migrate_on_deploy
 from infra.aws.agents import KEY_LIFETIME_DAYS, POLICY_NAME
-from infra.aws.stage import load_stage
+from infra.aws.stage import StageConfig, load_stage
 from infra.deploy import ROLLBACK_WINDOW_DAYS, SUPERSEDED_TAG, Deployer, with_code_location
 
 
@@ -232,3 +234,39 @@ def test_a_deploy_turns_on_termination_protection_where_the_stage_asks_for_it() 
                 "StackName": stage.stack_name, "EnableTerminationProtection": name == "prod"})
             deployer.protect()
             stub.assert_no_pending_responses()
+
+
+def _stack_with_alarm_email(stage: StageConfig, address: str) -> None:
+    cfn = boto3.session.Session().client("cloudformation")
+    cfn.create_stack(StackName=stage.stack_name, TemplateBody=json.dumps({
+        "Parameters": {"AlarmEmail": {"Type": "String"}},
+        "Resources": {"Marker": {"Type": "AWS::SQS::Queue", "Properties": {}}}}),
+        Parameters=[{"ParameterKey": "AlarmEmail", "ParameterValue": address}])
+    cfn.get_waiter("stack_create_complete").wait(StackName=stage.stack_name,
+                                                 WaiterConfig={"Delay": 1, "MaxAttempts": 30})
+
+
+def test_a_deploy_that_names_no_alarm_address_is_refused_before_anything_is_uploaded(
+        moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _moto_env(monkeypatch, moto_endpoint)
+    stage = replace(load_stage("dev"), app_name=f"a{uuid.uuid4().hex[:8]}")
+    deployer = Deployer(stage, boto3.session.Session())
+    # The manifest names no real file: a deploy that got as far as uploading would fail otherwise.
+    manifest = {"code": {"sha256": "0" * 64, "file": "absent.zip"}, "template": "absent.json"}
+    for given in ({}, {"AlarmEmail": ""}, {"AlarmEmail": "nobody"}):
+        with pytest.raises(SystemExit, match=r"AlarmEmail=you@example\.com"):
+            deployer.deploy(manifest, given)
+    _stack_with_alarm_email(stage, "")  # a stack made before the address was required
+    with pytest.raises(SystemExit, match="AlarmEmail"):
+        deployer.deploy(manifest, {})
+
+
+def test_an_update_keeps_the_alarm_address_the_stack_already_mails(
+        moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    _moto_env(monkeypatch, moto_endpoint)
+    stage = replace(load_stage("prod"), app_name=f"a{uuid.uuid4().hex[:8]}")
+    deployer = Deployer(stage, boto3.session.Session())
+    assert deployer.alarm_address({"AlarmEmail": "new@example.com"}) == "new@example.com"
+    _stack_with_alarm_email(stage, "ops@example.com")
+    assert deployer.alarm_address({}) == "ops@example.com"
+    assert deployer.alarm_address({"AlarmEmail": "new@example.com"}) == "new@example.com"

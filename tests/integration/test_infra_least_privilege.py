@@ -8,6 +8,7 @@ each handler does; it is not read from infra/aws/access.py, so a change to eithe
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ import pytest
 from chalicelib.kernel.queue_table import QUEUES
 from chalicelib.kernel.schedule_table import SCHEDULES
 from infra.aws.capacity import RESERVED, Budget
+from infra.aws.queues import dlq_id
 from infra.aws.stage import load_stage
 from infra.package import render_template
 from tests.support.cfn_eval import Evaluator, as_list, ref_names
@@ -141,7 +143,8 @@ def test_only_the_monitors_read_queue_depths_and_only_the_health_monitor_puts_me
     assert log_readers == {"functions.telegram_consumer:handler"}
     assert metric_writers == {"functions.health_monitor:handler"}
     health = {k: v for k, v in template["Resources"].items()
-              if v["Type"] == "AWS::CloudWatch::Alarm" and v["Properties"]["Namespace"] == "Itachi/Health"}
+              if v["Type"] == "AWS::CloudWatch::Alarm"
+              and v["Properties"].get("Namespace") == "Itachi/Health"}
     assert sorted(a["Properties"]["Dimensions"][1]["Value"] for a in health.values()) == [
         "api", "database", "queues"]
 
@@ -176,14 +179,23 @@ def test_the_stage_as_configured_admits_no_internet_address_to_postgres(
     assert {"Ref": "MigrationsSecurityGroup"} in [r["SourceSecurityGroupId"] for r in rules]
 
 
-def test_public_db_mode_cannot_be_chosen_without_naming_who_may_connect(
+def accepts(parameter: dict[str, Any], value: str) -> bool:
+    """Whether CloudFormation takes `value` for `parameter` (its AllowedPattern must match it whole)."""
+    pattern = parameter.get("AllowedPattern")
+    return pattern is None or re.fullmatch(pattern, value) is not None
+
+
+def test_no_parameter_can_give_the_database_a_public_address_or_an_internet_ingress(
         stage_template: tuple[str, dict[str, Any]]) -> None:
     _, template = stage_template
-    public = Evaluator(template, {"NetworkMode": "public-db"})
-    assert not public.rules_hold()
-    named = Evaluator(template, {"NetworkMode": "public-db", "DbAllowedCidr": "203.0.113.7/32"})
-    assert named.rules_hold()
-    assert [r.get("CidrIp") for r in postgres_ingress(template, named)] == ["203.0.113.7/32"]
+    assert template["Resources"]["Database"]["Properties"]["PubliclyAccessible"] is False
+    assert not {"NetworkMode", "DbAllowedCidr"} & set(template["Parameters"])
+    for proxy in ("true", "false"):
+        evaluator = Evaluator(template, {"DbProxyEnabled": proxy})
+        rules = postgres_ingress(template, evaluator)
+        assert rules and all("CidrIp" not in r and "CidrIpv6" not in r for r in rules), rules
+        subnets = evaluator.resolve(template["Resources"]["DbSubnetGroup"]["Properties"]["SubnetIds"])
+        assert subnets == [{"Ref": "PrivateSubnetA"}, {"Ref": "PrivateSubnetB"}]
 
 
 def test_postgres_takes_tls_only_and_clients_verify_its_certificate(
@@ -231,7 +243,7 @@ def test_schedules_cannot_overlap_themselves(stage_template: tuple[str, dict[str
 
 def alarms_on(template: dict[str, Any], namespace: str, metric: str) -> list[dict[str, Any]]:
     return [v["Properties"] for v in template["Resources"].values() if v["Type"] == "AWS::CloudWatch::Alarm"
-            and v["Properties"]["Namespace"] == namespace and v["Properties"]["MetricName"] == metric]
+            and v["Properties"].get("Namespace") == namespace and v["Properties"].get("MetricName") == metric]
 
 
 def test_the_alarms_an_operator_needs_exist(stage_template: tuple[str, dict[str, Any]]) -> None:
@@ -251,6 +263,50 @@ def test_the_alarms_an_operator_needs_exist(stage_template: tuple[str, dict[str,
         assert len(alarms_on(template, "AWS/RDS", metric)) == 1, metric
     for alarm in (v for v in template["Resources"].values() if v["Type"] == "AWS::CloudWatch::Alarm"):
         assert alarm["Properties"]["AlarmActions"] == [{"Ref": "AlarmTopic"}]
+
+
+def test_alarms_are_mailed_to_an_address_every_deploy_must_name(
+        stage_template: tuple[str, dict[str, Any]]) -> None:
+    _, template = stage_template
+    email = template["Parameters"]["AlarmEmail"]
+    assert "Default" not in email
+    assert not accepts(email, "") and not accepts(email, "nobody") and accepts(email, "ops@example.com")
+    [subscription] = [v for v in template["Resources"].values() if v["Type"] == "AWS::SNS::Subscription"]
+    assert "Condition" not in subscription
+    assert subscription["Properties"] == {"TopicArn": {"Ref": "AlarmTopic"}, "Protocol": "email",
+                                          "Endpoint": {"Ref": "AlarmEmail"}}
+
+
+def test_every_dead_letter_queue_4xx_rates_and_database_cpu_and_memory_raise_alarms(
+        stage_template: tuple[str, dict[str, Any]]) -> None:
+    stage, template = stage_template
+    depths = alarms_on(template, "AWS/SQS", "ApproximateNumberOfMessagesVisible")
+    watched = {a["Dimensions"][0]["Value"]["Fn::GetAtt"][0] for a in depths}
+    assert watched == {dlq_id(spec) for spec in QUEUES}
+    assert all(a["Threshold"] == 1 and a["ComparisonOperator"] == "GreaterThanOrEqualToThreshold"
+               for a in depths)
+    [rate] = [v["Properties"] for v in template["Resources"].values() if v["Type"] == "AWS::CloudWatch::Alarm"
+              and "4XXError" in json.dumps(v["Properties"].get("Metrics", []))]
+    assert next(m for m in rate["Metrics"] if m.get("ReturnData"))["Expression"]
+    assert 0 < rate["Threshold"] < 1
+    assert len(alarms_on(template, "AWS/RDS", "CPUUtilization")) == 1
+    [memory] = alarms_on(template, "AWS/RDS", "FreeableMemory")
+    assert memory["ComparisonOperator"] == "LessThanThreshold" and memory["Threshold"] > 0
+    # Machine queues are made at run time (the first heartbeat); the API puts an alarm on each
+    # one's DLQ as it makes it, to the same topic, and may put no other alarm.
+    api = template["Resources"]["APIHandler"]["Properties"]
+    assert api["Environment"]["Variables"]["ITACHI_ALARM_TOPIC_ARN"] == {"Ref": "AlarmTopic"}
+    prefix = load_stage(stage).queue_prefix
+    writers = {}
+    for logical_id, fn in template["Resources"].items():
+        if fn["Type"] != "AWS::Serverless::Function":
+            continue
+        for s in statements_of(template["Resources"][fn["Properties"]["Role"]["Fn::GetAtt"][0]]):
+            if "cloudwatch:PutMetricAlarm" in as_list(s["Action"]):
+                writers[handler_of(logical_id, fn)] = (as_list(s["Action"]), as_list(s["Resource"]))
+    alarm_arn = "arn:${AWS::Partition}:cloudwatch:${AWS::Region}:${AWS::AccountId}:alarm:"
+    machine_dlqs = {"Fn::Sub": f"{alarm_arn}{prefix}-machine-*-dlq"}
+    assert writers == {"api": (["cloudwatch:PutMetricAlarm"], [machine_dlqs])}
 
 
 def test_the_api_writes_access_logs_and_traces_when_asked(stage_template: tuple[str, dict[str, Any]]) -> None:

@@ -213,7 +213,8 @@ def test_queues_rules_and_iam_deploy_in_moto_cloudformation_and_delete_with_agen
     cfn = boto3.client("cloudformation", **kw)
     stack = f"itachi-test-{int(time.time() * 1000)}"
     cfn.create_stack(StackName=stack, TemplateBody=json.dumps(moto_subset(template)),
-                     Capabilities=["CAPABILITY_IAM"])
+                     Capabilities=["CAPABILITY_IAM"],  # AlarmEmail has no default: a stack names it
+                     Parameters=[{"ParameterKey": "AlarmEmail", "ParameterValue": "ops@example.com"}])
     status = "CREATE_IN_PROGRESS"
     for _ in range(100):
         status = cfn.describe_stacks(StackName=stack)["Stacks"][0]["StackStatus"]

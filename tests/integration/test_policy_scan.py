@@ -54,3 +54,7 @@ def test_every_suppression_is_justified_in_the_deploy_docs() -> None:
     rows = dict(re.findall(r"^\| `(CKV_[A-Z0-9_]+)` \| (.+) \|$", section, re.MULTILINE))
     assert set(skipped_checks()) == set(rows)
     assert all(len(reason) > 40 for reason in rows.values())
+
+
+def test_the_database_publicly_accessible_check_runs_for_every_stage() -> None:
+    assert "CKV_AWS_17" not in skipped_checks()

@@ -9,9 +9,13 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from chalicelib.auth.domain.api_keys import DEPLOYMENT_ADMIN, ApiKey
+from chalicelib.auth.services.authenticator import Authenticator
 from chalicelib.kernel.errors import ConfigurationError
 from chalicelib.kernel.secrets import fetch_secrets
 from chalicelib.kernel.settings import Settings
+from chalicelib.kernel.unit_of_work import InMemoryUnitOfWork
+from chalicelib.wiring.auth import ADMIN_KEYS_REFRESH_S, admin_keys
 
 pytestmark = pytest.mark.integration
 
@@ -51,3 +55,58 @@ def test_a_missing_secret_is_a_configuration_error_naming_it(secretsmanager) -> 
 
     with pytest.raises(ConfigurationError, match="absent"):
         fetch_secrets(["present", "absent"])
+
+
+KEYS = "itachi/dev/api-keys"
+
+
+class _NoStoredKeys(InMemoryUnitOfWork):
+    """The key store of a deployment that has only its configured admin keys."""
+
+    class _Keys:
+        def add(self, key: ApiKey, key_hash: bytes) -> ApiKey:
+            raise AssertionError("nothing is stored here")
+
+        def live_by_hash(self, key_hash: bytes) -> ApiKey | None:
+            return None
+
+        def listing(self, *, include_revoked: bool) -> list[ApiKey]:
+            return []
+
+        def lock_machine(self, machine_id: str) -> list[ApiKey]:
+            return []
+
+        def revoke(self, name: str) -> ApiKey | None:
+            return None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.keys = self._Keys()
+
+
+def test_a_rotated_admin_key_is_taken_and_the_old_one_refused_without_a_redeploy(
+        secretsmanager, tmp_path) -> None:
+    secretsmanager.create_secret(Name=KEYS, SecretString="old-key")  # type: ignore[attr-defined]
+    settings = Settings.from_env({"ITACHI_HOME": str(tmp_path), "ITACHI_API_KEYS_SECRET_ID": KEYS})
+    now = [0.0]
+    auth = Authenticator(_NoStoredKeys, admin_keys(settings, clock=lambda: now[0]))
+    assert auth.principal("old-key") == DEPLOYMENT_ADMIN
+
+    # Rotation: the new key beside the old one while the clients move, then the new one alone.
+    secretsmanager.put_secret_value(SecretId=KEYS, SecretString="new-key,old-key")  # type: ignore[attr-defined]
+    assert auth.principal("new-key") is None  # read again only after the refresh interval
+    now[0] += ADMIN_KEYS_REFRESH_S + 1
+    assert auth.principal("new-key") == DEPLOYMENT_ADMIN and auth.principal("old-key") == DEPLOYMENT_ADMIN
+    secretsmanager.put_secret_value(SecretId=KEYS, SecretString="new-key")  # type: ignore[attr-defined]
+    now[0] += ADMIN_KEYS_REFRESH_S + 1
+    assert auth.principal("old-key") is None and auth.principal("new-key") == DEPLOYMENT_ADMIN
+
+
+def test_an_unreadable_secret_keeps_the_admin_keys_last_read(secretsmanager, tmp_path) -> None:
+    secretsmanager.create_secret(Name=KEYS, SecretString="the-key")  # type: ignore[attr-defined]
+    settings = Settings.from_env({"ITACHI_HOME": str(tmp_path), "ITACHI_API_KEYS_SECRET_ID": KEYS})
+    now = [0.0]
+    auth = Authenticator(_NoStoredKeys, admin_keys(settings, clock=lambda: now[0]))
+    secretsmanager.delete_secret(SecretId=KEYS, ForceDeleteWithoutRecovery=True)  # type: ignore[attr-defined]
+    now[0] += ADMIN_KEYS_REFRESH_S + 1
+    assert auth.principal("the-key") == DEPLOYMENT_ADMIN

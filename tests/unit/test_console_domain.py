@@ -59,10 +59,15 @@ class Clock:
         return self.now
 
 
-def _auth(clock: Clock) -> tuple[ConsoleAuth, InMemoryConsoleRepository]:
+LAPTOP_KEY = token_hash("itk_admin")
+
+
+def _auth(clock: Clock, live: set[bytes] | None = None) -> tuple[ConsoleAuth, InMemoryConsoleRepository]:
     repo = InMemoryConsoleRepository()
     keys = {"itk_admin": "laptop"}
-    return ConsoleAuth(lambda: InMemoryConsoleUnitOfWork(repo), keys.get, clock=clock), repo
+    live = {LAPTOP_KEY} if live is None else live
+    units = lambda: InMemoryConsoleUnitOfWork(repo)  # noqa: E731
+    return ConsoleAuth(units, keys.get, live.__contains__, clock=clock), repo
 
 
 def test_only_an_admin_key_opens_a_session_and_only_its_hash_is_kept() -> None:
@@ -84,11 +89,22 @@ def test_signing_out_ends_the_session_and_a_link_works_once_within_its_minutes()
     opened = auth.sign_in("itk_admin")
     auth.sign_out(opened.token)
     assert auth.session(opened.token) is None
-    token, _ = auth.issue_link("laptop")
+    token, _ = auth.issue_link("laptop", LAPTOP_KEY)
     assert auth.redeem_link(token).session.signed_in_as == "laptop (link)"
     with pytest.raises(InvalidInput):
         auth.redeem_link(token)
-    late, _ = auth.issue_link("laptop")
+    late, _ = auth.issue_link("laptop", LAPTOP_KEY)
     clock.now += timedelta(minutes=11)
     with pytest.raises(InvalidInput):
         auth.redeem_link(late)
+
+
+def test_a_session_and_a_link_live_only_while_the_key_that_opened_them_does() -> None:
+    live = {LAPTOP_KEY}
+    auth, _ = _auth(Clock(), live)
+    opened = auth.sign_in("itk_admin")
+    link, _ = auth.issue_link("laptop", LAPTOP_KEY)
+    live.clear()  # the key is revoked
+    assert auth.session(opened.token) is None
+    with pytest.raises(InvalidInput):
+        auth.redeem_link(link)

@@ -1,6 +1,8 @@
 """Find who a bearer key belongs to: the deployment's configured admin keys, then stored keys.
 
-Configured keys (`ITACHI_API_KEY(S)`) are compared in constant time. A stored key is found by
+Configured keys (`ITACHI_API_KEY(S)`) are compared in constant time; they are asked for on
+every request (in AWS the wiring reads their secret again every minute: a rotation needs no
+redeploy). A stored key is found by
 the SHA-256 of what was presented (an index lookup: nothing about the stored keys leaks through
 timing). Found keys are cached for `ttl_s` (default 30 s) so a busy process asks the database
 once per key and half-minute; a revoked key is therefore refused everywhere within `ttl_s`.
@@ -13,19 +15,21 @@ import hmac
 import threading
 import time
 from collections.abc import Callable
+from typing import TypeAlias
 
 from chalicelib.auth.domain.api_keys import DEPLOYMENT_ADMIN, Principal, key_hash
 from chalicelib.auth.services.ports import KeysUnitOfWorkFactory
 
 CACHE_TTL_S = 30.0
 _MAX_CACHED = 1000
+ConfiguredKeys: TypeAlias = tuple[str, ...] | Callable[[], tuple[str, ...]]
 
 
 class Authenticator:
-    def __init__(self, uow: KeysUnitOfWorkFactory, configured_keys: tuple[str, ...], *,
+    def __init__(self, uow: KeysUnitOfWorkFactory, configured_keys: ConfiguredKeys, *,
                  ttl_s: float = CACHE_TTL_S, clock: Callable[[], float] = time.monotonic) -> None:
         self._uow = uow
-        self._configured = tuple(k.encode() for k in configured_keys)
+        self._configured = configured_keys if callable(configured_keys) else (lambda: configured_keys)
         self._ttl_s = ttl_s
         self._clock = clock
         self._cache: dict[bytes, tuple[float, Principal]] = {}
@@ -36,7 +40,8 @@ class Authenticator:
         if not presented:
             return None
         raw = presented.encode("utf-8", errors="surrogatepass")
-        if any([hmac.compare_digest(raw, key) for key in self._configured]):  # every key compared
+        configured = [key.encode() for key in self._configured()]
+        if any([hmac.compare_digest(raw, key) for key in configured]):  # every key compared
             return DEPLOYMENT_ADMIN
         digest = key_hash(presented)
         now = self._clock()
@@ -56,3 +61,12 @@ class Authenticator:
                 self._cache.clear()
             self._cache[digest] = (now, found)
         return found
+
+    def still_live(self, digest: bytes) -> bool:
+        """Whether the key whose SHA-256 is `digest` is live now: configured, or stored and not
+        revoked. Never cached: what a revocation ends must end on the next request."""
+        configured = [key_hash(key) for key in self._configured()]
+        if any([hmac.compare_digest(digest, mine) for mine in configured]):
+            return True
+        with self._uow() as uow:
+            return uow.keys.live_by_hash(digest) is not None

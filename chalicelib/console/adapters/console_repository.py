@@ -14,20 +14,24 @@ class PostgresConsoleRepository:
     def __init__(self, conn: Any) -> None:
         self._conn = conn
 
-    def open(self, token_hash: bytes, csrf_token: str, signed_in_as: str, expires_at: datetime) -> None:
+    def open(self, token_hash: bytes, session: ConsoleSession) -> None:
         self._conn.execute(
-            "INSERT INTO console_sessions (token_hash, csrf_token, signed_in_as, expires_at) "
-            "VALUES (%s, %s, %s, %s)",
-            (token_hash, Verbatim(csrf_token), signed_in_as, expires_at),  # compared with each form's
+            "INSERT INTO console_sessions (token_hash, csrf_token, signed_in_as, expires_at, key_hash) "
+            "VALUES (%s, %s, %s, %s, %s)",
+            (token_hash, Verbatim(session.csrf_token), session.signed_in_as,  # compared with each form's
+             session.expires_at, session.key_hash),
         )
 
     def live(self, token_hash: bytes, now: datetime) -> ConsoleSession | None:
         row = self._conn.execute(
-            "SELECT csrf_token, signed_in_as, expires_at FROM console_sessions "
+            "SELECT csrf_token, signed_in_as, expires_at, key_hash FROM console_sessions "
             "WHERE token_hash = %s AND ended_at IS NULL AND expires_at > %s",
             (token_hash, now),
         ).fetchone()
-        return ConsoleSession(row["csrf_token"], row["signed_in_as"], row["expires_at"]) if row else None
+        if row is None:
+            return None
+        key = bytes(row["key_hash"]) if row["key_hash"] is not None else None
+        return ConsoleSession(row["csrf_token"], row["signed_in_as"], row["expires_at"], key)
 
     def end(self, token_hash: bytes, now: datetime) -> None:
         self._conn.execute(
@@ -35,19 +39,22 @@ class PostgresConsoleRepository:
             (now, token_hash),
         )
 
-    def add_link(self, token_hash: bytes, created_by: str, expires_at: datetime) -> None:
+    def add_link(self, token_hash: bytes, created_by: str, key_hash: bytes, expires_at: datetime) -> None:
         self._conn.execute(
-            "INSERT INTO console_links (token_hash, created_by, expires_at) VALUES (%s, %s, %s)",
-            (token_hash, created_by, expires_at),
+            "INSERT INTO console_links (token_hash, created_by, key_hash, expires_at) "
+            "VALUES (%s, %s, %s, %s)",
+            (token_hash, created_by, key_hash, expires_at),
         )
 
-    def spend_link(self, token_hash: bytes, now: datetime) -> str | None:
+    def spend_link(self, token_hash: bytes, now: datetime) -> tuple[str, bytes | None] | None:
         row = self._conn.execute(
             "UPDATE console_links SET used_at = %s WHERE token_hash = %s AND used_at IS NULL "
-            "AND expires_at > %s RETURNING created_by",
+            "AND expires_at > %s RETURNING created_by, key_hash",
             (now, token_hash, now),
         ).fetchone()
-        return row["created_by"] if row else None
+        if row is None:
+            return None
+        return row["created_by"], bytes(row["key_hash"]) if row["key_hash"] is not None else None
 
     def purge(self, now: datetime) -> int:
         cutoff = now - timedelta(days=1)

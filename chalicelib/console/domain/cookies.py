@@ -67,3 +67,4 @@ class ConsoleSession:
     csrf_token: str
     signed_in_as: str
     expires_at: datetime
+    key_hash: bytes | None = None  # the SHA-256 of the API key that opened it

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from chalice import Blueprint, Response
 
+from chalicelib.auth.request_guard import bearer
 from chalicelib.auth.request_principal import current_principal
 from chalicelib.bootstrap import get_container
 from chalicelib.console.assets import asset
-from chalicelib.console.domain.cookies import LOGIN_COOKIE, SESSION_COOKIE, new_token, read_cookie, same_token
+from chalicelib.console.domain.cookies import (
+    LOGIN_COOKIE,
+    SESSION_COOKIE,
+    new_token,
+    read_cookie,
+    same_token,
+    token_hash,
+)
 from chalicelib.console.pages.layout import bare_page, el, hidden_csrf
 from chalicelib.console.routes.common import error_page
 from chalicelib.console.services.console_auth import Opened
@@ -124,5 +132,7 @@ def static_file(name: str) -> Response:
 
 @api.route("/api/console/links", methods=["POST"])
 def create_link() -> Response:
-    token, expires = get_container().console_auth.issue_link(current_principal().name)
+    # The link is bound to the key that asked for it: revoking that key ends what the link opens.
+    signer = token_hash(bearer(api.current_request.headers))
+    token, expires = get_container().console_auth.issue_link(current_principal().name, signer)
     return ok({"path": f"/console/login?link={token}", "expires_at": expires.isoformat()}, status=201)

@@ -11,7 +11,7 @@ from chalicelib.kernel.unit_of_work import UnitOfWork
 
 
 class ConsoleSessionRepository(Protocol):
-    def open(self, token_hash: bytes, csrf_token: str, signed_in_as: str, expires_at: datetime) -> None: ...
+    def open(self, token_hash: bytes, session: ConsoleSession) -> None: ...
 
     def live(self, token_hash: bytes, now: datetime) -> ConsoleSession | None:
         """The unexpired, not ended session with this hash."""
@@ -19,10 +19,10 @@ class ConsoleSessionRepository(Protocol):
 
     def end(self, token_hash: bytes, now: datetime) -> None: ...
 
-    def add_link(self, token_hash: bytes, created_by: str, expires_at: datetime) -> None: ...
+    def add_link(self, token_hash: bytes, created_by: str, key_hash: bytes, expires_at: datetime) -> None: ...
 
-    def spend_link(self, token_hash: bytes, now: datetime) -> str | None:
-        """Mark the unused, unexpired link spent; who created it (None: no such link)."""
+    def spend_link(self, token_hash: bytes, now: datetime) -> tuple[str, bytes | None] | None:
+        """Mark the unused, unexpired link spent; who created it and with which key (None: no such link)."""
         ...
 
     def purge(self, now: datetime) -> int:
@@ -37,3 +37,4 @@ class ConsoleUnitOfWork(UnitOfWork, Protocol):
 
 ConsoleUnits = Callable[[], ConsoleUnitOfWork]
 AdminKeyCheck = Callable[[str], str | None]  # a presented key -> its name when it is an admin key
+KeyLive = Callable[[bytes], bool]  # a key's SHA-256 -> whether that key is live now (never cached)

@@ -191,3 +191,42 @@ def test_every_console_answer_carries_a_strict_content_security_policy(api: Runn
     script = user.get("/console/assets/htmx.min.js")
     assert script.status_code == 200 and script.headers["Content-Type"].startswith("text/javascript")
     assert user.get("/console/assets/package.json").status_code == 404
+
+
+def _stored_admin_key(api: RunningApi, name: str) -> str:
+    created = requests.post(api.url + "/api/keys", json={"name": name, "kind": "admin"}, headers=api.headers,
+                            timeout=120)
+    assert created.status_code == 201, created.text
+    return str(created.json()["key"])
+
+
+def _revoke(api: RunningApi, name: str) -> None:
+    assert requests.delete(f"{api.url}/api/keys/{name}", headers=api.headers, timeout=120).status_code == 200
+
+
+def test_revoking_a_key_ends_the_console_sessions_it_opened_on_the_next_request(api: RunningApi) -> None:
+    key = _stored_admin_key(api, "ops-laptop")
+    user, other = ConsoleUser(api.url), ConsoleUser(api.url)
+    user.sign_in(key)
+    other.sign_in(api.key)  # the deployment's key: its session is not the revoked key's
+    assert user.get("/console/tasks").status_code == 200
+    _revoke(api, "ops-laptop")
+    assert user.get("/console/tasks").status_code == 303
+    assert user.get("/console/tasks", headers={"HX-Request": "true"}).status_code == 401
+    assert other.get("/console/tasks").status_code == 200
+
+
+def test_revoking_a_key_ends_the_sessions_its_one_time_links_opened(api: RunningApi) -> None:
+    key = _stored_admin_key(api, "ops-script")
+    link = requests.post(api.url + "/api/console/links", headers={"Authorization": f"Bearer {key}"},
+                         timeout=120)
+    assert link.status_code == 201
+    unused = requests.post(api.url + "/api/console/links", headers={"Authorization": f"Bearer {key}"},
+                           timeout=120).json()["path"]
+    user = ConsoleUser(api.url)
+    assert user.get(link.json()["path"]).status_code == 303 and user.get("/console/tasks").status_code == 200
+    _revoke(api, "ops-script")
+    assert user.get("/console/tasks").status_code == 303
+    late = ConsoleUser(api.url)
+    late.get(unused)
+    assert late.get("/console/tasks").status_code == 303  # a link made by a revoked key opens nothing

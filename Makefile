@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit package deploy scan clean
+.PHONY: run test lint typecheck unit package deploy scan clean system-packages
 
 # The web console's front-end libraries (htmx, Chart.js): pinned in package-lock.json, installed
 # from the npm registry, served from node_modules/ and copied into the Lambda zip. No build step.
@@ -58,7 +58,26 @@ $(SCAN_STAMP): requirements-scan.txt
 	$(SCAN_VENV)/bin/python -m pip install -q -r requirements-scan.txt
 	touch $(SCAN_STAMP)
 
-test: $(STAMP) $(CONSOLE_STAMP) $(LAMBDA_ONNX_STAMP) lint
+# Debian's packages the tests drive: a real sshd (tests/integration/ssh) and Chromium (the console's
+# browser tests). Installed here when missing, as root or through sudo, never by a test.
+SYSTEM_PACKAGES := openssh-server chromium chromium-driver
+SYSTEM_BINARIES := /usr/sbin/sshd /usr/bin/chromium /usr/bin/chromedriver
+APT_INSTALL := apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends $(SYSTEM_PACKAGES)
+
+system-packages:
+	@missing=; for b in $(SYSTEM_BINARIES); do test -x $$b || missing="$$missing $$b"; done; \
+	test -z "$$missing" && exit 0; \
+	echo "missing:$$missing; installing $(SYSTEM_PACKAGES)"; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+	else echo "make test needs$$missing: run  sudo apt-get update && sudo $(APT_INSTALL)" >&2; exit 1; fi; \
+	command -v apt-get >/dev/null || { echo "make test needs$$missing (Debian's $(SYSTEM_PACKAGES)) and there is no apt-get: install them" >&2; exit 1; }; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$$sudo $(APT_INSTALL) >/dev/null 2>&1 || { $$sudo apt-get update -q && $$sudo $(APT_INSTALL); } || \
+	{ echo "could not install $(SYSTEM_PACKAGES): run  sudo apt-get update && sudo $(APT_INSTALL)" >&2; exit 1; }; \
+	for b in $(SYSTEM_BINARIES); do test -x $$b || { echo "$$b is still missing after installing $(SYSTEM_PACKAGES)" >&2; exit 1; }; done
+
+test: $(STAMP) $(CONSOLE_STAMP) $(LAMBDA_ONNX_STAMP) system-packages lint
 	$(BIN)/python -m pytest
 
 # checkov over both stages' templates (tests/integration/test_policy_scan.py, marked `scan`). Kept out of

@@ -65,9 +65,11 @@ def moto_endpoint() -> Iterator[str]:
 
 
 @pytest.fixture
-def database_url(postgres: TestPostgres) -> str:
-    """A fresh, migrated database for this test."""
-    return postgres.new_database()
+def database_url(postgres: TestPostgres) -> Iterator[str]:
+    """A fresh, migrated database for this test, dropped after it."""
+    url = postgres.new_database()
+    yield url
+    postgres.drop_database(url)
 
 
 @pytest.fixture

@@ -63,22 +63,23 @@ $(SCAN_STAMP): requirements-scan.txt
 SYSTEM_PACKAGES := openssh-server chromium chromium-driver
 SYSTEM_BINARIES := /usr/sbin/sshd /usr/bin/chromium /usr/bin/chromedriver
 APT_INSTALL := apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends $(SYSTEM_PACKAGES)
+NEED_PACKAGES := make test needs Debian's $(SYSTEM_PACKAGES); as root, run: apt-get update && $(APT_INSTALL)
 
 system-packages:
-	@missing=; for b in $(SYSTEM_BINARIES); do test -x $$b || missing="$$missing $$b"; done; \
-	test -z "$$missing" && exit 0; \
-	echo "missing:$$missing; installing $(SYSTEM_PACKAGES)"; \
-	if [ "$$(id -u)" = 0 ]; then sudo=; \
-	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo="sudo -n"; \
-	else echo "make test needs$$missing: run  sudo apt-get update && sudo $(APT_INSTALL)" >&2; exit 1; fi; \
-	command -v apt-get >/dev/null || { echo "make test needs$$missing (Debian's $(SYSTEM_PACKAGES)) and there is no apt-get: install them" >&2; exit 1; }; \
+	@if $(foreach b,$(SYSTEM_BINARIES),test -x $(b) &&) true; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then as=; elif sudo -n true 2>/dev/null; then as="sudo -n"; \
+	else echo "$(NEED_PACKAGES)" >&2; exit 1; fi; \
 	export DEBIAN_FRONTEND=noninteractive; \
-	$$sudo $(APT_INSTALL) >/dev/null 2>&1 || { $$sudo apt-get update -q && $$sudo $(APT_INSTALL); } || \
-	{ echo "could not install $(SYSTEM_PACKAGES): run  sudo apt-get update && sudo $(APT_INSTALL)" >&2; exit 1; }; \
-	for b in $(SYSTEM_BINARIES); do test -x $$b || { echo "$$b is still missing after installing $(SYSTEM_PACKAGES)" >&2; exit 1; }; done
+	$$as $(APT_INSTALL) 2>/dev/null || { $$as apt-get update -q && $$as $(APT_INSTALL); } \
+		|| { echo "$(NEED_PACKAGES)" >&2; exit 1; }; \
+	$(foreach b,$(SYSTEM_BINARIES),test -x $(b) || { echo "$(b) is missing. $(NEED_PACKAGES)" >&2; exit 1; };)
+
+# Parallel workers (pytest-xdist), each with its own Postgres and moto server; a module's tests stay
+# on one worker, so a module-scoped fixture (a package build, a shared server) is made once.
+TEST_WORKERS ?= 2
 
 test: $(STAMP) $(CONSOLE_STAMP) $(LAMBDA_ONNX_STAMP) system-packages lint
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope
 
 # checkov over both stages' templates (tests/integration/test_policy_scan.py, marked `scan`). Kept out of
 # `make test`: its own virtualenv and the scan add minutes; run it before every deploy (`make deploy` does).

@@ -33,15 +33,15 @@ FLAGS = [
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "console"
 
 
-def ensure_chromium() -> str:
+def ensure_chromium(binary: str = CHROMIUM) -> str:
     """The Chromium binary; fails the calling test with the command that installs what is missing."""
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
         pytest.fail("playwright is not installed: run `make` (requirements-dev.txt pins it)", pytrace=False)
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"{CHROMIUM} is not installed: {INSTALL_HINT}", pytrace=False)
-    return CHROMIUM
+    if not os.access(binary, os.X_OK):
+        pytest.fail(f"{binary} is not installed: {INSTALL_HINT}", pytrace=False)
+    return binary
 
 
 @contextmanager

@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,13 +25,13 @@ CANDIDATES = ("/usr/sbin/sshd", "/usr/local/sbin/sshd")
 INSTALL_HINT = "run `make system-packages` (apt-get install openssh-server, as root)"
 
 
-def _find() -> str | None:
-    return shutil.which("sshd") or next((c for c in CANDIDATES if os.access(c, os.X_OK)), None)
+def _find(candidates: Sequence[str]) -> str | None:
+    return shutil.which("sshd") or next((c for c in candidates if os.access(c, os.X_OK)), None)
 
 
-def ensure_sshd() -> str:
+def ensure_sshd(candidates: Sequence[str] = CANDIDATES) -> str:
     """The sshd binary; fails the calling test with the command that installs it when it is missing."""
-    found = _find()
+    found = _find(candidates)
     if found is None:
         pytest.fail(f"sshd is not installed: {INSTALL_HINT}", pytrace=False)
     return found

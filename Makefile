@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit package deploy scan clean
+.PHONY: run test lint typecheck unit package deploy scan clean system-packages
 
 # The web console's front-end libraries (htmx, Chart.js): pinned in package-lock.json, installed
 # from the npm registry, served from node_modules/ and copied into the Lambda zip. No build step.
@@ -58,8 +58,28 @@ $(SCAN_STAMP): requirements-scan.txt
 	$(SCAN_VENV)/bin/python -m pip install -q -r requirements-scan.txt
 	touch $(SCAN_STAMP)
 
-test: $(STAMP) $(CONSOLE_STAMP) $(LAMBDA_ONNX_STAMP) lint
-	$(BIN)/python -m pytest
+# Debian's packages the tests drive: a real sshd (tests/integration/ssh) and Chromium (the console's
+# browser tests). Installed here when missing, as root or through sudo, never by a test.
+SYSTEM_PACKAGES := openssh-server chromium chromium-driver
+SYSTEM_BINARIES := /usr/sbin/sshd /usr/bin/chromium /usr/bin/chromedriver
+APT_INSTALL := apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends $(SYSTEM_PACKAGES)
+NEED_PACKAGES := make test needs Debian's $(SYSTEM_PACKAGES); as root, run: apt-get update && $(APT_INSTALL)
+
+system-packages:
+	@if $(foreach b,$(SYSTEM_BINARIES),test -x $(b) &&) true; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then as=; elif sudo -n true 2>/dev/null; then as="sudo -n"; \
+	else echo "$(NEED_PACKAGES)" >&2; exit 1; fi; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$$as $(APT_INSTALL) 2>/dev/null || { $$as apt-get update -q && $$as $(APT_INSTALL); } \
+		|| { echo "$(NEED_PACKAGES)" >&2; exit 1; }; \
+	$(foreach b,$(SYSTEM_BINARIES),test -x $(b) || { echo "$(b) is missing. $(NEED_PACKAGES)" >&2; exit 1; };)
+
+# Parallel workers (pytest-xdist), each with its own Postgres and moto server; a module's tests stay
+# on one worker, so a module-scoped fixture (a package build, a shared server) is made once.
+TEST_WORKERS ?= 2
+
+test: $(STAMP) $(CONSOLE_STAMP) $(LAMBDA_ONNX_STAMP) system-packages lint
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope
 
 # checkov over both stages' templates (tests/integration/test_policy_scan.py, marked `scan`). Kept out of
 # `make test`: its own virtualenv and the scan add minutes; run it before every deploy (`make deploy` does).

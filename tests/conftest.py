@@ -10,13 +10,14 @@ import subprocess
 import tempfile
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from chalicelib.bootstrap import Container, set_container
+from tests.support.lambda_package import build_package
 from tests.support.local_stack import TestPostgres, make_container, settings_for_test
 from tests.support.shells import NO_REHASH_WAIT
 
@@ -64,10 +65,28 @@ def moto_endpoint() -> Iterator[str]:
         proc.kill()
 
 
+@pytest.fixture(scope="session")
+def lambda_package(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str | None], Path]:
+    """The prod stage's package (`make package`'s dist/ folder) for an embedding provider (None: the
+    stage's own), built on first use and shared by every test of the session that asks for it."""
+    built: dict[str | None, Path] = {}
+
+    def package(embedding: str | None = None) -> Path:
+        if embedding not in built:
+            name = embedding or "stage"
+            built[embedding] = build_package(embedding, tmp_path_factory.mktemp(f"dist-{name}"),
+                                             tmp_path_factory.mktemp(f"build-{name}"))
+        return built[embedding]
+
+    return package
+
+
 @pytest.fixture
-def database_url(postgres: TestPostgres) -> str:
-    """A fresh, migrated database for this test."""
-    return postgres.new_database()
+def database_url(postgres: TestPostgres) -> Iterator[str]:
+    """A fresh, migrated database for this test, dropped after it."""
+    url = postgres.new_database()
+    yield url
+    postgres.drop_database(url)
 
 
 @pytest.fixture

@@ -153,9 +153,14 @@ def test_a_run_that_outlives_its_timeout_is_killed_with_its_hooks(
     command = f"{shlex.quote(sys.executable)} {shlex.quote(str(hook))}"
     _write_project_hook(repo, "UserPromptSubmit", command)
 
-    # Long enough for the CLI to start the hook on a busy box; the hook alone would run 10 minutes.
+    # The run outlives its time once the hook runs (the hook alone would run 10 minutes); the
+    # timeout is only the deadline for the CLI to start it on a busy box.
+    def hook_runs() -> bool:
+        return pid_file.exists() and pid_file.read_text().strip() != ""
+
     with FakeAnthropic() as fake, pytest.raises(subprocess.TimeoutExpired):
-        run_print(claude, "hi", cwd=repo, env=claude_env(fake.base_url, config_dir), timeout=20)
+        run_print(claude, "hi", cwd=repo, env=claude_env(fake.base_url, config_dir), timeout=120,
+                  give_up_when=hook_runs)
 
     assert pid_file.exists(), "the CLI started the hook"
     assert not _is_running(int(pid_file.read_text()))

@@ -1,19 +1,17 @@
 """The packaged production template: cfn-lint clean, built offline, and true to the two tables.
 
-One `python -m infra.package` run (without a network namespace where the machine allows it)
-feeds every test. The SQS, EventBridge and IAM part is deployed into moto server's
-CloudFormation and checked through the AWS APIs.
+One `python -m infra.package` run (without a network where the machine allows it;
+`tests/support/lambda_package.py`) feeds every test. The SQS, EventBridge and IAM part is deployed
+into moto server's CloudFormation and checked through the AWS APIs.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
 import time
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,22 +32,9 @@ MOTO_TYPES = {"AWS::SQS::Queue", "AWS::Events::Rule", "AWS::IAM::Role", "AWS::Lo
 FAKE_FUNCTION_ARN = "arn:aws:lambda:us-east-1:123456789012:function:{}"
 
 
-def _offline_prefix() -> list[str]:
-    """`unshare -n` (no network at all) when this machine lets us create a network namespace."""
-    unshare = shutil.which("unshare")
-    if unshare and subprocess.run([unshare, "-n", "true"], capture_output=True, check=False).returncode == 0:
-        return [unshare, "-n"]
-    return []
-
-
 @pytest.fixture(scope="module")
-def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    command = [*_offline_prefix(), sys.executable, "-m", "infra.package", "--stage", STAGE,
-               "--dist", str(out), "--work", str(tmp_path_factory.mktemp("build"))]
-    result = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, check=False)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return out
+def dist(lambda_package: Callable[[str | None], Path]) -> Path:
+    return lambda_package(None)
 
 
 @pytest.fixture(scope="module")

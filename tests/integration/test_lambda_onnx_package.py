@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,23 +25,16 @@ from chalicelib.memory.adapters.onnx_embedder import OnnxEmbedder
 from chalicelib.memory.adapters.onnx_model import MODEL_FILE, MODEL_SHA256, PACKAGED_DIR, TOKENIZER_SHA256
 from infra.package import LAMBDA_LIMIT_BYTES
 from tests.conftest import REPO_ROOT
-from tests.integration.test_infra_template import _offline_prefix
+from tests.support.lambda_package import offline_prefix
 
-STAGE = "prod"
 PROBE = REPO_ROOT / "infra" / "lambda_probe.py"
 TEXTS = ["why did we pick pgvector for the memory store", "Always run migrations before the tests",
          "déjà vu: naïve café résumé ünïcödé 数据库 🚀", "x " * 400]
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist-onnx")
-    command = [*_offline_prefix(), sys.executable, "-m", "infra.package", "--stage", STAGE,
-               "--embedding", "onnx", "--dist", str(out),
-               "--work", str(tmp_path_factory.mktemp("build-onnx"))]
-    result = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True, timeout=900, check=False)
-    assert result.returncode == 0, result.stderr[-3000:]
-    return out
+def built(lambda_package: Callable[[str | None], Path]) -> Path:
+    return lambda_package("onnx")
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +58,7 @@ def run_in_package(code_dir: Path, built: Path, args: list[str], extra: dict[str
            "AWS_DEFAULT_REGION": "us-east-1", "LAMBDA_TASK_ROOT": str(code_dir),
            "ITACHI_HOME": str(code_dir.parent / "home"),
            "ITACHI_EMBEDDING_PROVIDER": api_environment(built)["ITACHI_EMBEDDING_PROVIDER"], **(extra or {})}
-    result = subprocess.run([*_offline_prefix(), sys.executable, "-I", "-S", *args], env=env,
+    result = subprocess.run([*offline_prefix(), sys.executable, "-I", "-S", *args], env=env,
                             capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout

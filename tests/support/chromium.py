@@ -1,8 +1,8 @@
 """Debian's Chromium driven by Playwright (from PyPI) for the console's browser tests.
 
-`ensure_chromium()` finds /usr/bin/chromium, installing Debian's `chromium` package with apt-get
-when it is missing (tests run as root in CI); without it, or without Playwright, the browser tests
-are skipped with the reason. `browser_page()` opens a fresh profile (its own --user-data-dir) with
+`ensure_chromium()` finds /usr/bin/chromium, which `make test` installs beforehand (Debian's
+`chromium`, `make system-packages`); without it, or without Playwright, the browser tests fail
+with the command to run. `browser_page()` opens a fresh profile (its own --user-data-dir) with
 the flags that keep Chromium off the network: this machine has no internet, and Chromium's
 background connections would otherwise be refused and slow every start.
 """
@@ -10,8 +10,6 @@ background connections would otherwise be refused and slow every start.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +19,7 @@ from typing import Any
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
+INSTALL_HINT = "run `make system-packages` (apt-get install chromium chromium-driver, as root)"
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -34,32 +33,15 @@ FLAGS = [
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "console"
 
 
-def _apt_install() -> str | None:
-    if not shutil.which("apt-get"):
-        return "chromium is not installed and apt-get is unavailable: install Debian's chromium"
-    if os.geteuid() != 0:
-        return "chromium is not installed and installing it needs root: apt-get install chromium"
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = ["apt-get", "install", "-y", "-q", "--no-install-recommends", "chromium"]
-    done = None
-    for attempt in (install, ["apt-get", "update", "-q"], install):
-        done = subprocess.run(attempt, env=env, capture_output=True, text=True, timeout=1200)
-        if done.returncode == 0 and attempt is install and os.access(CHROMIUM, os.X_OK):
-            return None
-    return f"apt-get could not install chromium: {done.stderr.strip()[-300:] if done else ''}"
-
-
-def ensure_chromium() -> str:
-    """The Chromium binary, installed on first use; skips the calling test when that is impossible."""
+def ensure_chromium(binary: str = CHROMIUM) -> str:
+    """The Chromium binary; fails the calling test with the command that installs what is missing."""
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        pytest.skip("playwright is not installed (requirements-dev.txt pins it)")
-    if not os.access(CHROMIUM, os.X_OK):
-        reason = _apt_install()
-        if not os.access(CHROMIUM, os.X_OK):
-            pytest.skip(reason or "chromium not found after installing it")
-    return CHROMIUM
+        pytest.fail("playwright is not installed: run `make` (requirements-dev.txt pins it)", pytrace=False)
+    if not os.access(binary, os.X_OK):
+        pytest.fail(f"{binary} is not installed: {INSTALL_HINT}", pytrace=False)
+    return binary
 
 
 @contextmanager

@@ -33,7 +33,8 @@ import signal
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,10 +118,13 @@ def run_print(
     env: dict[str, str],
     args: Sequence[str] = (),
     timeout: float = RUN_TIMEOUT_S,
+    give_up_when: Callable[[], bool] | None = None,
 ) -> ClaudeRun:
     """Run `claude -p PROMPT` with stream-json output; raise TimeoutExpired past `timeout`.
 
-    On a timeout (or an interrupt) the CLI and every hook it started are killed.
+    `give_up_when`, asked every 0.1 s while the CLI runs, ends the wait early as the timeout
+    would: a test of the timeout waits for the state it needs, not for a fixed time. On a
+    timeout (or an interrupt) the CLI and every hook it started are killed.
     """
     process = subprocess.Popen(
         [str(claude), "-p", prompt, *STREAM_FLAGS, *args],
@@ -132,7 +136,7 @@ def run_print(
         text=True,
     )
     try:
-        stdout, stderr = process.communicate(timeout=timeout)
+        stdout, stderr = _communicate(process, timeout, give_up_when)
     except BaseException:
         _kill_tree(process)
         for pipe in (process.stdout, process.stderr):
@@ -140,6 +144,19 @@ def run_print(
                 pipe.close()
         raise
     return ClaudeRun(process.returncode, _parse_events(stdout), stderr)
+
+
+def _communicate(process: subprocess.Popen[str], timeout: float,
+                 give_up_when: Callable[[], bool] | None) -> tuple[str, str]:
+    if give_up_when is None:
+        return process.communicate(timeout=timeout)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:  # communicate may be called again after its timeout: no output is lost
+            return process.communicate(timeout=min(0.1, max(deadline - time.monotonic(), 0.001)))
+        except subprocess.TimeoutExpired:
+            if give_up_when() or time.monotonic() >= deadline:
+                raise
 
 
 class StreamJsonSession:

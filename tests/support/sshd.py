@@ -1,9 +1,8 @@
 """A real OpenSSH server for tests: its own host key, config and authorized key, on a free port.
 
-`ensure_sshd()` finds `sshd`, installing Debian's openssh-server with apt-get when it is
-missing (tests run as root in CI); without sshd and without apt the SSH tests are skipped
-with the reason. The server listens on 127.0.0.1 only, accepts one client key, and runs
-commands as the user running the tests.
+`ensure_sshd()` finds `sshd`, which `make test` installs beforehand (Debian's openssh-server,
+`make system-packages`); without it the SSH tests fail with the command to run. The server
+listens on 127.0.0.1 only, accepts one client key, and runs commands as the user running the tests.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,35 +22,18 @@ import pytest
 from tests.support.shells import NO_REHASH_WAIT
 
 CANDIDATES = ("/usr/sbin/sshd", "/usr/local/sbin/sshd")
+INSTALL_HINT = "run `make system-packages` (apt-get install openssh-server, as root)"
 
 
-def _apt_install() -> str | None:
-    """Install openssh-server with apt-get; the reason it could not, or None when it worked."""
-    if not shutil.which("apt-get"):
-        return "sshd is not installed and apt-get is unavailable: install openssh-server"
-    if os.geteuid() != 0:
-        return "sshd is not installed and installing it needs root: apt-get install openssh-server"
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    install = ["apt-get", "install", "-y", "-q", "--no-install-recommends", "openssh-server"]
-    for attempt in (install, ["apt-get", "update", "-q"], install):
-        done = subprocess.run(attempt, env=env, capture_output=True, text=True, timeout=900)
-        if done.returncode == 0 and attempt is install and _find() is not None:
-            return None
-    return f"apt-get could not install openssh-server: {done.stderr.strip()[-300:]}"
+def _find(candidates: Sequence[str]) -> str | None:
+    return shutil.which("sshd") or next((c for c in candidates if os.access(c, os.X_OK)), None)
 
 
-def _find() -> str | None:
-    return shutil.which("sshd") or next((c for c in CANDIDATES if os.access(c, os.X_OK)), None)
-
-
-def ensure_sshd() -> str:
-    """The sshd binary, installed on first use; skips the calling test when that is impossible."""
-    found = _find()
+def ensure_sshd(candidates: Sequence[str] = CANDIDATES) -> str:
+    """The sshd binary; fails the calling test with the command that installs it when it is missing."""
+    found = _find(candidates)
     if found is None:
-        reason = _apt_install()
-        found = _find()
-        if found is None:
-            pytest.skip(reason or "sshd not found after installing openssh-server")
+        pytest.fail(f"sshd is not installed: {INSTALL_HINT}", pytrace=False)
     return found
 
 

@@ -1,4 +1,4 @@
-"""A real sshd per test (its own host key, on a free port), installed on first use."""
+"""A real sshd per test (its own host key, on a free port); `make test` installs sshd beforehand."""
 
 from __future__ import annotations
 

@@ -122,7 +122,7 @@ def test_with_systemctl_install_enables_and_starts_the_unit_and_uninstall_stops_
     assert f"systemctl --user disable --now {UNIT}" in (user / ".fake-systemd" / "calls.log").read_text()
     assert "the agent is stopped and disabled" in out
     assert not (_units(user) / UNIT).exists()
-    wait_for(lambda: not pid_alive(int(agent)), what="the agent to stop", timeout_s=30)  # type: ignore[call-overload]
+    wait_for(lambda: not pid_alive(int(agent)), what="the agent to stop", timeout_s=30)
 
 
 def test_install_refuses_a_state_directory_without_a_key(

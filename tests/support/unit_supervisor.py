@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 SYSTEMD_DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 DEFAULT_RESTART_S = 0.1  # systemd's RestartSec default
@@ -148,7 +149,7 @@ class Supervisor:
             os.killpg(pgid, signal.SIGKILL)
 
 
-def read_events(state: Path) -> list[dict[str, object]]:
+def read_events(state: Path) -> list[dict[str, Any]]:
     path = state / "events.jsonl"
     if not path.exists():
         return []

@@ -61,7 +61,8 @@ def test_the_printed_unit_always_restarts_itachi_agent_for_the_home_with_this_in
 
 
 def test_systemd_analyze_verify_accepts_the_printed_unit(
-        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+        home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ITACHI_ODD_VALUE", 'a "quoted" \\back $dollar %percent')
     text, _ = _print(home, capsys, "--manager", "systemd")
     unit_dir = tmp_path / "units"
@@ -99,7 +100,8 @@ def test_the_printed_launchd_plist_keeps_the_agent_alive_from_load(
     assert MACHINE_KEY not in text and "e" * 40 not in text
 
 
-def test_the_service_environment_keeps_the_agents_settings_and_leaves_out_every_secret(tmp_path: Path) -> None:
+def test_the_service_environment_keeps_the_agents_settings_and_leaves_out_every_secret(
+        tmp_path: Path) -> None:
     env = {"ITACHI_AGENT_ROOTS": "/srv", "ITACHI_ENGINE_PRIORITY": "codex,claude", "PATH": "/usr/bin",
            "ITACHI_API_KEY": "itk_" + "a" * 30, "ITACHI_DB_PASSWORD": "hunter22",
            "HTTPS_PROXY": "http://me:s3cretpass@proxy:3128", "ITACHI_NOTE": "sk-" + "b" * 30,

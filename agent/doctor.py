@@ -77,7 +77,7 @@ def _supervision(home: Path) -> Check:
     if up:
         return Check("agent", True, f"run and restarted by `itachi up` (pid {up})")
     service = manager_for().status(home)
-    if service.installed and service.home == home:
+    if service.installed and service.home == home.absolute():
         if service.running is False:
             return Check("agent", False, f"{service.path} is installed but no agent runs ({service.detail}): "
                                          f"see `itachi service status --home {home}`")

@@ -126,7 +126,7 @@ def main() -> int:
     with open(calls, "a", encoding="utf-8") as fh:
         fh.write(" ".join([name, *args]) + "\n")
     if name == "loginctl":
-        return 0 if args[:1] == ["enable-linger"] else 1
+        return 0 if [a for a in args if not a.startswith("--")][:1] == ["enable-linger"] else 1
     return systemctl(args, home)
 
 

@@ -107,7 +107,7 @@ def test_with_systemctl_install_enables_and_starts_the_unit_and_uninstall_stops_
     if _linger_file().exists():
         assert "Lingering is on" in out
     else:
-        assert calls[2] == f"loginctl enable-linger {pwd.getpwuid(os.getuid()).pw_name}"
+        assert calls[2] == f"loginctl --no-ask-password enable-linger {pwd.getpwuid(os.getuid()).pw_name}"
         assert "Enabled lingering: the agent starts at boot" in out
     state = fake_systemctl.state_dir(user, UNIT)
     agent = wait_for(lambda: [e["pid"] for e in read_events(state) if e["event"] == "started"],

@@ -25,7 +25,7 @@ class Check:
 
 
 def run_checks(home: Path, port: int) -> list[Check]:
-    return [_python(), _state_dir(home), _config(home), _port(home, port), *_versions(),
+    return [_python(), _state_dir(home), _config(home), _port(home, port), _supervision(home), *_versions(),
             _engine("claude", "install Claude Code: npm install -g @anthropic-ai/claude-code")]
 
 
@@ -67,6 +67,26 @@ def _port(home: Path, port: int) -> Check:
     if str(state.get("api_url", "")).endswith(f":{port}"):
         return Check("port", True, f"{port} is served by a running `itachi up`")
     return Check("port", False, f"{port} is taken by another program: `itachi up --port N`")
+
+
+def _supervision(home: Path) -> Check:
+    """Whether something restarts this state directory's agent when it dies: its service or `itachi up`."""
+    from agent.service_control import agent_running, manager_for, up_supervisor
+
+    up = up_supervisor(home)
+    if up:
+        return Check("agent", True, f"run and restarted by `itachi up` (pid {up})")
+    service = manager_for().status(home)
+    if service.installed and service.home == home.absolute():
+        if service.running is False:
+            return Check("agent", False, f"{service.path} is installed but no agent runs ({service.detail}): "
+                                         f"see `itachi service status --home {home}`")
+        return Check("agent", True, f"run and restarted by {service.path}")
+    machine = read_json(home / "config.json").get("machine_id")
+    if not machine and not agent_running(home):
+        return Check("agent", True, "no agent for this state directory (`itachi up` runs its own)")
+    return Check("agent", False, f"the agent{f' of machine {machine}' if machine else ''} is not supervised: "
+                                 f"a crash or a reboot stops it. Run: itachi service install --home {home}")
 
 
 def _versions() -> list[Check]:

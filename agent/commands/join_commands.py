@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.commands.local_stack_commands import HOME_HELP
+from agent.commands.service_commands import SERVICE_HINT, install_service
 
 
 def add_invite_verb(machines_parser: Any) -> None:
@@ -30,7 +31,11 @@ def add_join_parser(sub: Any) -> None:
     p.add_argument("--home", help=HOME_HELP)
     p.add_argument("--python", default=sys.executable, help="interpreter for the hooks and the agent")
     p.add_argument("--no-hooks", action="store_true", help="do not install the Claude Code hooks")
-    p.add_argument("--no-agent", action="store_true", help="do not start the agent")
+    agent = p.add_mutually_exclusive_group()
+    agent.add_argument("--no-agent", action="store_true", help="do not start the agent")
+    agent.add_argument("--service", action="store_true",
+                       help="run the agent as a service (`itachi service install`): restarted when it dies, "
+                            "started at boot")
     p.set_defaults(func=cmd_join)
 
 
@@ -71,8 +76,11 @@ def cmd_join(args: argparse.Namespace) -> int:
     print(f"Joined as machine {joined['machine_id']} (key {joined['key_name']}, in "
           f"{home / 'config.json'}, mode 0600).")
     ok = args.no_hooks or _install_hooks(args.python)
-    if not args.no_agent:
+    if args.service:
+        ok = _supervise(home, joined["machine_id"], args.python) and ok
+    elif not args.no_agent:
         ok = _start_agent(home, joined["machine_id"], args.python) and ok
+        print(f"It stops with a crash or a reboot; to keep it running: {SERVICE_HINT.format(home=home)}")
     return 0 if ok else 1
 
 
@@ -87,6 +95,14 @@ def _install_hooks(python: str) -> bool:
         print(f"cannot install the hooks: {exc}", file=sys.stderr)
         return False
     return True
+
+
+def _supervise(home: Path, machine_id: str, python: str) -> bool:
+    """Install the agent's service; where no service manager runs it now, start the agent too."""
+    outcome = install_service(home, machine_id, python)
+    if outcome.ok and not outcome.running:
+        return _start_agent(home, machine_id, python)
+    return outcome.ok
 
 
 def _start_agent(home: Path, machine_id: str, python: str) -> bool:

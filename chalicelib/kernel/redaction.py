@@ -72,6 +72,11 @@ def _secret_name(name: str) -> bool:
     return any(p in _SECRET_WORDS for p in lowered) or name.lower().endswith(("apikey", "secret"))
 
 
+def secret_name(name: str) -> bool:
+    """True when a part of a variable's name says it holds a secret (API_KEY, dbPassword, GH_TOKEN)."""
+    return _secret_name(name)
+
+
 def _assignment(match: re.Match[str]) -> str:
     value = match.group("value")
     if not _secret_name(match.group("name")) or _HARMLESS_VALUE.match(value):

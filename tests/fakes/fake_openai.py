@@ -2,10 +2,12 @@
 
 Itachi's integration tests point ``OpenAI(api_key=..., base_url=fake.base_url)`` at it.
 Chat requests are checked as the real API checks them (``openai_rules``: per-model parameters,
-strict JSON schemas, unknown models) and refused with the real API's status, message, param
-and code. Replies are scripted: content, a refusal, an error (a 429 may carry Retry-After), or
-a delay to provoke client timeouts. Content longer than the request's output cap is cut to it
-with ``finish_reason: "length"``, as the real API does.
+unknown parameters, strict JSON schemas, tool definitions and tool-message order, unknown
+models), and so are embeddings requests (``openai_embedding_rules``: models, ``dimensions``,
+8,192 tokens an input, 2,048 inputs and 300,000 tokens a request); refusals carry the real
+API's status, message, param and code. Replies are scripted: content, a refusal, an error (a
+429 may carry Retry-After), or a delay to provoke client timeouts. Content longer than the
+request's output cap is cut to it with ``finish_reason: "length"``, as the real API does.
 Embeddings are deterministic unit vectors built from hashes of the text and its words, so
 equal texts get equal vectors and texts sharing words point in similar directions.
 """
@@ -24,12 +26,14 @@ import re
 import struct
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from email.message import Message
 from http import HTTPStatus
 from typing import Any, NamedTuple
 
 from tests.fakes.local_http_server import LocalHttpServer, Reply
+from tests.fakes.openai_embedding_rules import answer_dimensions, check_embeddings_request
+from tests.fakes.openai_message_rules import check_chat_shape
 from tests.fakes.openai_rules import check_chat_request, output_cap
 
 CHAT_PATH = "/v1/chat/completions"
@@ -66,10 +70,9 @@ class FakeOpenAI(LocalHttpServer):
     order; with none left the reply is ``default_chat_content``.
     """
 
-    def __init__(self, *, default_chat_content: str = "{}", embedding_dim: int = 1536) -> None:
+    def __init__(self, *, default_chat_content: str = "{}") -> None:
         super().__init__()
         self.default_chat_content = default_chat_content
-        self.embedding_dim = embedding_dim
         self.requests: list[RecordedRequest] = []
         self._chat_script: deque[_Scripted] = deque()
         self._embedding_script: deque[_Scripted] = deque()
@@ -90,8 +93,8 @@ class FakeOpenAI(LocalHttpServer):
     def script_chat_tool_calls(self, *calls: tuple[str, dict[str, Any]]) -> None:
         """Answer a later chat request with these function calls (name, arguments), as a model
         given ``tools`` does: no content, ``finish_reason: "tool_calls"``."""
-        scripted = _Scripted(tool_calls=tuple((name, json.dumps(args)) for name, args in calls),
-                             finish_reason="tool_calls")
+        numbered = tuple((next(self._ids), name, json.dumps(args)) for name, args in calls)
+        scripted = _Scripted(tool_calls=numbered, finish_reason="tool_calls")
         self._push(self._chat_script, scripted)
 
     def script_chat_refusal(self, message: str = "I'm sorry, I cannot help with that.") -> None:
@@ -164,7 +167,7 @@ class FakeOpenAI(LocalHttpServer):
         messages = request.get("messages")
         if not request.get("model") or not isinstance(messages, list) or not messages:
             return Reply(HTTPStatus.BAD_REQUEST, error_body(400, "'model' and 'messages' are required."))
-        refused = check_chat_request(request)
+        refused = check_chat_shape(request) or check_chat_request(request)
         if refused is not None:
             return Reply(refused.status,
                          error_body(refused.status, refused.message, refused.param, refused.code))
@@ -206,15 +209,13 @@ class FakeOpenAI(LocalHttpServer):
         scripted = self._next_scripted(self._embedding_script)
         if scripted is not None and scripted.error is not None:
             return scripted.error
-        texts = request.get("input")
+        refused = check_embeddings_request(request)
+        if refused is not None:
+            return Reply(refused.status,
+                         error_body(refused.status, refused.message, refused.param, refused.code))
+        texts = request["input"]
         texts = [texts] if isinstance(texts, str) else texts
-        if not isinstance(texts, list) or not texts:
-            return Reply(HTTPStatus.BAD_REQUEST, error_body(400, "'$.input' is invalid."))
-        if not all(isinstance(text, str) and text for text in texts):
-            return Reply(HTTPStatus.BAD_REQUEST, error_body(400, "'$.input' is invalid."))
-        dimensions = request.get("dimensions") or self.embedding_dim
-        if not isinstance(dimensions, int) or dimensions < 1:
-            return Reply(HTTPStatus.BAD_REQUEST, error_body(400, "'dimensions' is invalid."))
+        dimensions = answer_dimensions(request)
         as_base64 = request.get("encoding_format") == "base64"
         data = [
             {
@@ -230,7 +231,7 @@ class FakeOpenAI(LocalHttpServer):
             {
                 "object": "list",
                 "data": data,
-                "model": request.get("model", ""),
+                "model": request["model"],
                 "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
             },
         )
@@ -242,7 +243,7 @@ class _Scripted(NamedTuple):
     delay: float = 0.0
     refusal: str | None = None
     finish_reason: str = "stop"
-    tool_calls: tuple[tuple[str, str], ...] = ()  # (function name, JSON arguments)
+    tool_calls: tuple[tuple[int, str, str], ...] = ()  # (unique number, function name, JSON arguments)
 
 
 def _error(status: int, body: dict[str, Any] | str | None, retry_after: float | None) -> _Scripted:
@@ -258,8 +259,10 @@ def embed(text: str, dimensions: int) -> list[float]:
     It sums one pseudo-random direction per word and one for the whole text, so equal
     texts are identical, and texts sharing words have a positive cosine.
     """
+    counts = Counter(_WORD.findall(text.lower()))
     parts = [_direction(f"text:{text}", dimensions)]
-    parts += [_word_direction(word, dimensions) for word in _WORD.findall(text.lower())]
+    parts += [array.array("d", (count * v for v in _word_direction(word, dimensions)))
+              for word, count in counts.items()]  # a word said twice weighs twice, computed once
     summed = [math.fsum(values) for values in zip(*parts, strict=True)]
     norm = math.sqrt(math.fsum(v * v for v in summed)) or 1.0
     # Round to float32 like the real API, so float and base64 answers agree exactly.
@@ -289,8 +292,9 @@ def _assistant_message(content: str | None, scripted: _Scripted) -> dict[str, An
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": scripted.refusal}
     if scripted.tool_calls:
         message["tool_calls"] = [
-            {"id": f"call_{index}_{name}", "type": "function", "function": {"name": name, "arguments": args}}
-            for index, (name, args) in enumerate(scripted.tool_calls)]
+            {"id": f"call_{number}_{name}", "type": "function",
+             "function": {"name": name, "arguments": args}}
+            for number, name, args in scripted.tool_calls]
     return message
 
 

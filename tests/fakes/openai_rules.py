@@ -9,7 +9,8 @@ instead of agreeing with it by construction:
 - a model without structured outputs (gpt-3.5-turbo) refuses `response_format: json_schema`;
 - a strict JSON schema must list every property in `required` and set
   `additionalProperties: false` on every object, and its name must match ^[a-zA-Z0-9_-]{1,64}$;
-- an unknown model is a 404 (`model_not_found`).
+- an unknown model is a 404 (`model_not_found`);
+- unknown arguments, malformed `tools` and tool messages out of order (`openai_message_rules`).
 """
 
 from __future__ import annotations

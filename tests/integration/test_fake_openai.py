@@ -171,7 +171,7 @@ def test_float_and_base64_encodings_give_the_same_vector(fake: FakeOpenAI) -> No
         model="text-embedding-3-small", input="recall me", encoding_format="float"
     )
 
-    assert len(as_base64.data[0].embedding) == fake.embedding_dim == 1536
+    assert len(as_base64.data[0].embedding) == 1536  # the model's own size
     assert as_base64.data[0].embedding == as_floats.data[0].embedding
 
 

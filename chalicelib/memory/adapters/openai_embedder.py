@@ -1,8 +1,10 @@
 """Embeddings over the `openai` SDK: OpenAI itself or any OpenAI-compatible server (base URL).
 
-The SDK is imported on first use. Texts go in batches of BATCH_SIZE. Embedding a text twice
-is harmless, so the SDK's own retries apply to everything, timeouts included (429s honour
-Retry-After). Empty texts are sent as a single space: the API rejects empty input.
+The SDK is imported on first use. Each text is cut to the API's 8,192 tokens an input, and texts
+go in requests of at most BATCH_SIZE inputs and 300,000 tokens (`domain/embedding_batches.py`
+bounds tokens by UTF-8 bytes, safe for code and CJK). Embedding a text twice is harmless, so the
+SDK's own retries apply to everything, timeouts included (429s honour Retry-After). Empty texts
+are sent as a single space: the API rejects empty input.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from chalicelib.kernel.openai_client import openai_client
+from chalicelib.memory.domain.embedding_batches import batches, fit_input
 from chalicelib.memory.services.ports import EmbeddingFailed
 
-BATCH_SIZE = 128
-MAX_INPUT_CHARS = 24_000  # about 6k tokens, under the 8k-token input limit
+BATCH_SIZE = 128  # inputs a request; the API takes up to 2,048
+MAX_INPUT_TOKENS = 8192
+MAX_REQUEST_TOKENS = 300_000
 
 
 class OpenAIEmbedder:
@@ -34,20 +38,20 @@ class OpenAIEmbedder:
         return self._dimension
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        inputs = [fit_input(t, MAX_INPUT_TOKENS) or " " for t in texts]
         vectors: list[list[float]] = []
-        for start in range(0, len(texts), BATCH_SIZE):
-            vectors.extend(self._batch(texts[start:start + BATCH_SIZE]))
+        for batch in batches(inputs, max_inputs=BATCH_SIZE, max_tokens=MAX_REQUEST_TOKENS):
+            vectors.extend(self._batch(batch))
         return vectors
 
-    def _batch(self, texts: Sequence[str]) -> list[list[float]]:
+    def _batch(self, inputs: Sequence[str]) -> list[list[float]]:
         import openai
 
-        inputs = [(t[:MAX_INPUT_CHARS] or " ") for t in texts]
         extra: dict[str, Any] = {}
         if self._model.startswith("text-embedding-3"):
             extra["dimensions"] = self._dimension  # these models can shorten their vectors
         try:
-            response = self._client.get().embeddings.create(model=self._model, input=inputs, **extra)
+            response = self._client.get().embeddings.create(model=self._model, input=list(inputs), **extra)
         except openai.APIError as exc:
             raise EmbeddingFailed(f"embedding request failed: {type(exc).__name__}") from None
         data = sorted(response.data, key=lambda item: item.index)

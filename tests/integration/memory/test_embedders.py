@@ -23,7 +23,7 @@ from tests.support.local_stack import settings_for_test
 
 
 def test_openai_embedder_batches_asks_for_the_dimension_and_keeps_order() -> None:
-    with FakeOpenAI(embedding_dim=1536) as fake:
+    with FakeOpenAI() as fake:
         embedder = OpenAIEmbedder(api_key="sk-test", base_url=fake.base_url, dimension=256)
         texts = [f"text number {i}" for i in range(BATCH_SIZE + 5)] + [""]
         vectors = embedder.embed(texts)

@@ -7,7 +7,10 @@ records every call, answers with real Bot API shapes, serves pushed updates to g
 It refuses what Telegram refuses: a message to a topic that does not exist ("message thread
 not found") or is closed, anything sent to a user who blocked the bot or a group that removed
 it (403), edits and deletions of unknown messages, texts over 4096 UTF-16 code units, topics
-in a chat that is not a forum, and changes to unknown topics or that change nothing.
+in a chat that is not a forum, and changes to unknown topics or that change nothing; messages
+over Telegram's flood limits (``telegram_limits``: 20 a minute in a group, 429 with
+``retry_after``), texts that do not parse in their ``parse_mode`` and ``callback_data`` over
+64 bytes (``telegram_markup``).
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.local_http_server import LocalHttpServer, Reply
+from tests.fakes.telegram_limits import SENDING_METHODS, FloodControl, TelegramLimits
+from tests.fakes.telegram_markup import check_entities, check_keyboard
 from tests.fakes.telegram_updates import UpdatesMixin
 from tests.fakes.telegram_wire import (
     ApiError,
@@ -54,8 +59,10 @@ class FakeTelegram(UpdatesMixin, LocalHttpServer):
     """
 
     def __init__(self, token: str = "123:ABC", *, bot_username: str = "itachi_test_bot",
-                 forums: tuple[int, ...] = ()) -> None:
+                 forums: tuple[int, ...] = (), limits: TelegramLimits | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
+        self.flood = FloodControl(limits or TelegramLimits(), clock)
         self.token = token
         self.bot_username = bot_username
         self.forums = set(forums)
@@ -219,7 +226,14 @@ class FakeTelegram(UpdatesMixin, LocalHttpServer):
                     raise failures.pop(0)
                 if handler is None:
                     raise ApiError(404, "Not Found")
-                return Reply(HTTPStatus.OK, {"ok": True, "result": handler(params)})
+                counted = api_method.lower() in SENDING_METHODS
+                if counted:
+                    chat = self._chat(params)
+                    self.flood.check(chat["id"], chat["type"])
+                result = handler(params)
+                if counted:
+                    self.flood.record(chat["id"], chat["type"])
+                return Reply(HTTPStatus.OK, {"ok": True, "result": result})
             except ApiError as error:
                 return error.reply()
 
@@ -267,6 +281,7 @@ class FakeTelegram(UpdatesMixin, LocalHttpServer):
         if thread_id is not None:
             message.update(message_thread_id=thread_id, is_topic_message=True)
         markup = params.get("reply_markup")
+        check_keyboard(markup)
         if isinstance(markup, dict) and "inline_keyboard" in markup:
             message["reply_markup"] = markup
         self.messages[(chat["id"], message["message_id"])] = message
@@ -275,6 +290,7 @@ class FakeTelegram(UpdatesMixin, LocalHttpServer):
 
     def _send_message(self, params: Params) -> Params:
         text = check_text(params.get("text"))
+        check_entities(text, params.get("parse_mode"))
         content: Params = {"text": text}
         if params.get("entities"):
             content["entities"] = params["entities"]
@@ -295,6 +311,7 @@ class FakeTelegram(UpdatesMixin, LocalHttpServer):
             }
         }
         if params.get("caption"):
+            check_entities(str(params["caption"]), params.get("parse_mode"))
             content["caption"] = params["caption"]
         return self._new_message(params, **content)
 
@@ -307,10 +324,12 @@ class FakeTelegram(UpdatesMixin, LocalHttpServer):
 
     def _edit_message_text(self, params: Params) -> Params | bool:
         text = check_text(params.get("text"))
+        check_entities(text, params.get("parse_mode"))
+        markup = params.get("reply_markup")
+        check_keyboard(markup)
         if params.get("inline_message_id"):
             return True
         message = self._stored_message(params)
-        markup = params.get("reply_markup")
         if message.get("text") == text and message.get("reply_markup") == markup:
             raise ApiError(
                 400,
@@ -325,6 +344,7 @@ class FakeTelegram(UpdatesMixin, LocalHttpServer):
         return dict(message)
 
     def _edit_message_reply_markup(self, params: Params) -> Params | bool:
+        check_keyboard(params.get("reply_markup"))
         if params.get("inline_message_id"):
             return True
         message = self._stored_message(params)

@@ -18,7 +18,10 @@ Requests the CLI makes for its own purposes never consume the script:
 - `HEAD /api/hello` (the connectivity check sent when nonessential traffic is not
   disabled) gets 200; any other path gets a 404 error body.
 
-Every request is recorded in `fake.requests`, with its `kind`.
+Every request is recorded in `fake.requests`, with its `kind`. Requests the real API refuses
+are refused the same way (`anthropic_rules`: the key, `anthropic-version` and JSON content-type
+headers; each `tool_use` answered by a `tool_result` in the next turn and no other) with
+`x-should-retry: false`, and listed in `fake.refused`.
 
 `Reply.error(429, "...")` answers with an Anthropic-style error body and the header
 `x-should-retry: false`, so the CLI gives up at once. Pass `retry=True` to let it retry:
@@ -46,6 +49,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
 from urllib.parse import urlsplit
+
+from tests.fakes.anthropic_rules import Refusal, check_headers, check_tool_pairing
 
 DEFAULT_TEXT = "Done."
 SIDE_TEXT = "Itachi fake side reply."
@@ -158,6 +163,7 @@ class FakeAnthropic:
 
     def __init__(self, script: Sequence[Reply] = ()) -> None:
         self.requests: list[RecordedRequest] = []
+        self.refused: list[Refusal] = []  # what it refused as the real API would (headers, tool pairing)
         self._script = list(script)
         self._uses = 0
         self._lock = threading.Lock()
@@ -221,9 +227,15 @@ class FakeAnthropic:
         self, method: str, path: str, query: str, headers: dict[str, str], body: Any
     ) -> tuple[int, str, bytes, dict[str, str]]:
         kind = _request_kind(method, path, body)
+        refused = self._refusal(method, path, headers, body)
         with self._lock:
             self.requests.append(RecordedRequest(method, path, query, headers, body, kind))
-            reply = self._next_reply() if kind == "conversation" else None
+            reply = self._next_reply() if kind == "conversation" and refused is None else None
+        if refused is not None:
+            self.refused.append(refused)
+            error = {"type": refused.error_type, "message": refused.message}
+            payload = {"type": "error", "error": error, "request_id": "req_fake_refused"}
+            return refused.status, "application/json", _json(payload), _NO_RETRY
         if kind == "other":
             return _other_response(method, path)
         if kind == "compact":
@@ -240,6 +252,14 @@ class FakeAnthropic:
         if body.get("stream"):
             return 200, "text/event-stream", b"".join(_sse_events(message)), {}
         return 200, "application/json", _json(message), {}
+
+    def _refusal(self, method: str, path: str, headers: dict[str, str], body: Any) -> Refusal | None:
+        if not path.startswith("/v1/"):
+            return None  # the connectivity check (HEAD /api/hello) carries no credentials
+        refused = check_headers(method, headers)
+        if refused is None and path == "/v1/messages" and isinstance(body, dict):
+            refused = check_tool_pairing(body.get("messages"))
+        return refused
 
     def _next_reply(self) -> Reply | None:
         if not self._script:

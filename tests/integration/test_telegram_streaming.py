@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,7 +11,9 @@ import pytest
 from chalicelib.kernel.queue_table import QUEUES
 from chalicelib.telegram.domain.telegram_records import Topic
 from chalicelib.telegram.domain.telegram_text import MESSAGE_LIMIT, utf16_len
+from chalicelib.telegram.services.topic_streams import pace_key
 from infra.local.sqs_dispatcher import deliver_batch
+from tests.fakes.telegram_limits import TelegramLimits, Window
 from tests.support.telegram_bot import GROUP, BotHarness, bot_harness
 
 OUTBOX_SPEC = next(q for q in QUEUES if q.key == "telegram-outbox")
@@ -88,7 +91,7 @@ def test_a_long_retry_after_reschedules_the_stream_instead_of_blocking(bot: BotH
     assert len(bot.fake.calls_to("sendMessage")) == 1
 
     with bot.container.telegram_uow() as uow:  # time passes
-        uow.outbox.defer(topic.stream, 0)
+        uow.outbox.defer(pace_key(GROUP), 0)
         uow.commit()
     assert bot.container.topic_streams.pump(topic.stream) == 1
     assert bot.texts(chat_id=GROUP, thread_id=topic.topic_id) == ["first\nsecond"]
@@ -181,7 +184,7 @@ def test_the_flush_pace_is_kept_without_holding_the_consumer_and_extra_wake_ups_
     assert streams.pump(topic.stream) == 0 and slept == []  # nothing pending: no wait at all
     with bot.container.db.connection() as conn:
         row = conn.execute("SELECT last_flush_at FROM telegram_streams WHERE stream = %s",
-                           (topic.stream,)).fetchone()
+                           (pace_key(GROUP),)).fetchone()
     assert row is not None
     flushed_at = row["last_flush_at"]
 
@@ -193,3 +196,38 @@ def test_the_flush_pace_is_kept_without_holding_the_consumer_and_extra_wake_ups_
 
     assert slept == [pytest.approx(0.25)]
     assert bot.texts(chat_id=GROUP, thread_id=topic.topic_id) == ["first", "second"]
+
+
+def test_two_topics_streaming_at_the_production_pace_stay_under_the_groups_flood_limit(
+    bot: BotHarness, topic: Topic,
+) -> None:
+    other_thread = bot.container.telegram_gateway.create_topic(GROUP, "myproject: a session")
+    other = bot.container.telegram_topics.register("session", "s-1", GROUP, other_thread,
+                                                   "myproject: a session")
+    pieces = [f"step {i}: " + "x" * 3000 for i in range(30)]  # one message each: 60 to one group
+    bot.container.topic_streams.post(topic, pieces)
+    bot.container.topic_streams.post(other, pieces)
+
+    assert bot.flush() == 60
+
+    assert bot.fake.flood.refused == 0  # 20 a minute per group, in the harness's scaled time
+    assert bot.texts(chat_id=GROUP, thread_id=topic.topic_id) == pieces
+    assert bot.texts(chat_id=GROUP, thread_id=other.topic_id) == pieces
+
+
+def test_a_429_from_the_groups_flood_limit_is_honoured_for_its_retry_after(
+    bot: BotHarness, topic: Topic,
+) -> None:
+    bot.fake.flood.limits = TelegramLimits(group=Window(20, 2.0))  # a minute, shortened to 2 s
+    for i in range(20):  # the bot's other messages fill the group's window
+        bot.container.telegram_gateway.send(GROUP, f"announcement {i}")
+    bot.container.topic_streams.post(topic, ["after the flood"])
+
+    assert bot.container.topic_streams.pump(topic.stream) == 0  # refused: the wait is recorded
+    refused_at = time.monotonic()
+    assert bot.fake.flood.refused == 1
+    bot.flush()
+
+    assert bot.texts(chat_id=GROUP, thread_id=topic.topic_id) == ["after the flood"]
+    assert time.monotonic() - refused_at >= 0.9  # retry_after (whole seconds) from the refusal
+    assert bot.fake.flood.refused == 1  # the stream waited, it did not hammer

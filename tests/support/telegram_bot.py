@@ -1,7 +1,9 @@
 """The bot under test: real Postgres, moto's SQS and python-telegram-bot against FakeTelegram.
 
 Updates are built from the fixtures in tests/fixtures/telegram (real Telegram shapes) with a
-fresh update_id and message_id each, so one fixture can drive many commands.
+fresh update_id and message_id each, so one fixture can drive many commands. Time runs
+TIME_SCALE times as fast for the streams' pace and Telegram's flood limits alike: production
+pacing against production limits, a hundred times faster.
 """
 
 from __future__ import annotations
@@ -9,20 +11,23 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from chalicelib.bootstrap import Container, set_container
-from chalicelib.telegram.services.topic_streams import StreamPacing
+from chalicelib.telegram.services.topic_streams import FLUSH_INTERVAL_S, StreamPacing
 from tests.fakes.fake_telegram import FakeTelegram, load_update_fixture
+from tests.fakes.telegram_limits import TelegramLimits
 from tests.support.local_stack import make_container, settings_for_test
 
 GROUP = -1001234567890
 ALICE = 111111111
 MALLORY = 999999999
 SECRET = "test-webhook-secret"
+TIME_SCALE = 0.01
 _ids = itertools.count(200_000_000)
 
 
@@ -72,7 +77,7 @@ class BotHarness:
         """Run one update through the consumer's runner (as the telegram-updates consumer does)."""
         return self.container.telegram_updates.run(update)
 
-    def flush(self, rounds: int = 20) -> int:
+    def flush(self, rounds: int = 200) -> int:
         """Pump every stream with pending output until none is left; return messages sent."""
         sent = 0
         for _ in range(rounds):
@@ -105,10 +110,15 @@ def telegram_settings(home: Path, database_url: str, moto_endpoint: str, fake: F
 
 @contextmanager
 def bot_harness(home: Path, database_url: str, moto_endpoint: str, **overrides: Any) -> Iterator[BotHarness]:
-    with FakeTelegram(forums=(GROUP,)) as fake:
+    with FakeTelegram(forums=(GROUP,), limits=TelegramLimits().scaled(TIME_SCALE)) as fake:
         container = make_container(telegram_settings(home, database_url, moto_endpoint, fake, **overrides))
         sleeps: list[float] = []
-        container.stream_pacing = StreamPacing(flush_interval_s=0.0, sleep=sleeps.append)
+
+        def sleep(seconds: float) -> None:
+            sleeps.append(seconds)
+            time.sleep(seconds)
+
+        container.stream_pacing = StreamPacing(flush_interval_s=FLUSH_INTERVAL_S * TIME_SCALE, sleep=sleep)
         set_container(container)
         try:
             yield BotHarness(fake, container, sleeps)

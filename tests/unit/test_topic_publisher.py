@@ -43,8 +43,9 @@ class Topics:
         self.publisher = TopicEventPublisher(directory, self.streams)
 
     def pump_all(self) -> None:
-        for stream in self.streams.pending_streams():
-            self.streams.pump(stream)
+        for _ in range(10):  # one message a pump: pump until nothing is left
+            for stream in self.streams.pending_streams():
+                self.streams.pump(stream)
 
 
 @pytest.fixture

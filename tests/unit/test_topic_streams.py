@@ -12,6 +12,7 @@ from chalicelib.telegram.services.topic_streams import (
     MAX_ROWS_PER_PUMP,
     StreamPacing,
     TopicStreams,
+    pace_key,
 )
 from tests.fakes.telegram_recorders import RecordingSender, RecordingTrigger
 from tests.fakes.telegram_store import FakeClock, TelegramStore
@@ -82,12 +83,40 @@ def test_short_pieces_are_packed_into_one_message_in_order(s: Streams) -> None:
     assert s.pending() == []
 
 
-def test_pieces_that_do_not_fit_together_go_out_as_several_messages(s: Streams) -> None:
+def test_pieces_that_do_not_fit_together_go_out_as_several_messages_one_per_pace(s: Streams) -> None:
     big = "x" * (MESSAGE_LIMIT - 10)
     s.streams.post(TOPIC, [big, big, "tail"])
 
-    assert s.streams.pump(TOPIC.stream) == 2
+    assert s.streams.pump(TOPIC.stream) == 1
+    assert s.trigger.wake_ups[-1] == (TOPIC.stream, 1)  # the rest waits for the chat's pace
+    s.clock.advance(1.5)
+    assert s.streams.pump(TOPIC.stream) == 1
     assert s.sender.texts() == [big, f"{big}\ntail"]
+
+
+def test_two_topics_of_one_chat_share_its_pace(s: Streams) -> None:
+    other = Topic("session", "s-1", GROUP, 43, "myproject: a session", "open")
+    with s.store.unit_of_work() as uow:
+        uow.topics.register(other.kind, other.ref_id, other.chat_id, other.topic_id, other.title)
+        uow.commit()
+    s.streams.post(TOPIC, ["task output"])
+    s.streams.post(other, ["session output"])
+
+    assert s.streams.pump(TOPIC.stream) == 1
+    assert s.streams.pump(other.stream) == 0  # the chat sent a message a moment ago
+    assert s.trigger.wake_ups[-1] == (other.stream, 1)
+    s.clock.advance(1.5)
+    assert s.streams.pump(other.stream) == 1
+    assert s.sender.texts() == ["task output", "session output"]
+
+
+def test_another_stream_sending_to_the_same_chat_holds_the_pump_back(s: Streams) -> None:
+    s.streams.post(TOPIC, ["first"])
+    with s.store.unit_of_work() as other:
+        assert other.outbox.try_lock(pace_key(GROUP))
+        assert s.streams.pump(TOPIC.stream) == 0
+    assert s.trigger.wake_ups[-1] == (TOPIC.stream, BUSY_RETRY_S)
+    assert s.streams.pump(TOPIC.stream) == 1
 
 
 def test_output_published_out_of_order_is_sent_by_its_position(s: Streams) -> None:
@@ -151,7 +180,7 @@ def test_flood_control_keeps_the_rows_and_resumes_after_retry_after(s: Streams) 
 def test_a_short_retry_after_is_slept_through(s: Streams) -> None:
     s.streams.post(TOPIC, ["first"])
     with s.store.unit_of_work() as uow:
-        uow.outbox.defer(TOPIC.stream, 1.5)
+        uow.outbox.defer(pace_key(GROUP), 1.5)  # Telegram's retry_after holds the whole chat
         uow.commit()
 
     assert s.streams.pump(TOPIC.stream) == 1
@@ -180,7 +209,9 @@ def test_closing_renames_and_closes_the_topic_after_everything_before_it(s: Stre
     s.streams.close(TOPIC, "✅ myproject: fix the login bug")
     s.streams.post(TOPIC, ["late output"])
 
-    s.streams.pump(TOPIC.stream)
+    for _ in range(3):
+        s.streams.pump(TOPIC.stream)
+        s.clock.advance(1.5)
 
     assert s.sender.texts() == ["all tests pass", "late output"]
     assert s.sender.renamed == [(GROUP, 42, "✅ myproject: fix the login bug")]

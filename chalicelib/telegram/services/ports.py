@@ -95,11 +95,12 @@ class OutboxRepository(Protocol):
     def pending(self, stream: str, limit: int = 100) -> list[OutboxRow]: ...
 
     def delivered(self, stream: str, ids: Sequence[int]) -> None:
-        """Forget delivered rows and note the flush time."""
+        """Forget the delivered rows (by id) and note the flush time on `stream`, a stream's or a
+        chat's pace key."""
         ...
 
     def defer(self, stream: str, seconds: float) -> None:
-        """Hold the stream back for `seconds` (Telegram's retry_after)."""
+        """Hold `stream` (a stream's or a chat's pace key) back for `seconds` (Telegram's retry_after)."""
         ...
 
     def drop(self, stream: str) -> int:

@@ -1,12 +1,14 @@
 """Stream task and session output to their forum topics: batched, paced, in order, never lost.
 
 Output is appended to a per-stream outbox (each piece already fits one message) and, once
-that is committed, a wake-up is queued. `pump` sends what is pending as few messages as
-possible, at most one flush per `flush_interval_s` per stream. When Telegram answers 429 the
-stream waits `retry_after` and resumes from the first unsent row: a row is deleted only once
-the message holding it was accepted, and only one sender works on a stream at a time (a lock
-held by the pump's own unit of work), so output is neither lost nor reordered. A crash between
-sending and deleting may repeat one message.
+that is committed, a wake-up is queued. `pump` sends the pending output packed into as few
+messages as possible, one message a pump, at most one per `flush_interval_s` per chat: Telegram
+takes about 20 messages a minute in a group, whatever topic they go to, so the pace (and a 429's
+`retry_after`) is kept per chat, under a lock per chat, for all the streams of that chat. When
+Telegram answers 429 the chat waits `retry_after` and the stream resumes from the first unsent
+row: a row is deleted only once the message holding it was accepted, and only one sender works
+on a stream at a time (a lock held by the pump's own unit of work), so output is neither lost
+nor reordered. A crash between sending and deleting may repeat one message.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ BUSY_RETRY_S = 1
 MAX_INLINE_WAIT_S = 2.0  # a 429's retry_after up to this is slept through
 MAX_PACING_SLEEP_S = 0.5  # a longer wait for the flush pace is rescheduled instead
 MAX_ROWS_PER_PUMP = 200
+# One message a chat per 3.5 s is about 17 a minute: under Telegram's 20 a minute in a group,
+# with room for the bot's other messages there (replies, buttons, announcements).
+FLUSH_INTERVAL_S = 3.5
 
 
 def _utc_now() -> datetime:
@@ -41,9 +46,9 @@ def _utc_now() -> datetime:
 
 @dataclass(frozen=True)
 class StreamPacing:
-    """At most one flush per `flush_interval_s` per stream; tests pass 0 and a recording `sleep`."""
+    """At most one message per `flush_interval_s` per chat; tests pass a shorter pace and `sleep`."""
 
-    flush_interval_s: float = 1.5
+    flush_interval_s: float = FLUSH_INTERVAL_S
     sleep: Callable[[float], None] = time.sleep
     now: Callable[[], datetime] = field(default=_utc_now)
 
@@ -99,80 +104,85 @@ class TopicStreams:
         return len(stalled)
 
     def pump(self, stream: str) -> int:
-        """Send one flush of the stream's pending output; return how many messages went out."""
-        with self._uow() as held:  # holds the stream's lock until the pump is done
+        """Send the stream's next message, if its chat's pace allows; return how many went out."""
+        with self._uow() as held:  # holds the stream's and its chat's locks until the pump is done
             if not held.outbox.try_lock(stream):  # another sender is at work; look again once it is done
                 get_logger().debug("stream busy", extra={"stream": stream})
                 self._wake(stream, BUSY_RETRY_S)
                 return 0
-            if not self._pending(stream, 1):  # an extra wake-up: all was sent already
+            first = self._pending(stream, 1)
+            if not first:  # an extra wake-up: all was sent already
                 return 0
-            if not self._wait_for_turn(stream):
+            pace = pace_key(first[0].chat_id)
+            if not held.outbox.try_lock(pace):  # another stream of this chat is sending
+                self._wake(stream, BUSY_RETRY_S)
+                return 0
+            if not self._wait_for_turn(stream, pace):
                 return 0
             rows = self._pending(stream, MAX_ROWS_PER_PUMP)  # what arrived while waiting too
-            sent = self._flush(stream, rows)
-            if len(rows) == MAX_ROWS_PER_PUMP:
-                self._wake(stream, BUSY_RETRY_S)
+            sent, more = self._flush(stream, pace, rows)
+            if more:
+                self._wake(stream, math.floor(self._pacing.flush_interval_s))
             return sent
 
     def _pending(self, stream: str, limit: int) -> list[OutboxRow]:
         with self._uow() as uow:
             return uow.outbox.pending(stream, limit)
 
-    def _wait_for_turn(self, stream: str) -> bool:
-        """Honour retry_after and the flush pace: sleep briefly, or reschedule and say False.
+    def _wait_for_turn(self, stream: str, pace: str) -> bool:
+        """Honour retry_after and the chat's pace: sleep briefly, or reschedule and say False.
 
         Pacing waits are common, so only their last fraction is slept (the rest is an SQS
         delay): a sender must not hold its consumer while other streams wait. A 429's wait is
         rare and is slept through when short.
         """
         with self._uow() as uow:
-            state = uow.outbox.state(stream)
+            state = uow.outbox.state(pace)
         now = self._pacing.now()
         flood = (state.not_before - now).total_seconds() if state.not_before is not None else 0.0
-        pace = (self._pacing.flush_interval_s - (now - state.last_flush_at).total_seconds()
-                if state.last_flush_at is not None else 0.0)
+        wait_pace = (self._pacing.flush_interval_s - (now - state.last_flush_at).total_seconds()
+                     if state.last_flush_at is not None else 0.0)
         if flood > MAX_INLINE_WAIT_S:
             self._wake(stream, math.ceil(flood))
             return False
-        if pace > MAX_PACING_SLEEP_S and pace > flood:
-            self._wake(stream, max(1, math.floor(pace)))  # the new wake-up sleeps the remainder
+        if wait_pace > MAX_PACING_SLEEP_S and wait_pace > flood:
+            self._wake(stream, max(1, math.floor(wait_pace)))  # the new wake-up sleeps the remainder
             return False
-        wait = max(flood, pace)
+        wait = max(flood, wait_pace)
         if wait > 0:
             self._pacing.sleep(wait)
         return True
 
-    def _flush(self, stream: str, rows: list[OutboxRow]) -> int:
-        sent = 0
-        for batch in _batches(rows):
-            first = batch[0]
-            try:
-                if first.kind == "close":
-                    self._close_topic(stream, first)
-                else:
-                    text = "\n".join(r.body for r in batch)
-                    self._sender.send(first.chat_id, text, topic_id=first.topic_id)
-                    sent += 1
-            except FloodControl as flood:
-                with self._uow() as uow:
-                    uow.outbox.defer(stream, flood.seconds)
-                    uow.commit()
-                self._wake(stream, max(1, math.ceil(flood.seconds)))
-                get_logger().info("telegram flood control", extra={"stream": stream,
-                                                                   "retry_after_s": flood.seconds})
-                return sent
-            except Undeliverable:
-                with self._uow() as uow:
-                    dropped = uow.outbox.drop(stream)
-                    uow.commit()
-                get_logger().warning("stream undeliverable, output dropped",
-                                     extra={"stream": stream, "rows": dropped})
-                return sent
+    def _flush(self, stream: str, pace: str, rows: list[OutboxRow]) -> tuple[int, bool]:
+        """Send the first message of `rows`; answer (messages sent, whether more is pending)."""
+        batches = _batches(rows)
+        batch, sent = batches[0], 0
+        first = batch[0]
+        try:
+            if first.kind == "close":
+                self._close_topic(stream, first)
+            else:
+                self._sender.send(first.chat_id, "\n".join(r.body for r in batch), topic_id=first.topic_id)
+                sent = 1
+        except FloodControl as flood:
             with self._uow() as uow:
-                uow.outbox.delivered(stream, [r.id for r in batch])
+                uow.outbox.defer(pace, flood.seconds)
                 uow.commit()
-        return sent
+            self._wake(stream, max(1, math.ceil(flood.seconds)))
+            get_logger().info("telegram flood control", extra={"stream": stream,
+                                                               "retry_after_s": flood.seconds})
+            return 0, False
+        except Undeliverable:
+            with self._uow() as uow:
+                dropped = uow.outbox.drop(stream)
+                uow.commit()
+            get_logger().warning("stream undeliverable, output dropped",
+                                 extra={"stream": stream, "rows": dropped})
+            return 0, False
+        with self._uow() as uow:
+            uow.outbox.delivered(pace, [r.id for r in batch])
+            uow.commit()
+        return sent, len(batches) > 1 or len(rows) == MAX_ROWS_PER_PUMP
 
     def _close_topic(self, stream: str, row: OutboxRow) -> None:
         kind, _, ref_id = stream.partition(":")
@@ -185,6 +195,11 @@ class TopicStreams:
         with self._uow() as uow:
             uow.topics.mark_closed(kind, ref_id)
             uow.commit()
+
+
+def pace_key(chat_id: int) -> str:
+    """The key of a chat's pace and flood control in the outbox's stream state."""
+    return f"chat:{chat_id}"
 
 
 def _batches(rows: list[OutboxRow]) -> list[list[OutboxRow]]:

@@ -172,7 +172,8 @@ def test_the_fake_answers_a_non_streaming_request_with_one_json_message() -> Non
         request = urllib.request.Request(
             f"{fake.base_url}/v1/messages?beta=true",
             data=json.dumps({**body, "messages": [{"role": "user", "content": "hi"}]}).encode(),
-            headers={"Content-Type": "application/json"},
+            headers={"Content-Type": "application/json", "x-api-key": "dummy",
+                     "anthropic-version": "2023-06-01"},
         )
         with urllib.request.urlopen(request, timeout=10) as response:
             message = json.load(response)

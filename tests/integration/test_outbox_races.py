@@ -3,6 +3,7 @@ left by a killed process, against the fake API over HTTP."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -10,6 +11,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -32,16 +34,33 @@ def spool(home: Path, count: int) -> Outbox:
 
 
 def replayers(home: Path, url: str, count: int, stale_s: float) -> list[subprocess.Popen[bytes]]:
+    """Start `count` replayers behind one barrier: each says it is ready, all start on one signal."""
     procs = [subprocess.Popen([sys.executable, "-m", "tests.support.outbox_replayer", str(home), url,
                                str(stale_s), "replay"], cwd=REPO_ROOT) for _ in range(count)]
-    time.sleep(0.5)  # let them import and wait at the gate
+    deadline = time.monotonic() + 60
+    while len(list((home / "ready").glob("*"))) < count:
+        alive = all(p.poll() is None for p in procs)
+        assert alive and time.monotonic() < deadline, "a replayer never got ready"
+        time.sleep(0.01)
     (home / "go").touch()
     return procs
 
 
-def finish(procs: list[subprocess.Popen[bytes]]) -> None:
+class Run(NamedTuple):
+    started: float
+    ended: float
+    delivered: int
+
+
+def finish(procs: list[subprocess.Popen[bytes]], home: Path) -> list[Run]:
+    """Wait for the replayers; answer each one's run, and check that they really raced."""
     for proc in procs:
         assert proc.wait(timeout=90) == 0
+    runs = [Run(**json.loads(p.read_text())) for p in (home / "ran").glob("*.json")]
+    first_end = min(run.ended for run in runs)
+    assert len(runs) == len(procs)
+    assert sum(run.started < first_end for run in runs) == len(procs)  # all were running at once
+    return runs
 
 
 def delivered(api: FakeItachiApi) -> list[int]:
@@ -56,8 +75,9 @@ def test_six_processes_replaying_one_outbox_send_every_request_exactly_once(
         tmp_path: Path, api: FakeItachiApi) -> None:
     outbox = spool(tmp_path, 80)
 
-    finish(replayers(tmp_path, api.url, 6, stale_s=300))
+    runs = finish(replayers(tmp_path, api.url, 6, stale_s=300), tmp_path)
 
+    assert sum(run.delivered > 0 for run in runs) > 1  # more than one contender won entries
     assert delivered(api) == list(range(80))
     assert left_in(outbox) == []
 
@@ -73,7 +93,7 @@ def test_a_claim_left_by_a_killed_process_is_taken_over_once_stale_and_sent_once
     holder.wait(timeout=30)
     assert claimed.endswith(CLAIM_SUFFIX) and (outbox.root / claimed).exists()
 
-    finish(replayers(tmp_path, api.url, 4, stale_s=1.0))
+    finish(replayers(tmp_path, api.url, 4, stale_s=1.0), tmp_path)
 
     assert delivered(api) == list(range(12))  # the killed process's entry too, and only once
     assert left_in(outbox) == []

@@ -283,7 +283,7 @@ def main() -> None:
         repos = [github_repo("acme", f"service-{i:04d}") for i in range(args.repos)]
         with (
             FakeGitHub(repos) as github,
-            FakeOpenAI(default_chat_content=FAKE_ANSWER, embedding_dim=384) as fake,
+            FakeOpenAI(default_chat_content=FAKE_ANSWER) as fake,
         ):
             run_mode(copies[0], root / "rules", None, github.api_url)
             run_mode(copies[1], root / "llm", fake.base_url, github.api_url)

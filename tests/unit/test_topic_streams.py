@@ -252,3 +252,12 @@ def test_wake_stalled_wakes_only_streams_waiting_longer_than_asked(s: Streams) -
 
     assert s.streams.wake_stalled(30.0) == 1
     assert s.trigger.wake_ups == [(TOPIC.stream, 0)]
+
+
+def test_a_close_right_after_the_last_message_goes_with_it_without_waiting_for_the_pace(s: Streams) -> None:
+    s.streams.post(TOPIC, ["✅ Completed"])
+    s.streams.close(TOPIC, "✅ myproject: fix the login bug")
+
+    assert s.streams.pump(TOPIC.stream) == 1
+
+    assert s.sender.closed == [(GROUP, 42)] and s.pending() == []

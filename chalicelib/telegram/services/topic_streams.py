@@ -154,35 +154,39 @@ class TopicStreams:
         return True
 
     def _flush(self, stream: str, pace: str, rows: list[OutboxRow]) -> tuple[int, bool]:
-        """Send the first message of `rows`; answer (messages sent, whether more is pending)."""
-        batches = _batches(rows)
-        batch, sent = batches[0], 0
-        first = batch[0]
-        try:
-            if first.kind == "close":
-                self._close_topic(stream, first)
-            else:
-                self._sender.send(first.chat_id, "\n".join(r.body for r in batch), topic_id=first.topic_id)
-                sent = 1
-        except FloodControl as flood:
+        """Send the next message of `rows` and the topic changes around it (they are not messages);
+        answer (messages sent, whether more is pending)."""
+        sent = 0
+        for batch in _batches(rows):
+            first = batch[0]
+            if first.kind != "close" and sent:
+                return sent, True  # the next message waits for the chat's pace
+            try:
+                if first.kind == "close":
+                    self._close_topic(stream, first)
+                else:
+                    text = "\n".join(r.body for r in batch)
+                    self._sender.send(first.chat_id, text, topic_id=first.topic_id)
+                    sent = 1
+            except FloodControl as flood:
+                with self._uow() as uow:
+                    uow.outbox.defer(pace, flood.seconds)
+                    uow.commit()
+                self._wake(stream, max(1, math.ceil(flood.seconds)))
+                get_logger().info("telegram flood control", extra={"stream": stream,
+                                                                   "retry_after_s": flood.seconds})
+                return sent, False
+            except Undeliverable:
+                with self._uow() as uow:
+                    dropped = uow.outbox.drop(stream)
+                    uow.commit()
+                get_logger().warning("stream undeliverable, output dropped",
+                                     extra={"stream": stream, "rows": dropped})
+                return sent, False
             with self._uow() as uow:
-                uow.outbox.defer(pace, flood.seconds)
+                uow.outbox.delivered(pace, [r.id for r in batch])
                 uow.commit()
-            self._wake(stream, max(1, math.ceil(flood.seconds)))
-            get_logger().info("telegram flood control", extra={"stream": stream,
-                                                               "retry_after_s": flood.seconds})
-            return 0, False
-        except Undeliverable:
-            with self._uow() as uow:
-                dropped = uow.outbox.drop(stream)
-                uow.commit()
-            get_logger().warning("stream undeliverable, output dropped",
-                                 extra={"stream": stream, "rows": dropped})
-            return 0, False
-        with self._uow() as uow:
-            uow.outbox.delivered(pace, [r.id for r in batch])
-            uow.commit()
-        return sent, len(batches) > 1 or len(rows) == MAX_ROWS_PER_PUMP
+        return sent, len(rows) == MAX_ROWS_PER_PUMP
 
     def _close_topic(self, stream: str, row: OutboxRow) -> None:
         kind, _, ref_id = stream.partition(":")

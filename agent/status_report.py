@@ -51,3 +51,27 @@ def _postgres_running(home: Path) -> bool:
     from infra.local.postgres_watch import postmaster_pid, process_alive
 
     return process_alive(postmaster_pid(home / "pgdata"))
+
+
+_KIND_NAMES = {"task_events": "task events", "session_edits": "session edits",
+               "transcript_chunks": "transcript chunks", "llm_usage": "LLM usage rows"}
+
+
+def retention_line(home: Path) -> str:
+    """The retention settings and what the last cleanup removed, by kind (from /api/status)."""
+    try:
+        retention = ApiClient(load_client_config(home), timeout_s=5).get("/api/status").get("retention")
+    except ApiError as exc:
+        return f"unknown ({exc.message})"
+    if not isinstance(retention, dict) or "days" not in retention:
+        reason = retention.get("unavailable", "") if isinstance(retention, dict) else ""
+        return f"unknown {reason}".strip()
+    kept = ", ".join(f"{_KIND_NAMES.get(k, k)} {d} days" if d else f"{_KIND_NAMES.get(k, k)} forever"
+                     for k, d in retention["days"].items())
+    last = retention.get("last_run")
+    if not last:
+        return f"kept: {kept}; no cleanup has run yet"
+    removed = ", ".join(f"{last['removed'][k]} {_KIND_NAMES.get(k, k)}" for k in retention["days"]
+                        if k in last["removed"]) or "nothing"
+    more = "" if last["complete"] else " (time budget reached; the next run goes on)"
+    return f"kept: {kept}; last run {last['started_at'][:16]} removed {removed}{more}"

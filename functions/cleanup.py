@@ -1,4 +1,4 @@
-"""Scheduled: daily cleanup."""
+"""Scheduled: daily cleanup (idempotency records, then rows past their retention)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from typing import Any
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.idempotency import IdempotencyRepository
 from chalicelib.kernel.logging import get_logger
-from chalicelib.ops.services.housekeeping import forget_old_idempotency_records
+from chalicelib.ops.services.housekeeping import apply_retention, forget_old_idempotency_records
 
 
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    removed = forget_old_idempotency_records(IdempotencyRepository(get_container().db))
+    container = get_container()
+    removed = forget_old_idempotency_records(IdempotencyRepository(container.db))
     get_logger().info("cleanup done", extra={"idempotency_records_removed": removed})
-    return {"idempotency_records_removed": removed}
+    run = apply_retention(container.retention_rows, container.retention_policy)
+    return {"idempotency_records_removed": removed, "retention": run.to_json()}

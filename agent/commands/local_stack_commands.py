@@ -81,11 +81,13 @@ def add_status_parser(sub: Any) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from agent.status_report import collect_status
+    from agent.status_report import collect_status, retention_line
 
     report = collect_status(_home(args))
     for part, (state, reason) in report.items():
         print(f"{part:<10} {state:<5} {reason}")
+    if report["api"][0] == "up":
+        print(f"{'retention':<10} {retention_line(_home(args))}")
     return 0 if all(state == "up" for state, _ in report.values()) else 1
 
 

@@ -30,7 +30,7 @@ class ScheduleSpec:
 
 SCHEDULES: tuple[ScheduleSpec, ...] = (
     ScheduleSpec("cleanup", "functions.cleanup:handler", 86400,
-                 "Forget idempotency records older than their retention window."),
+                 "Forget idempotency records, then delete rows past their retention (batched, time-bound)."),
     ScheduleSpec("reminders", "functions.reminders:handler", 60, "Send the /remind reminders that are due."),
     ScheduleSpec("telegram-outbox-sweep", "functions.telegram_outbox:sweep", 60,
                  "Wake Telegram topic streams whose output has waited over 30 s."),

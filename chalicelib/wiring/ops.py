@@ -12,8 +12,10 @@ if TYPE_CHECKING:
     from chalicelib.brain.services.ports import BrainUnits, ProposalChannel
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
     from chalicelib.ops.services.health_monitor import HealthMonitor
+    from chalicelib.ops.domain.retention import RetentionPolicy
     from chalicelib.ops.services.log_tail import LogTail
     from chalicelib.ops.services.machine_controls import MachineControls
+    from chalicelib.ops.services.ports import RetentionRows
     from chalicelib.tasks.services.machines import MachineRegistry
     from chalicelib.tasks.services.tasks import TaskService
     from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
@@ -111,3 +113,21 @@ class OpsWiring(CoreWiring):
         return build_health_monitor(self.settings, self.db.ping, lambda: self.queues,
                                     self.machine_registry.list_machines, self.llm_units,
                                     lambda: self.telegram_gateway, self.alert_chat_id)
+
+    # Retention, applied by the daily cleanup (docs/operations.md, "Retention").
+    @cached_property
+    def retention_rows(self) -> RetentionRows:
+        from chalicelib.ops.adapters.retention_repository import PostgresRetentionRows
+
+        return PostgresRetentionRows(self.db)
+
+    @property
+    def retention_policy(self) -> RetentionPolicy:
+        from chalicelib.ops.domain.retention import RetentionPolicy
+
+        s = self.settings
+        return RetentionPolicy({"task_events": s.retention_task_events_days,
+                                "session_edits": s.retention_session_edits_days,
+                                "transcript_chunks": s.retention_transcript_days,
+                                "llm_usage": s.retention_llm_usage_days},
+                               batch_rows=s.retention_batch_rows, time_budget_s=s.retention_time_s)

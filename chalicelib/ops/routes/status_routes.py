@@ -7,6 +7,7 @@ from chalice import Response
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, ok
 from chalicelib.ops.services.health import describe_deployment
+from chalicelib.ops.services.housekeeping import retention_status
 
 bp = ApiBlueprint(__name__)
 
@@ -14,4 +15,7 @@ bp = ApiBlueprint(__name__)
 @bp.route("/api/status", methods=["GET"])
 def status() -> Response:
     container = get_container()
-    return ok(describe_deployment(container.settings, container.db, container.queues))
+    def retention() -> dict[str, object]:
+        return retention_status(container.retention_rows, container.retention_policy)
+
+    return ok(describe_deployment(container.settings, container.db, container.queues, retention))

@@ -31,13 +31,20 @@ def _check(probe: Callable[[], object]) -> dict[str, str]:
     return {"status": "up"}
 
 
-def describe_deployment(settings: Settings, database: DatabaseProbe, queues: Queues) -> dict[str, Any]:
-    """Stage, embedding model and dimension, LLM on/off, and the health report."""
+def describe_deployment(settings: Settings, database: DatabaseProbe, queues: Queues,
+                        retention: Callable[[], dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Stage, embedding model and dimension, LLM on/off, the health report, and retention."""
     s = settings
-    return {
+    described = {
         "stage": s.stage,
         "embedding": {"provider": s.embedding_provider, "model": s.embedding_model,
                       "dimension": s.embedding_dim},
         "llm": {"enabled": s.llm_enabled, "model": s.llm_model if s.llm_enabled else None},
         "health": check_health(database, queues),
     }
+    if retention is not None:
+        try:
+            described["retention"] = retention()
+        except DomainError as exc:  # the database is down: the health report says so
+            described["retention"] = {"unavailable": exc.message}
+    return described

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from chalicelib.ops.domain.retention import RetentionRun
 
 
 class DatabaseProbe(Protocol):
@@ -21,3 +24,14 @@ class IdempotencyRecords(Protocol):
     def purge_older_than(self, days: int) -> int:
         """Delete the records older than `days`; return how many went."""
         ...
+
+
+class RetentionRows(Protocol):
+    def delete_batch(self, kind: str, older_than_days: int, limit: int) -> int:
+        """Delete up to `limit` rows of `kind` older than the days, in a transaction of its own
+        (committed before returning); return how many went."""
+        ...
+
+    def record_run(self, run: RetentionRun) -> None: ...
+
+    def last_run(self) -> RetentionRun | None: ...

@@ -87,12 +87,16 @@ class Settings(BaseSettings):
     memory_eviction_time_s: float = Field(600.0, gt=0, validation_alias=_env("ITACHI_MEMORY_EVICTION_TIME_S"))
     # Retention (docs/operations.md): days each kind of row is kept by the cleanup (0: forever).
     # Memories are never deleted by it; transcript chunks are the indexer's `transcript` memories.
-    retention_task_events_days: int = Field(90, ge=0, validation_alias=_env("ITACHI_RETENTION_TASK_EVENTS_DAYS"))
+    retention_task_events_days: int = Field(
+        90, ge=0, validation_alias=_env("ITACHI_RETENTION_TASK_EVENTS_DAYS"))
     retention_session_edits_days: int = Field(
         90, ge=0, validation_alias=_env("ITACHI_RETENTION_SESSION_EDITS_DAYS"))
-    retention_transcript_days: int = Field(180, ge=0, validation_alias=_env("ITACHI_RETENTION_TRANSCRIPT_DAYS"))
-    retention_llm_usage_days: int = Field(400, ge=0, validation_alias=_env("ITACHI_RETENTION_LLM_USAGE_DAYS"))
-    retention_batch_rows: int = Field(5000, ge=1, le=100_000, validation_alias=_env("ITACHI_RETENTION_BATCH_ROWS"))
+    retention_transcript_days: int = Field(
+        180, ge=0, validation_alias=_env("ITACHI_RETENTION_TRANSCRIPT_DAYS"))
+    retention_llm_usage_days: int = Field(
+        400, ge=0, validation_alias=_env("ITACHI_RETENTION_LLM_USAGE_DAYS"))
+    retention_batch_rows: int = Field(
+        5000, ge=1, le=100_000, validation_alias=_env("ITACHI_RETENTION_BATCH_ROWS"))
     retention_time_s: float = Field(240.0, gt=0, validation_alias=_env("ITACHI_RETENTION_TIME_S"))
     # Self-healing (docs/operations.md): restarts the health monitor may ask of one machine per hour.
     health_max_restarts_per_hour: int = Field(

@@ -11,8 +11,8 @@ if TYPE_CHECKING:
     from chalicelib.brain.services.brain_loop import BrainLoop
     from chalicelib.brain.services.ports import BrainUnits, ProposalChannel
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
-    from chalicelib.ops.services.health_monitor import HealthMonitor
     from chalicelib.ops.domain.retention import RetentionPolicy
+    from chalicelib.ops.services.health_monitor import HealthMonitor
     from chalicelib.ops.services.log_tail import LogTail
     from chalicelib.ops.services.machine_controls import MachineControls
     from chalicelib.ops.services.ports import RetentionRows
@@ -108,11 +108,29 @@ class OpsWiring(CoreWiring):
     # The health monitor (every minute): alerts Telegram once per outage; CloudWatch metrics in AWS.
     @cached_property
     def health_monitor(self) -> HealthMonitor:
+        from datetime import UTC, datetime
+
         from chalicelib.ops.adapters.health_wiring import build_health_monitor
 
-        return build_health_monitor(self.settings, self.db.ping, lambda: self.queues,
+        chat = self.alert_chat_id
+
+        def unclaimed() -> dict[str, tuple[str, float]]:
+            """Each machine's oldest task sent to it and not claimed: (task id, seconds since sent)."""
+            now, oldest = datetime.now(UTC), dict[str, tuple[str, float]]()
+            for task in self.tasks.list_tasks(status="dispatched", limit=500):
+                if task.machine_id and task.dispatched_at:
+                    age = (now - task.dispatched_at).total_seconds()
+                    if age > oldest.get(task.machine_id, ("", -1.0))[1]:
+                        oldest[task.machine_id] = (task.id, age)
+            return oldest
+
+        def restart(machine_id: str) -> str:  # as /restart asks it; the chat hears when it is back
+            return self.machine_controls.request_restart(machine_id, "restart", chat_id=chat)
+
+        return build_health_monitor(self.settings, self.db, lambda: self.queues,
                                     self.machine_registry.list_machines, self.llm_units,
-                                    lambda: self.telegram_gateway, self.alert_chat_id)
+                                    lambda: self.telegram_gateway, chat, unclaimed=unclaimed,
+                                    request_restart=restart)
 
     # Retention, applied by the daily cleanup (docs/operations.md, "Retention").
     @cached_property

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from chalicelib.kernel.errors import DomainError
-from chalicelib.ops.domain.health_rules import CRITICAL, OK, WARNING, CheckResult
+from chalicelib.ops.domain.health_rules import AGENT_CHECK_PREFIX, CRITICAL, OK, WARNING, CheckResult
 
 if TYPE_CHECKING:
     from chalicelib.kernel.queues import SqsQueues
@@ -20,7 +20,7 @@ BUDGET_WARNING_SHARE = 0.8
 class HealthProbe(Protocol):
     name: str
 
-    def check(self) -> CheckResult: ...
+    def check(self) -> CheckResult | list[CheckResult]: ...
 
 
 def _reason(exc: Exception) -> str:
@@ -132,3 +132,35 @@ class LlmBudgetCheck:
         share = float(today["spent_usd"]) / float(today["budget_usd"])
         detail = f"${today['spent_usd']:.4f} of ${today['budget_usd']:.2f} today"
         return CheckResult(self.name, WARNING if share >= BUDGET_WARNING_SHARE else OK, detail)
+
+
+class AgentsCheck:
+    """One check per agent that heartbeats: critical while a task sent to it waits unclaimed past
+    `unclaimed_after_s` (a healthy agent claims within a second; its queue reader is stuck).
+    Draining agents are restarting already, and silent ones are the machines check's."""
+
+    name = "agents"
+
+    def __init__(self, machines: Callable[[], list[dict[str, Any]]],
+                 unclaimed: Callable[[], dict[str, tuple[str, float]]],
+                 unclaimed_after_s: float = 60.0) -> None:
+        self._machines, self._unclaimed, self._after_s = machines, unclaimed, unclaimed_after_s
+
+    def check(self) -> list[CheckResult]:
+        try:
+            waiting = self._unclaimed()  # machine -> (its oldest unclaimed task, seconds since it was sent)
+            machines = self._machines()
+        except Exception as exc:  # the database check says why
+            return [CheckResult(self.name, WARNING, f"unknown: {_reason(exc)}")]
+        results = []
+        for machine in machines:
+            if machine["status"] not in ("online", "paused"):
+                continue
+            name = f"{AGENT_CHECK_PREFIX}{machine['id']}"
+            task, age = waiting.get(machine["id"], ("", 0.0))
+            if age > self._after_s:
+                detail = f"task {task[:8]} sent {age:.0f} s ago is not claimed"
+                results.append(CheckResult(name, CRITICAL, detail))
+            else:
+                results.append(CheckResult(name, OK))
+        return results

@@ -33,7 +33,7 @@ class PostgresRetentionRows:
         table, old = _OLD_ROWS[kind]
         with self._db.connection() as conn:
             cur = conn.execute(
-                f"DELETE FROM {table} WHERE ctid = ANY(ARRAY("  # noqa: S608 (table and condition are constants)
+                f"DELETE FROM {table} WHERE ctid = ANY(ARRAY("
                 f"SELECT ctid FROM {table} WHERE {old} LIMIT %(limit)s))",
                 {"days": older_than_days, "limit": limit})
             return cur.rowcount

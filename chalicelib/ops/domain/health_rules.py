@@ -68,3 +68,19 @@ def evaluate(previous: Mapping[str, CheckState], results: Sequence[CheckResult],
 def overall(results: Sequence[CheckResult]) -> str:
     levels = {r.level for r in results}
     return CRITICAL if CRITICAL in levels else WARNING if WARNING in levels else OK
+
+
+AGENT_CHECK_PREFIX = "agent:"  # one check per machine's agent: "agent:<machine id>"
+
+
+def restarts_due(states: Mapping[str, CheckState], results: Sequence[CheckResult],
+                 every: int = ALERT_AFTER) -> list[tuple[str, CheckState]]:
+    """(machine id, state) of each agent whose check has just been critical `every`, 2 x `every`...
+    times in a row: a restart per `every` consecutive failures, never one per failed check."""
+    due = []
+    for result in results:
+        state = states.get(result.name)
+        if (result.level == CRITICAL and result.name.startswith(AGENT_CHECK_PREFIX) and state is not None
+                and state.failures >= every and state.failures % every == 0):
+            due.append((result.name.removeprefix(AGENT_CHECK_PREFIX), state))
+    return due

@@ -1,7 +1,9 @@
-"""The health monitor (every minute): run each check, alert Telegram once per outage, feed metrics.
+"""The health monitor (every minute): run each check, alert Telegram once per outage, restart an
+agent that keeps failing (`self_healing`), feed metrics.
 
-Its memory of consecutive failures lives outside the database (a state file: the database may
-be what is down), and each alert or recovery goes out without touching the database either.
+Its memory of consecutive failures lives in Postgres, so a cold start keeps it, with a local
+file standing in while the database is what is down; each alert or recovery goes out without
+touching the database.
 """
 
 from __future__ import annotations
@@ -12,13 +14,26 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from chalicelib.kernel.logging import get_logger, log_failure
-from chalicelib.ops.domain.health_rules import CRITICAL, CheckResult, CheckState, evaluate, overall
+from chalicelib.ops.domain.health_rules import (
+    CRITICAL,
+    CheckResult,
+    CheckState,
+    evaluate,
+    overall,
+    restarts_due,
+)
 
 
 class HealthProbe(Protocol):
     name: str
 
-    def check(self) -> CheckResult: ...
+    def check(self) -> CheckResult | list[CheckResult]:
+        """One result, or one per thing the probe watches (each agent)."""
+        ...
+
+
+class Healer(Protocol):
+    def heal(self, due: Sequence[tuple[str, CheckState]]) -> list[str]: ...
 
 
 class HealthStateStore(Protocol):
@@ -62,19 +77,19 @@ class HealthReport:
 class HealthMonitor:
     def __init__(self, probes: Sequence[HealthProbe], store: HealthStateStore, alerts: Alerts,
                  metrics: Metrics | None = None, *, period_s: float = 60.0,
-                 clock: Callable[[], float] = time.time) -> None:
-        self._probes, self._store, self._alerts = probes, store, alerts
+                 clock: Callable[[], float] = time.time, healer: Healer | None = None) -> None:
+        self._probes, self._store, self._alerts, self._healer = probes, store, alerts, healer
         self._metrics = metrics or NoMetrics()
         self._period_s, self._clock = period_s, clock
 
     def run(self) -> HealthReport:
         previous, last_run = self._store.load()
         now = self._clock()
-        results = [self._run(probe) for probe in self._probes]
+        results = [result for probe in self._probes for result in self._run(probe)]
         results.append(_scheduler_lag(last_run, now, self._period_s))
         verdict = evaluate(previous, results)
         self._store.save(verdict.states, now)  # before sending: a crash never repeats an alert
-        for text in [*verdict.alerts, *verdict.recoveries]:
+        for text in [*verdict.alerts, *self._heal(verdict.states, results), *verdict.recoveries]:
             try:
                 self._alerts.send(text)
             except Exception as exc:  # Telegram down too: the log line and the metrics remain
@@ -88,12 +103,23 @@ class HealthMonitor:
         get_logger().info("health checked", extra={"health": report.status, "failing": failing})
         return report
 
-    @staticmethod
-    def _run(probe: HealthProbe) -> CheckResult:
+    def _heal(self, states: dict[str, CheckState], results: list[CheckResult]) -> list[str]:
+        due = restarts_due(states, results)
+        if not due or self._healer is None:
+            return []
         try:
-            return probe.check()
+            return self._healer.heal(due)
+        except Exception as exc:  # the database is down too: the alerts above still go out
+            log_failure("agent restart not requested", exc)
+            return []
+
+    @staticmethod
+    def _run(probe: HealthProbe) -> list[CheckResult]:
+        try:
+            result = probe.check()
         except Exception as exc:  # a probe that breaks is itself a failing check
-            return CheckResult(probe.name, CRITICAL, type(exc).__name__)
+            return [CheckResult(probe.name, CRITICAL, type(exc).__name__)]
+        return result if isinstance(result, list) else [result]
 
 
 def _scheduler_lag(last_run: float | None, now: float, period_s: float) -> CheckResult:

@@ -100,7 +100,7 @@ class Container(TaskWiring, AgentWiring, MemoryWiring, GraphWiring, LearningWiri
             brain=self.brain_decisions, logs=self.log_tail, machine_controls=self.machine_controls,
             graph_admin=self.graph_admin, approvals=self.tool_approvals,
             graph_recall=lambda query, project: self.graph_retrieve.deep(project, query).text,
-            assistant=self.user_model, offers=self.task_offers,
+            assistant=self.user_model, offers=self.task_offers, deploys=self.project_deploys,
             repo_registry=self.codeintel.github_sync.repos, agent_runs=self.agent_runs,
             agent_cron=self.agent_cron)
 

@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from chalicelib.assistant.domain.offers import Offer
     from chalicelib.assistant.services.assistant_context import AssistantContext
     from chalicelib.assistant.services.ports import AssistantUnits
+    from chalicelib.assistant.services.project_deploys import ProjectDeploys
     from chalicelib.assistant.services.task_offers import TaskOffers
     from chalicelib.assistant.services.user_model import UserModel
     from chalicelib.codeintel.services.workers import CodeIntelWorkers
@@ -67,3 +68,11 @@ class AssistantWiring(CoreWiring):
 
         return TaskOffers(self.assistant_units, self.llm, self.machine_registry.list_machines,
                           self.codeintel.github_sync.repos, create_task)
+
+    @cached_property
+    def project_deploys(self) -> ProjectDeploys:
+        """/deploy: each project's deploy command, offered as a task like a natural-language request."""
+        from chalicelib.assistant.services.project_deploys import ProjectDeploys
+        from chalicelib.kernel.redaction import redact
+
+        return ProjectDeploys(self.assistant_units, self.machine_registry.list_machines, redact)

@@ -83,6 +83,18 @@ class PostgresAssistantRepository:
             (offer_id,),
         )
 
+    def deploy(self, project: str) -> tuple[str, str | None] | None:
+        """The project's deploy command and machine (None: any machine with the project)."""
+        row = self._conn.execute("SELECT command, machine FROM project_deploys WHERE project = %s",
+                                 (project,)).fetchone()
+        return (row["command"], row["machine"]) if row else None
+
+    def set_deploy(self, project: str, command: str, machine: str | None) -> None:
+        self._conn.execute(
+            "INSERT INTO project_deploys (project, command, machine) VALUES (%s, %s, %s)"
+            " ON CONFLICT (project) DO UPDATE SET command = EXCLUDED.command, machine = EXCLUDED.machine,"
+            " updated_at = now()", (project, command, machine))
+
 
 def _offer(row: Any) -> Offer:
     return Offer(

@@ -28,6 +28,10 @@ class AssistantRepository(Protocol):
 
     def reopen(self, offer_id: str) -> None: ...
 
+    def deploy(self, project: str) -> tuple[str, str | None] | None: ...
+
+    def set_deploy(self, project: str, command: str, machine: str | None) -> None: ...
+
 
 class AssistantUnitOfWork(UnitOfWork, Protocol):
     @property

@@ -62,7 +62,7 @@ class TaskOffers:
         if intent is None:
             return None
         offer = Offer(
-            chat_id, topic_id, user_id, intent.project, _machine_for(intent.project, machines), intent.prompt
+            chat_id, topic_id, user_id, intent.project, machine_for(intent.project, machines), intent.prompt
         )
         with self._units() as uow:
             stored = uow.assistant.add_offer(offer)
@@ -124,7 +124,7 @@ class TaskOffers:
         return sorted(names)
 
 
-def _machine_for(project: str, machines: list[dict[str, Any]]) -> str | None:
+def machine_for(project: str, machines: list[dict[str, Any]]) -> str | None:
     """The online machine with the project and the most free slots, if any has it."""
     short = project.lower().rstrip("/").split("/")[-1]
     having = [

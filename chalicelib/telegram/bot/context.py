@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from chalicelib.agents.services.cron import AgentCron
     from chalicelib.agents.services.runs import SubagentRuns
     from chalicelib.approvals.services.tool_approvals import ToolApprovals
+    from chalicelib.assistant.services.project_deploys import ProjectDeploys
     from chalicelib.assistant.services.task_offers import TaskOffers
     from chalicelib.assistant.services.user_model import UserModel
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
@@ -97,6 +98,7 @@ class BotServices:
     graph_recall: Callable[[str, str], str] | None = None  # /recall: the graph's deep context
     assistant: UserModel | None = None  # learns facts and personality traits from free text
     offers: TaskOffers | None = None  # natural-language requests offered as tasks (Create / Cancel)
+    deploys: ProjectDeploys | None = None  # /deploy: a project's deploy command, offered as a task
     repo_registry: Callable[[], list[dict[str, Any]]] | None = None  # GitHub sync's repos, for /repos
     agent_runs: SubagentRuns | None = None  # /spawn and /agents
     agent_cron: AgentCron | None = None  # /agents cron

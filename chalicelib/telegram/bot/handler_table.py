@@ -29,6 +29,7 @@ from chalicelib.telegram.bot import (  # noqa: F401 (imported for their @command
     assistant_actions,
     brain_commands,
     conversation,
+    deploy_commands,
     graph_buttons,
     guard,
     help_commands,

@@ -47,6 +47,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("agents", "/agents [cron [rm <id>]]", "Active subagent runs, or their cron jobs"),
     CommandSpec("update", "/update <machine>", "Have a machine's agent update itself and restart"),
     CommandSpec("restart", "/restart <machine>", "Have a machine's agent restart once its tasks end"),
+    CommandSpec("deploy", "/deploy <project> | /deploy set <project> [@machine] <command>",
+                "Run a project's deploy command on its machine as a task, after a confirmation"),
     CommandSpec("logs", "/logs [task id | function]", "The last log lines (of a task, or a function)"),
     CommandSpec("start", "/start", "Introduce the bot"),
     CommandSpec("help", "/help", "List the commands"),
@@ -271,3 +273,28 @@ def parse_memory(args: Sequence[str]) -> MemoryRequest:
 
 
 _SNAPSHOT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+@dataclass(frozen=True)
+class DeployRequest:
+    project: str
+    command: str | None = None  # set: the command to store (verbatim)
+    machine: str | None = None  # set: the machine to run it on (else one that has the project)
+
+
+_DEPLOY = re.compile(r"^/deploy(?:@\w+)?\s+(?:(?P<set>set)\s+(?P<sp>\S+)(?:\s+@(?P<machine>\S+))?"
+                     r"\s+(?P<command>.+)|(?P<project>\S+))\s*$", re.DOTALL)
+
+
+def parse_deploy(text: str) -> DeployRequest:
+    """`/deploy <project>` or `/deploy set <project> [@machine] <command>` (the command verbatim)."""
+    match = _DEPLOY.match(text.strip())
+    if match is None:
+        raise _usage("deploy")
+    project = match.group("sp") or match.group("project")
+    machine = match.group("machine")
+    if not _NAME.match(project) or project == "set" or (machine is not None and not _NAME.match(machine)):
+        raise _usage("deploy")
+    if match.group("set"):
+        return DeployRequest(project, match.group("command").strip(), machine)
+    return DeployRequest(project)

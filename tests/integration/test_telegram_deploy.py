@@ -75,7 +75,8 @@ def test_deploy_runs_on_the_machine_named_when_it_was_set_and_cancel_creates_not
 
 
 def test_a_deploy_command_holding_a_secret_is_refused(bot: BotHarness) -> None:
-    bot.send(message_update("/deploy set acme/web curl -H 'Authorization: Bearer sk-abcdef0123456789abcdef0123' x"))
+    secret = "sk-abcdef0123456789abcdef0123"
+    bot.send(message_update(f"/deploy set acme/web curl -H 'Authorization: Bearer {secret}' x"))
 
     assert "looks like a secret" in bot.last_text(chat_id=GROUP)
     bot.send(message_update("/deploy acme/web"))

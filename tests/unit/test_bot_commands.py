@@ -86,3 +86,16 @@ def test_picker_data_round_trips_and_fits_telegrams_limit() -> None:
 def test_foreign_callback_data_is_not_a_picker_choice() -> None:
     assert parse_picker_data("task:run:7f3c9a") is None
     assert parse_picker_data("sp:x:cursor:ds") is None
+
+
+def test_deploy_names_a_project_or_sets_its_command_verbatim() -> None:
+    from chalicelib.telegram.domain.bot_commands import parse_deploy
+
+    assert parse_deploy("/deploy acme/web").command is None
+    stored = parse_deploy("/deploy set acme/web @box make deploy ENV=prod && echo 'ok'")
+    assert (stored.project, stored.machine) == ("acme/web", "box")
+    assert stored.command == "make deploy ENV=prod && echo 'ok'"
+    assert parse_deploy("/deploy set acme/web ./deploy.sh").machine is None
+    for bad in ("/deploy", "/deploy set acme/web", "/deploy a b", "/deploy set"):
+        with pytest.raises(InvalidInput, match="/deploy <project>"):
+            parse_deploy(bad)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.ops.domain.health_rules import CheckResult, CheckState, evaluate, overall
+from chalicelib.ops.domain.health_rules import CheckResult, CheckState, evaluate, overall, restarts_due
 
 
 def run(states: dict[str, CheckState], level: str) -> tuple[dict[str, CheckState], list[str], list[str]]:
@@ -35,3 +35,15 @@ def test_the_overall_status_is_the_worst_check() -> None:
     assert overall([CheckResult("a", "ok"), CheckResult("b", "warning")]) == "warning"
     assert overall([CheckResult("a", "critical"), CheckResult("b", "warning")]) == "critical"
     assert overall([CheckResult("a", "ok")]) == "ok"
+
+
+def test_an_agent_is_due_for_a_restart_on_every_third_failure_in_a_row_and_other_checks_never() -> None:
+    states: dict[str, CheckState] = {}
+    due_at = []
+    for n in range(1, 8):
+        results = [CheckResult("agent:box", "critical", "stuck"), CheckResult("database", "critical", "x")]
+        states = evaluate(states, results).states
+        if restarts_due(states, results):
+            due_at.append((n, restarts_due(states, results)[0][0]))
+    assert due_at == [(3, "box"), (6, "box")]
+    assert restarts_due(states, [CheckResult("agent:box", "ok")]) == []

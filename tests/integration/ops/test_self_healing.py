@@ -41,9 +41,13 @@ def monitor_process(home: Path, database_url: str, moto_endpoint: str, fake: Fak
         container.close()
 
 
+def beat(container: Container, machine: str, status: str) -> None:
+    container.machine_registry.heartbeat(Heartbeat(machine, status, "agent-1", 0, 2, ("claude",), ("p",), ()))
+
+
 def stuck_agent(container: Container, database_url: str, machine: str = "box") -> str:
     """A machine whose agent heartbeats, with a task sent to it five minutes ago and never claimed."""
-    container.machine_registry.heartbeat(Heartbeat(machine, "online", "agent-1", 0, 2, ("claude",), ("p",), ()))
+    beat(container, machine, "online")
     task = str(uuid.uuid4())
     with psycopg.connect(database_url, autocommit=True) as conn:
         conn.execute("INSERT INTO tasks (id, project, description, time_budget_s, status, machine_id,"
@@ -76,7 +80,7 @@ def test_three_failed_checks_restart_the_agent_once_and_say_so(
         reports = [container.health_monitor.run() for _ in range(4)]
         heard = container.machine_controls.on_heartbeat("box", "agent-1")
 
-    agent_checks = [[c for c in r.checks if c.name == "agent:box"][0] for r in reports]
+    agent_checks = [next(c for c in r.checks if c.name == "agent:box") for r in reports]
     assert [c.level for c in agent_checks] == ["critical"] * 4
     assert f"task {task[:8]}" in agent_checks[0].detail
     ((restart_id, kind, reply_chat),) = restart_requests(database_url)
@@ -122,9 +126,9 @@ def test_a_restart_loop_is_capped_per_hour_and_the_cap_reported_once(
 def test_an_agent_that_claims_its_tasks_passes_and_a_silent_one_is_left_to_the_machines_check(
         tmp_path: Path, database_url: str, moto_endpoint: str, telegram: FakeTelegram) -> None:
     with monitor_process(tmp_path / "a", database_url, moto_endpoint, telegram) as container:
-        container.machine_registry.heartbeat(Heartbeat("fine", "online", "agent-1", 0, 2, ("claude",), (), ()))
+        beat(container, "fine", "online")
         stuck_agent(container, database_url, machine="gone")
-        container.machine_registry.heartbeat(Heartbeat("gone", "offline", "agent-1", 0, 2, ("claude",), (), ()))
+        beat(container, "gone", "offline")
         reports = [container.health_monitor.run() for _ in range(3)]
 
     levels = {c.name: c.level for c in reports[-1].checks if c.name.startswith("agent:")}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,7 @@ def bot(tmp_path: Path, database_url: str, moto_endpoint: str) -> Iterator[BotHa
         yield harness
 
 
-def buttons(bot: BotHarness) -> tuple[dict[str, object], list[dict[str, str]]]:
+def buttons(bot: BotHarness) -> tuple[dict[str, Any], list[dict[str, str]]]:
     (offer,) = [m for m in bot.fake.sent_messages(chat_id=GROUP) if m.get("reply_markup")]
     return offer, offer["reply_markup"]["inline_keyboard"][0]
 

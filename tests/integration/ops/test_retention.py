@@ -50,7 +50,11 @@ def seed_aged_rows(url: str) -> dict[str, dict[str, int]]:
 
 def counts(url: str) -> dict[str, Any]:
     with psycopg.connect(url, row_factory=dict_row) as conn:
-        one = lambda sql: conn.execute(sql).fetchone()["n"]  # noqa: E731
+        def one(sql: str) -> Any:
+            row = conn.execute(sql).fetchone()
+            assert row is not None
+            return row["n"]
+
         return {
             "task_events": one("SELECT count(*) AS n FROM task_events"),
             "task_events_oldest": one("SELECT max(extract(day FROM now() - created_at))::int AS n"

@@ -24,10 +24,11 @@ class ReceivedMessage:
     receive_count: int
 
 
-def lazy_sqs_client(*, region: str, endpoint_url: str | None = None, session: Any = None,
+def lazy_aws_client(service: str, *, region: str, endpoint_url: str | None = None, session: Any = None,
                     connect_timeout_s: int = 3, read_timeout_s: int = 30) -> Lazy[Any]:
-    """A boto3 SQS client, built on first use from a session of its own (boto3's default one is
-    not thread-safe); against a local moto server (endpoint_url) any credentials are accepted."""
+    """A boto3 client, built on first use from a session of its own (boto3's default one is not
+    thread-safe) or the one given, whose credentials it signs with; against a local moto server
+    (endpoint_url) without a session any credentials are accepted."""
 
     def build() -> Any:
         import boto3
@@ -39,10 +40,18 @@ def lazy_sqs_client(*, region: str, endpoint_url: str | None = None, session: An
                              connect_timeout=connect_timeout_s, read_timeout=read_timeout_s),
         }
         if endpoint_url:
-            kwargs.update(endpoint_url=endpoint_url, aws_access_key_id="local", aws_secret_access_key="local")
-        return (session or boto3.session.Session()).client("sqs", **kwargs)
+            kwargs["endpoint_url"] = endpoint_url
+            if session is None:
+                kwargs.update(aws_access_key_id="local", aws_secret_access_key="local")
+        return (session or boto3.session.Session()).client(service, **kwargs)
 
     return Lazy(build)
+
+
+def lazy_sqs_client(*, region: str, endpoint_url: str | None = None, session: Any = None,
+                    connect_timeout_s: int = 3, read_timeout_s: int = 30) -> Lazy[Any]:
+    return lazy_aws_client("sqs", region=region, endpoint_url=endpoint_url, session=session,
+                           connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s)
 
 
 class SqsQueue:
@@ -53,10 +62,11 @@ class SqsQueue:
         self.url = url
 
     @classmethod
-    def at(cls, url: str, *, region: str, endpoint_url: str | None = None,
+    def at(cls, url: str, *, region: str, endpoint_url: str | None = None, session: Any = None,
            connect_timeout_s: int = 3, read_timeout_s: int = 30) -> SqsQueue:
-        """The queue at url, over a client of its own (read_timeout_s must outlast a long poll)."""
-        return cls(lazy_sqs_client(region=region, endpoint_url=endpoint_url,
+        """The queue at url, over a client of its own (read_timeout_s must outlast a long poll),
+        signing with `session`'s credentials when one is given."""
+        return cls(lazy_sqs_client(region=region, endpoint_url=endpoint_url, session=session,
                                    connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s), url)
 
     def send(self, body: dict[str, Any], *, delay_s: int = 0) -> str:
@@ -118,6 +128,15 @@ class SqsQueues:
         if key not in self._urls:
             self._urls[key] = self.client.get_queue_url(QueueName=self.name(key))["QueueUrl"]
         return self._urls[key]
+
+    def arn(self, key: str) -> str | None:
+        """The queue's ARN; None if there is no such queue."""
+        try:
+            url = self.url(key)
+        except self.client.exceptions.QueueDoesNotExist:
+            return None
+        attrs = self.client.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]
+        return str(attrs["QueueArn"])
 
     def queue(self, key: str) -> SqsQueue:
         return SqsQueue(self._sqs, self.url(key))

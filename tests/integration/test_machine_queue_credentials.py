@@ -73,7 +73,8 @@ def test_a_machine_key_gets_an_hour_of_credentials_for_its_own_machine_and_403_f
     answer = QueueCredentialsAnswer.from_body(m1.post("/api/machines/m1/credentials"))
     assert answer.access_key_id and answer.secret_access_key and answer.session_token
     expires = datetime.fromisoformat(answer.expires_at)
-    assert before + timedelta(seconds=LIFETIME_S - 60) <= expires <= before + timedelta(seconds=LIFETIME_S + 60)
+    lifetime = timedelta(seconds=LIFETIME_S)
+    assert before + lifetime - timedelta(minutes=1) <= expires <= before + lifetime + timedelta(minutes=1)
 
     assert status_of(lambda: m2.post("/api/machines/m1/credentials")) == 403
     assert status_of(lambda: m1.post("/api/machines/m2/credentials")) == 403
@@ -113,6 +114,7 @@ def test_the_agent_refreshes_its_queue_credentials_before_they_expire(
 
     clock = FakeClock()
     credentials = vended_credentials(counting_fetch, clock=clock)
+    assert credentials is not None
     queue = SqsQueue.at(queue_url, region=REGION, endpoint_url=moto_endpoint,
                         session=session_with(credentials, REGION))
     expires = datetime.fromisoformat(fetched[0].expires_at)
@@ -128,7 +130,8 @@ def test_the_agent_refreshes_its_queue_credentials_before_they_expire(
     assert len(fetched) == 2 and clock.now < expires
     # The new ones were issued (for an hour) at the API's real time: look at them from then.
     clock.now = datetime.fromisoformat(fetched[1].expires_at) - timedelta(seconds=LIFETIME_S)
-    assert credentials.get_frozen_credentials().access_key == fetched[1].access_key_id != fetched[0].access_key_id
+    signing = credentials.get_frozen_credentials().access_key
+    assert signing == fetched[1].access_key_id != fetched[0].access_key_id
     assert len(fetched) == 2
 
 
@@ -143,12 +146,13 @@ class EnforcingAws:
     queue_urls: dict[str, str]
 
     def vendor(self) -> MachineCredentialVendor:
-        queues = SqsQueues(prefix=self.prefix, region=REGION, endpoint_url=self.endpoint, session=self.api_session)
-        return MachineCredentialVendor(StsQueueCredentials(self.role_arn, queues, region=REGION,
-                                                           endpoint_url=self.endpoint, session=self.api_session))
+        where = {"endpoint_url": self.endpoint, "session": self.api_session}
+        queues = SqsQueues(prefix=self.prefix, region=REGION, **where)
+        return MachineCredentialVendor(StsQueueCredentials(self.role_arn, queues, region=REGION, **where))
 
     def queue(self, machine_id: str, session: Any) -> SqsQueue:
-        return SqsQueue.at(self.queue_urls[machine_id], region=REGION, endpoint_url=self.endpoint, session=session)
+        return SqsQueue.at(self.queue_urls[machine_id], region=REGION, endpoint_url=self.endpoint,
+                           session=session)
 
 
 def _resolve(node: Any) -> Any:
@@ -166,7 +170,8 @@ def _resolve(node: Any) -> Any:
 @pytest.fixture(scope="module")
 def enforcing_aws() -> Iterator[EnforcingAws]:
     port = free_port()
-    proc = spawn([sys.executable, "-m", "tests.support.moto_session_policies", "-H", "127.0.0.1", "-p", str(port)])
+    proc = spawn([sys.executable, "-m", "tests.support.moto_session_policies", "-H", "127.0.0.1",
+                  "-p", str(port)])
     endpoint = f"http://127.0.0.1:{port}"
     try:
         wait_until(lambda: http_ok(f"{endpoint}/moto-api/"), timeout_s=60, what="moto server")
@@ -182,9 +187,10 @@ def _set_up(endpoint: str) -> EnforcingAws:
     user = iam.create_user(UserName="itachi-api")["User"]
     key = iam.create_access_key(UserName="itachi-api")["AccessKey"]
     machine_queues = _resolve(queue_arn(prefix, "machine-*"))
+    trust = {"Version": "2012-10-17", "Statement": [
+        {"Effect": "Allow", "Principal": {"AWS": user["Arn"]}, "Action": "sts:AssumeRole"}]}
     role = iam.create_role(RoleName="machine-queue", Path="/itachi/itachi-test/machines/",
-                           AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": [{
-                               "Effect": "Allow", "Principal": {"AWS": user["Arn"]}, "Action": "sts:AssumeRole"}]}))
+                           AssumeRolePolicyDocument=json.dumps(trust))
     iam.put_role_policy(RoleName="machine-queue", PolicyName="itachi-machine-queues",
                         PolicyDocument=json.dumps(machine_role_policy(machine_queues)))
     iam.put_user_policy(UserName="itachi-api", PolicyName="api", PolicyDocument=json.dumps({
@@ -214,13 +220,14 @@ def _agent_session(aws: EnforcingAws, machine_id: str) -> Any:
 
 
 def _refused(call: Callable[[], Any]) -> str:
-    """The error AWS answers (moto's server answers SQS errors in XML, which botocore leaves in the message)."""
+    """The error AWS answers (moto answers SQS errors in XML, which botocore leaves in the message)."""
     with pytest.raises(ClientError) as refused:
         call()
     return f"{refused.value.response['Error'].get('Code')} {refused.value}"
 
 
-def test_a_machines_credentials_read_its_own_queue_and_are_refused_on_anothers(enforcing_aws: EnforcingAws) -> None:
+def test_a_machines_credentials_read_its_own_queue_and_are_refused_on_anothers(
+        enforcing_aws: EnforcingAws) -> None:
     session = _agent_session(enforcing_aws, "a")
     own = enforcing_aws.queue("a", session)
     [message] = own.receive(wait_s=0, visibility_timeout_s=30)

@@ -18,10 +18,11 @@ ARN = "arn:aws:sqs:eu-west-1:123456789012:itachi-prod-machine-laptop"
 
 def test_the_session_policy_allows_the_agents_reading_on_its_one_queue_and_nothing_else() -> None:
     [statement] = session_policy(ARN)["Statement"]
+    actions = statement["Action"]
     assert statement["Effect"] == "Allow" and statement["Resource"] == ARN
-    assert {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"} <= set(statement["Action"])
+    assert {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"} <= set(actions)
     writes = ("sqs:Send", "sqs:SetQueue", "sqs:Purge", "sqs:DeleteQueue", "sqs:CreateQueue", "sqs:Tag")
-    assert all(a.startswith("sqs:") and not a.startswith(writes) and "*" not in a for a in statement["Action"])
+    assert all(a.startswith("sqs:") and not a.startswith(writes) and "*" not in a for a in actions)
     assert len(session_name("x" * 40)) <= 64  # STS's limit on a role session's name
 
 

@@ -25,6 +25,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from agent.queue_credentials import REFRESH_BEFORE_S, api_fetch, session_with, vended_credentials
+from chalicelib.bootstrap import Container
 from chalicelib.contracts.agent_api import QueueCredentialsAnswer
 from chalicelib.contracts.api_transport import ApiClient, ApiError
 from chalicelib.contracts.local_home import ClientConfig
@@ -37,7 +38,8 @@ from infra.aws.agents import machine_role_policy
 from infra.aws.iam import queue_arn
 from infra.local.processes import free_port, http_ok, spawn, wait_until
 from tests.conftest import RunningApi
-from tests.support.orchestration import heartbeat
+from tests.support.agent_harness import AgentHarness, harness, make_repo
+from tests.support.orchestration import heartbeat, new_task
 
 REGION = "us-east-1"
 LOCAL = {"aws_access_key_id": "local", "aws_secret_access_key": "local", "region_name": REGION}
@@ -133,6 +135,24 @@ def test_the_agent_refreshes_its_queue_credentials_before_they_expire(
     signing = credentials.get_frozen_credentials().access_key
     assert signing == fetched[1].access_key_id != fetched[0].access_key_id
     assert len(fetched) == 2
+
+
+@pytest.fixture
+def h(api: RunningApi, container: Container, tmp_path: Path) -> Iterator[AgentHarness]:
+    yield from harness(tmp_path, api.url, api.key, client_for(api.url, api.key), container.queues)
+
+
+def test_an_agent_on_aws_with_no_aws_credentials_of_its_own_runs_tasks_with_the_vended_ones(
+        h: AgentHarness, moto_endpoint: str, tmp_path: Path) -> None:
+    # AWS mode: the heartbeat's moto endpoint is ignored; boto3 reaches moto through its own
+    # AWS_ENDPOINT_URL, and has no credentials but the ones the API vends.
+    nothing = str(tmp_path / "no-aws-config")
+    h.start_agent("m1", where="--aws", AWS_ENDPOINT_URL=moto_endpoint, AWS_ACCESS_KEY_ID="",
+                  AWS_SECRET_ACCESS_KEY="", AWS_SESSION_TOKEN="", AWS_CONFIG_FILE=nothing,
+                  AWS_SHARED_CREDENTIALS_FILE=nothing, AWS_EC2_METADATA_DISABLED="true")
+    task = new_task(h.client, "say hello", repo=str(make_repo(tmp_path / "repo")), machine="m1")
+
+    assert h.wait_status(task["id"])["status"] == "completed"
 
 
 # --- IAM enforced: a moto server of this module's own ------------------------------------------------

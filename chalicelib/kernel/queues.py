@@ -25,10 +25,12 @@ class ReceivedMessage:
 
 
 def lazy_aws_client(service: str, *, region: str, endpoint_url: str | None = None, session: Any = None,
-                    connect_timeout_s: int = 3, read_timeout_s: int = 30) -> Lazy[Any]:
+                    sign_with_session: bool = False, connect_timeout_s: int = 3,
+                    read_timeout_s: int = 30) -> Lazy[Any]:
     """A boto3 client, built on first use from a session of its own (boto3's default one is not
-    thread-safe) or the one given, whose credentials it signs with; against a local moto server
-    (endpoint_url) without a session any credentials are accepted."""
+    thread-safe) or the one given; against a local moto server (endpoint_url), which takes any
+    credentials, it signs with placeholder ones unless `sign_with_session` says the session's own
+    credentials are the point (a test with IAM enforced, an agent's vended credentials)."""
 
     def build() -> Any:
         import boto3
@@ -41,7 +43,7 @@ def lazy_aws_client(service: str, *, region: str, endpoint_url: str | None = Non
         }
         if endpoint_url:
             kwargs["endpoint_url"] = endpoint_url
-            if session is None:
+            if not sign_with_session:
                 kwargs.update(aws_access_key_id="local", aws_secret_access_key="local")
         return (session or boto3.session.Session()).client(service, **kwargs)
 
@@ -49,9 +51,11 @@ def lazy_aws_client(service: str, *, region: str, endpoint_url: str | None = Non
 
 
 def lazy_sqs_client(*, region: str, endpoint_url: str | None = None, session: Any = None,
-                    connect_timeout_s: int = 3, read_timeout_s: int = 30) -> Lazy[Any]:
+                    sign_with_session: bool = False, connect_timeout_s: int = 3,
+                    read_timeout_s: int = 30) -> Lazy[Any]:
     return lazy_aws_client("sqs", region=region, endpoint_url=endpoint_url, session=session,
-                           connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s)
+                           sign_with_session=sign_with_session, connect_timeout_s=connect_timeout_s,
+                           read_timeout_s=read_timeout_s)
 
 
 class SqsQueue:
@@ -67,7 +71,8 @@ class SqsQueue:
         """The queue at url, over a client of its own (read_timeout_s must outlast a long poll),
         signing with `session`'s credentials when one is given."""
         return cls(lazy_sqs_client(region=region, endpoint_url=endpoint_url, session=session,
-                                   connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s), url)
+                                   sign_with_session=session is not None, connect_timeout_s=connect_timeout_s,
+                                   read_timeout_s=read_timeout_s), url)
 
     def send(self, body: dict[str, Any], *, delay_s: int = 0) -> str:
         """Send now; inside a request-wide transaction, once it has committed (the id is then "")."""
@@ -112,8 +117,9 @@ class SqsQueues:
     """The deployment's queues, by key (`dispatch`, `machine-<id>`...) under the stage's prefix."""
 
     def __init__(self, *, prefix: str, region: str, endpoint_url: str | None = None,
-                 session: Any = None) -> None:
-        self._sqs = lazy_sqs_client(region=region, endpoint_url=endpoint_url, session=session)
+                 session: Any = None, sign_with_session: bool = False) -> None:
+        self._sqs = lazy_sqs_client(region=region, endpoint_url=endpoint_url, session=session,
+                                    sign_with_session=sign_with_session)
         self._prefix = prefix
         self._urls: dict[str, str] = {}
 

@@ -167,7 +167,7 @@ class EnforcingAws:
 
     def vendor(self) -> MachineCredentialVendor:
         where = {"endpoint_url": self.endpoint, "session": self.api_session}
-        queues = SqsQueues(prefix=self.prefix, region=REGION, **where)
+        queues = SqsQueues(prefix=self.prefix, region=REGION, sign_with_session=True, **where)
         return MachineCredentialVendor(StsQueueCredentials(self.role_arn, queues, region=REGION, **where))
 
     def queue(self, machine_id: str, session: Any) -> SqsQueue:

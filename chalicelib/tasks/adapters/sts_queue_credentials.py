@@ -21,7 +21,8 @@ class StsQueueCredentials:
                  session: Any = None) -> None:
         self._role_arn = role_arn
         self._queues = queues
-        self._sts = lazy_aws_client("sts", region=region, endpoint_url=endpoint_url, session=session)
+        self._sts = lazy_aws_client("sts", region=region, endpoint_url=endpoint_url, session=session,
+                                    sign_with_session=session is not None)
 
     def queue_arn(self, machine_id: str) -> str | None:
         return self._queues.arn(machine_queue_key(machine_id))

@@ -22,6 +22,7 @@ from typing import IO
 from agent.agent_config import AgentConfig
 from agent.agent_context import AgentContext, log
 from agent.process_tree import ProcessRegistry
+from agent.queue_credentials import api_fetch, session_with, vended_credentials
 from agent.self_update import SelfRestart
 from agent.ssh.registration import register_all
 from agent.version import VERSION
@@ -140,9 +141,18 @@ class AgentDaemon:
         if self.mode == "aws":
             endpoint = None
         if reg.queue_url != self._queue_url:
-            # Local: the server names its moto server. AWS: boto3's credential chain applies.
-            self.ctx.queue = SqsQueue.at(reg.queue_url, region=reg.region or "us-east-1",
-                                         endpoint_url=endpoint, connect_timeout_s=5,
+            region = reg.region or "us-east-1"
+            session = None
+            if endpoint is None:  # AWS: the API's credentials for this queue, else boto3's chain
+                try:
+                    credentials = vended_credentials(api_fetch(self.ctx.api, self.config.machine_id))
+                except ApiError as exc:
+                    log.warning("no queue credentials yet (%s); asking again at the next heartbeat", exc)
+                    return
+                session = session_with(credentials, region) if credentials is not None else None
+            # Local: the server names its moto server, which takes any credentials.
+            self.ctx.queue = SqsQueue.at(reg.queue_url, region=region, endpoint_url=endpoint,
+                                         session=session, connect_timeout_s=5,
                                          read_timeout_s=self.config.poll_wait_s + 20)
             self._queue_url = reg.queue_url
 

@@ -3,9 +3,6 @@
 Needs AWS credentials (any boto3 source: environment, profile, SSO). Commands:
   deploy [--stage S] [--param Key=Value ...]   build dist/, upload, create or update the stack
   migrate [--stage S]                          run the migrations function now and print its answer
-  add-machine ID [--stage S]                   an agent's queue, IAM user (its own queue only) and key
-  rotate-machine ID [--stage S]                a new key and expiry for that machine; old keys deleted
-  remove-machine ID [--stage S]                delete that machine's IAM user and keys
   outputs [--stage S]                          print the stack's outputs
 Values of user secrets are taken from TELEGRAM_BOT_TOKEN / OPENAI_API_KEY in the environment of
 `make deploy`, if set, and put into Secrets Manager; they never enter a file.
@@ -24,7 +21,6 @@ from typing import Any
 
 from infra.aws.secrets import USER_SECRETS
 from infra.aws.stage import REPO_ROOT, StageConfig, load_stage
-from infra.machine_credentials import MachineCredentials
 from infra.template import ALARM_EMAIL_PATTERN
 
 DIST = REPO_ROOT / "dist"
@@ -150,9 +146,6 @@ class Deployer:
         parameters = self.parameter_list(params, set(template.get("Parameters", {})), exists)
         if exists:
             self.put_user_secrets()
-            group = self.outputs().get("AgentsGroup")
-            if group:
-                MachineCredentials(self.stage, self.session, self.region).release_from_group(group)
         name = f"deploy-{params['DeployId'].replace('T', '-').rstrip('Z')}"
         self.cfn.create_change_set(
             StackName=self.stage.stack_name, ChangeSetName=name, TemplateURL=url,
@@ -240,9 +233,6 @@ class Deployer:
             raise SystemExit(f"migrations failed: {payload.get('errorMessage', payload)}")
         return payload  # type: ignore[no-any-return]
 
-    def machines(self) -> MachineCredentials:
-        return MachineCredentials(self.stage, self.session, self.region)
-
 
 def print_next_steps(region: str, outputs: dict[str, str]) -> None:
     api = outputs.get("ApiUrl", "?")
@@ -266,14 +256,12 @@ def print_next_steps(region: str, outputs: dict[str, str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m infra.deploy", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    for name in ("deploy", "migrate", "add-machine", "rotate-machine", "remove-machine", "outputs"):
+    for name in ("deploy", "migrate", "outputs"):
         p = sub.add_parser(name)
         p.add_argument("--stage", default=os.environ.get("STAGE", "prod"))
         if name == "deploy":
             p.add_argument("--param", action="append", default=[], help="Key=Value template parameter")
             p.add_argument("--skip-package", action="store_true", help="deploy dist/ as it is")
-        if name.endswith("-machine"):
-            p.add_argument("machine_id")
     args = parser.parse_args(argv)
     stage = load_stage(args.stage)
     deployer = Deployer(stage)
@@ -289,16 +277,6 @@ def main(argv: list[str] | None = None) -> int:
         print_next_steps(deployer.region, deployer.deploy(manifest, parse_params(args.param)))
     elif args.command == "migrate":
         print(json.dumps(deployer.migrate(), indent=1))
-    elif args.command in ("add-machine", "rotate-machine"):
-        machines = deployer.machines()
-        made = (machines.add if args.command == "add-machine" else machines.rotate)(args.machine_id)
-        where = f"queue {made.pop('queue_url')}, " if "queue_url" in made else ""
-        print(f"{where}IAM user {made.pop('user')}; the key works until {made.pop('expires')} "
-              f"(rotate-machine before then). On that machine:")
-        for key, value in made.items():
-            print(f"  export {key}={value}")
-    elif args.command == "remove-machine":
-        print(f"deleted IAM user {deployer.machines().remove(args.machine_id)} and its keys")
     else:
         print(json.dumps(deployer.outputs(), indent=1))
     return 0

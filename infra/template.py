@@ -14,10 +14,21 @@ import hashlib
 import json
 from pathlib import Path
 
-from infra.aws import alarms, api_gateway, capacity, database, functions, network, queues, schedules, secrets
-from infra.aws.access import access_for
+from infra.aws import (
+    agents,
+    alarms,
+    api_gateway,
+    capacity,
+    database,
+    functions,
+    network,
+    queues,
+    schedules,
+    secrets,
+)
+from infra.aws.access import MACHINES, access_for
 from infra.aws.cfn import Json, get_att, ref, sub
-from infra.aws.iam import TRACING, queue_statements, role
+from infra.aws.iam import TRACING, queue_arn, queue_statements, role
 from infra.aws.network import lambda_vpc_config
 from infra.aws.stage import REPO_ROOT, StageConfig
 
@@ -80,7 +91,8 @@ def _adapt_api(resources: Json, stage: StageConfig, code_uri: str) -> None:
         "CodeUri": code_uri, "MemorySize": ref("ApiMemoryMb"), "Timeout": fn.timeout_s,
         "Role": get_att(f"{API_ID}Role", "Arn"), "VpcConfig": lambda_vpc_config(),
         "LoggingConfig": {"LogGroup": ref(f"{API_ID}Logs"), "LogFormat": "Text"},
-        "Environment": {"Variables": functions.app_environment(stage.env, access)},
+        "Environment": {"Variables": {**functions.app_environment(stage.env, access),
+                                      "ITACHI_MACHINE_ROLE_ARN": get_att(agents.MACHINE_ROLE_ID, "Arn")}},
         "Tracing": functions.tracing_mode(),
         # Sized to the database's connections (infra/aws/capacity.py).
         "ReservedConcurrentExecutions": capacity.find("ApiReservedConcurrency"),
@@ -89,6 +101,7 @@ def _adapt_api(resources: Json, stage: StageConfig, code_uri: str) -> None:
     resources[f"{API_ID}Logs"] = functions.log_group("api")
     resources[f"{API_ID}Role"] = role(API_ID, queue_statements(stage.queue_prefix, access),
                                       secrets.secrets_named(access.secrets))
+    resources.update(agents.resources(f"{API_ID}Role", queue_arn(stage.queue_prefix, MACHINES)))
     api_gateway.adapt(resources, stage.stage)
 
 

@@ -14,7 +14,8 @@ def add_agent_parser(sub: Any) -> None:
     where = p.add_mutually_exclusive_group()
     where.add_argument("--local", action="store_true", help="poll the local stack's SQS (from `itachi up`)")
     where.add_argument("--aws", action="store_true",
-                       help="poll real SQS with the default AWS credential chain")
+                       help="poll real SQS with credentials from the API (boto3's default chain "
+                            "where the deployment vends none)")
     p.add_argument("--machine-id", help="this machine's id (default: $ITACHI_MACHINE_ID or the hostname)")
     p.add_argument("--home", help=HOME_HELP)
     p.set_defaults(func=cmd_agent)

@@ -204,6 +204,14 @@ class Registration(Body):  # the heartbeat's answer: where the machine's queue i
 
 
 @dataclass(frozen=True)
+class QueueCredentialsAnswer(Body):  # POST /api/machines/{machine_id}/credentials: its own queue only
+    access_key_id: str
+    secret_access_key: str = field(repr=False)
+    session_token: str = field(repr=False)
+    expires_at: str  # ISO 8601, UTC
+
+
+@dataclass(frozen=True)
 class TaskClaim(Body):  # the claim's answer: the task (its JSON), this attempt and its lease
     task: dict[str, Any]
     prompt: str

@@ -24,10 +24,13 @@ class ReceivedMessage:
     receive_count: int
 
 
-def lazy_sqs_client(*, region: str, endpoint_url: str | None = None, session: Any = None,
-                    connect_timeout_s: int = 3, read_timeout_s: int = 30) -> Lazy[Any]:
-    """A boto3 SQS client, built on first use from a session of its own (boto3's default one is
-    not thread-safe); against a local moto server (endpoint_url) any credentials are accepted."""
+def lazy_aws_client(service: str, *, region: str, endpoint_url: str | None = None, session: Any = None,
+                    sign_with_session: bool = False, connect_timeout_s: int = 3,
+                    read_timeout_s: int = 30) -> Lazy[Any]:
+    """A boto3 client, built on first use from a session of its own (boto3's default one is not
+    thread-safe) or the one given; against a local moto server (endpoint_url), which takes any
+    credentials, it signs with placeholder ones unless `sign_with_session` says the session's own
+    credentials are the point (a test with IAM enforced, an agent's vended credentials)."""
 
     def build() -> Any:
         import boto3
@@ -39,10 +42,20 @@ def lazy_sqs_client(*, region: str, endpoint_url: str | None = None, session: An
                              connect_timeout=connect_timeout_s, read_timeout=read_timeout_s),
         }
         if endpoint_url:
-            kwargs.update(endpoint_url=endpoint_url, aws_access_key_id="local", aws_secret_access_key="local")
-        return (session or boto3.session.Session()).client("sqs", **kwargs)
+            kwargs["endpoint_url"] = endpoint_url
+            if not sign_with_session:
+                kwargs.update(aws_access_key_id="local", aws_secret_access_key="local")
+        return (session or boto3.session.Session()).client(service, **kwargs)
 
     return Lazy(build)
+
+
+def lazy_sqs_client(*, region: str, endpoint_url: str | None = None, session: Any = None,
+                    sign_with_session: bool = False, connect_timeout_s: int = 3,
+                    read_timeout_s: int = 30) -> Lazy[Any]:
+    return lazy_aws_client("sqs", region=region, endpoint_url=endpoint_url, session=session,
+                           sign_with_session=sign_with_session, connect_timeout_s=connect_timeout_s,
+                           read_timeout_s=read_timeout_s)
 
 
 class SqsQueue:
@@ -53,11 +66,13 @@ class SqsQueue:
         self.url = url
 
     @classmethod
-    def at(cls, url: str, *, region: str, endpoint_url: str | None = None,
+    def at(cls, url: str, *, region: str, endpoint_url: str | None = None, session: Any = None,
            connect_timeout_s: int = 3, read_timeout_s: int = 30) -> SqsQueue:
-        """The queue at url, over a client of its own (read_timeout_s must outlast a long poll)."""
-        return cls(lazy_sqs_client(region=region, endpoint_url=endpoint_url,
-                                   connect_timeout_s=connect_timeout_s, read_timeout_s=read_timeout_s), url)
+        """The queue at url, over a client of its own (read_timeout_s must outlast a long poll),
+        signing with `session`'s credentials when one is given."""
+        return cls(lazy_sqs_client(region=region, endpoint_url=endpoint_url, session=session,
+                                   sign_with_session=session is not None, connect_timeout_s=connect_timeout_s,
+                                   read_timeout_s=read_timeout_s), url)
 
     def send(self, body: dict[str, Any], *, delay_s: int = 0) -> str:
         """Send now; inside a request-wide transaction, once it has committed (the id is then "")."""
@@ -102,8 +117,9 @@ class SqsQueues:
     """The deployment's queues, by key (`dispatch`, `machine-<id>`...) under the stage's prefix."""
 
     def __init__(self, *, prefix: str, region: str, endpoint_url: str | None = None,
-                 session: Any = None) -> None:
-        self._sqs = lazy_sqs_client(region=region, endpoint_url=endpoint_url, session=session)
+                 session: Any = None, sign_with_session: bool = False) -> None:
+        self._sqs = lazy_sqs_client(region=region, endpoint_url=endpoint_url, session=session,
+                                    sign_with_session=sign_with_session)
         self._prefix = prefix
         self._urls: dict[str, str] = {}
 
@@ -118,6 +134,15 @@ class SqsQueues:
         if key not in self._urls:
             self._urls[key] = self.client.get_queue_url(QueueName=self.name(key))["QueueUrl"]
         return self._urls[key]
+
+    def arn(self, key: str) -> str | None:
+        """The queue's ARN; None if there is no such queue."""
+        try:
+            url = self.url(key)
+        except self.client.exceptions.QueueDoesNotExist:
+            return None
+        attrs = self.client.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]
+        return str(attrs["QueueArn"])
 
     def queue(self, key: str) -> SqsQueue:
         return SqsQueue(self._sqs, self.url(key))

@@ -46,6 +46,8 @@ class Settings(BaseSettings):
     queue_prefix: str = Field("itachi-local", validation_alias=_env("ITACHI_QUEUE_PREFIX"))
     # The stack's alarm topic (AWS only): each machine queue's DLQ gets an alarm to it when made.
     alarm_topic_arn: str = Field("", validation_alias=_env("ITACHI_ALARM_TOPIC_ARN"))
+    # The role the API assumes to vend an agent credentials for its own queue (the template sets it).
+    machine_role_arn: str | None = Field(None, validation_alias=_env("ITACHI_MACHINE_ROLE_ARN"))
     max_body_bytes: int = Field(1_000_000, gt=0, validation_alias=_env("ITACHI_MAX_BODY_BYTES"))
     # Database pool: a Lambda container serves one request at a time (min 0, max 2 there).
     db_pool_min: int = Field(1, ge=0, validation_alias=_env("ITACHI_DB_POOL_MIN"))

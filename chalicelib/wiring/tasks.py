@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from chalicelib.sessions.services.sessions import SessionService
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
     from chalicelib.tasks.services.dispatch import TaskDispatcher
+    from chalicelib.tasks.services.machine_credentials import MachineCredentialVendor
     from chalicelib.tasks.services.machines import MachineRegistry
     from chalicelib.tasks.services.ports import (
         OutcomeListener,
@@ -103,6 +104,21 @@ class TaskWiring(CoreWiring):
 
         s = self.settings
         return MachineRegistry(self.task_deps, sqs_endpoint_url=s.sqs_endpoint_url, region=s.aws_region)
+
+    @cached_property
+    def machine_credentials(self) -> MachineCredentialVendor:
+        from chalicelib.tasks.adapters.sts_queue_credentials import (
+            LOCAL_MACHINE_ROLE_ARN,
+            StsQueueCredentials,
+        )
+        from chalicelib.tasks.services.machine_credentials import MachineCredentialVendor
+
+        s = self.settings
+        role = s.machine_role_arn or (LOCAL_MACHINE_ROLE_ARN if s.sqs_endpoint_url else None)
+        if role is None:
+            return MachineCredentialVendor(None)
+        return MachineCredentialVendor(StsQueueCredentials(role, self.queues, region=s.aws_region,
+                                                           endpoint_url=s.sqs_endpoint_url))
 
     @cached_property
     def task_sweeper(self) -> TaskSweeper:

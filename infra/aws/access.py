@@ -5,7 +5,8 @@ or `api` / `migrations`). Rendering fails for a table handler without a row, so 
 or schedule gets exactly the access someone wrote down for it. A function's role allows
 `GetSecretValue` on its secrets only, and its environment names only those; it may send to the
 queues listed (`machine-*`: the per-machine agent queues), and only the API creates machine
-queues. Why each row holds what it holds:
+queues; only the API assumes the role that vends agents their queue credentials. Why each row
+holds what it holds:
 
 - a function that changes tasks publishes their events to Telegram topics when the bot token is
   set (`Container.task_event_publisher`), so it reads the bot token and wakes `telegram-outbox`;
@@ -40,12 +41,13 @@ class Access:
     reads_logs: bool = False  # FilterLogEvents on the stack's function log groups (/logs)
     reads_queue_depths: bool = False  # GetQueueAttributes on the table's queues and their DLQs
     puts_health_metrics: bool = False  # cloudwatch:PutMetricData in the Itachi/Health namespace
+    assumes_machine_role: bool = False  # sts:AssumeRole of the machine role (infra/aws/agents.py)
 
 
 ACCESS: dict[str, Access] = {
     API: Access((DB, API_KEYS, WEBHOOK, BOT, OPENAI),
                 ("dispatch", "telegram-updates", "telegram-outbox", "ingest", MACHINES),
-                creates_machine_queues=True),
+                creates_machine_queues=True, assumes_machine_role=True),
     MIGRATIONS: Access((MASTER, DB)),
     "functions.dispatch_consumer:handler": Access((DB, BOT), (MACHINES, "telegram-outbox")),
     "functions.telegram_consumer:handler": Access((DB, BOT, OPENAI),

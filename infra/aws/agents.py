@@ -1,39 +1,46 @@
-"""Credentials for the agents on user machines: per machine, reaching only that machine's queue,
-and expiring.
+"""The role the API assumes for agent machines: a machine's queue credentials without IAM users.
 
-`infra/deploy.py add-machine <id>` makes an IAM user `<stack>-agent-<id>` (tagged
-`itachi-machine=<id>`) with one inline policy naming its own queue `<prefix>-machine-<id>` by
-ARN, and an access key. The policy holds only until `KEY_LIFETIME_DAYS` after it was written
-(`aws:CurrentTime` condition), so a key nobody rotated stops working on a known date;
-`rotate-machine` issues a new key, writes the policy with a new expiry and deletes the old key.
-Nothing of this belongs to the stack: deleting a stage never trips over an agent's user, and
-`remove-machine` deletes a machine's user.
+An agent asks the API (`POST /api/machines/{id}/credentials`, its machine key) and the API
+assumes `MachineQueueRole` with a session policy naming that machine's queue by ARN
+(chalicelib/tasks/domain/queue_credentials.py), for an hour; the agent refreshes them before they
+expire. The role may receive, delete and extend messages on the stage's machine queues and do
+nothing else; only the API's role may assume it, and the API's role may assume only roles under
+this stack's machine path. The session policy is what keeps one machine off another's queue.
 
-Why not roles without keys: the agent runs on a user's machine, outside AWS, and IAM Roles
-Anywhere needs a certificate authority to run; a key that expires by policy and rotates with one
-command is the smaller thing to operate. A machine id never ends in `-dlq`
-(chalicelib/kernel/queue_table.py), so no machine's queue is another machine's dead-letter queue.
+The role lives at a path of its own so that the API's permission names it without a reference
+to it: the role's trust policy already refers to the API's role, and a reference back would be
+a cycle. Nothing is created per machine, so adding or retiring a machine is an API key, not IAM.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from chalicelib.tasks.domain.queue_credentials import LIFETIME_S, QUEUE_ACTIONS
+from infra.aws.cfn import Json, get_att, sub
 
-from chalicelib.kernel.queue_table import valid_machine_id
-
-MACHINE_TAG = "itachi-machine"
-POLICY_NAME = "itachi-machine-queue"
-KEY_LIFETIME_DAYS = 90
-AGENT_ACTIONS = ["sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility",
-                 "sqs:GetQueueUrl", "sqs:GetQueueAttributes"]
-
-__all__ = ["KEY_LIFETIME_DAYS", "MACHINE_TAG", "POLICY_NAME", "machine_policy", "valid_machine_id"]
+MACHINE_ROLE_ID = "MachineQueueRole"
+MACHINE_ROLE_PATH = "/itachi/${AWS::StackName}/machines/"
 
 
-def machine_policy(queue_arn: str, now: datetime) -> tuple[dict[str, object], datetime]:
-    """The inline policy for one machine's user, and when it stops allowing anything."""
-    expires = now + timedelta(days=KEY_LIFETIME_DAYS)
-    document: dict[str, object] = {"Version": "2012-10-17", "Statement": [{
-        "Sid": "OwnQueueUntilExpiry", "Effect": "Allow", "Action": AGENT_ACTIONS, "Resource": queue_arn,
-        "Condition": {"DateLessThan": {"aws:CurrentTime": expires.strftime("%Y-%m-%dT%H:%M:%SZ")}}}]}
-    return document, expires
+def machine_role_arns() -> Json:
+    """Every role at the stack's machine path: what the API may assume."""
+    return sub(f"arn:${{AWS::Partition}}:iam::${{AWS::AccountId}}:role{MACHINE_ROLE_PATH}*")
+
+
+def machine_role_policy(queues: Json) -> Json:
+    """The role's own permissions: the agent's actions on the machine queues (`queues`: their ARNs)."""
+    return {"Version": "2012-10-17", "Statement": [
+        {"Sid": "AgentsOnMachineQueues", "Effect": "Allow", "Action": list(QUEUE_ACTIONS),
+         "Resource": queues}]}
+
+
+def resources(api_role_id: str, machine_queues: Json) -> Json:
+    return {MACHINE_ROLE_ID: {"Type": "AWS::IAM::Role", "Properties": {
+        "Path": sub(MACHINE_ROLE_PATH),
+        "Description": "Assumed by the API for an agent machine, narrowed to its own queue",
+        "MaxSessionDuration": LIFETIME_S,
+        "AssumeRolePolicyDocument": {"Version": "2012-10-17", "Statement": [
+            {"Effect": "Allow", "Principal": {"AWS": get_att(api_role_id, "Arn")},
+             "Action": "sts:AssumeRole"}]},
+        "Policies": [{"PolicyName": "itachi-machine-queues",
+                      "PolicyDocument": machine_role_policy(machine_queues)}]}}}
+

@@ -1,15 +1,16 @@
 """Function roles: each function's own role, from its row of the access table (infra/aws/access.py).
 
 A role may write its own log group, read its own secrets, send to the queues its row lists,
-receive from the queue it consumes, and (the API only) create machine queues and put the alarm
-on each one's DLQ. Nothing may change a queue's attributes or tags: machine queues get their
-redrive policy when they are created.
+receive from the queue it consumes, and (the API only) create machine queues, put the alarm
+on each one's DLQ and assume the machine role. Nothing may change a queue's attributes or
+tags: machine queues get their redrive policy when they are created.
 """
 
 from __future__ import annotations
 
 from chalicelib.kernel.queue_table import DLQ_SUFFIX, QUEUES, QueueSpec, queue_name
 from infra.aws.access import MACHINES, Access
+from infra.aws.agents import machine_role_arns
 from infra.aws.cfn import NO_VALUE, Json, assume_role, get_att, sqs_arn, sub
 from infra.aws.secrets import SecretSpec, secret_arns
 
@@ -35,6 +36,9 @@ def queue_statements(prefix: str, access: Access, consumes: QueueSpec | None = N
         out.append({"Sid": "AlarmOnMachineDlqs", "Effect": "Allow", "Action": ["cloudwatch:PutMetricAlarm"],
                     "Resource": [sub("arn:${AWS::Partition}:cloudwatch:${AWS::Region}:${AWS::AccountId}"
                                      f":alarm:{queue_name(prefix, 'machine-*')}{DLQ_SUFFIX}")]})
+    if access.assumes_machine_role:
+        out.append({"Sid": "AssumeTheMachineRole", "Effect": "Allow", "Action": "sts:AssumeRole",
+                    "Resource": machine_role_arns()})
     if access.reads_queue_depths:
         keys = [k for spec in QUEUES for k in (spec.key, spec.dlq_key)]
         out.append({"Sid": "ReadQueueDepths", "Effect": "Allow",

@@ -1,5 +1,5 @@
-"""Deploy steps against real local parts: the migrations custom resource on Postgres, machine
-credentials on moto, and the Lambda entry's logs."""
+"""Deploy steps against real local parts: the migrations custom resource on Postgres, the artifacts
+bucket and stack parameters on moto, and the Lambda entry's logs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import threading
 import uuid
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -16,7 +15,6 @@ import boto3
 import pytest
 
 from functions import migrate_on_deploy
-from infra.aws.agents import KEY_LIFETIME_DAYS, POLICY_NAME
 from infra.aws.stage import StageConfig, load_stage
 from infra.deploy import ROLLBACK_WINDOW_DAYS, SUPERSEDED_TAG, Deployer, with_code_location
 
@@ -102,74 +100,6 @@ def _moto_env(monkeypatch: pytest.MonkeyPatch, endpoint: str) -> None:
     for name, value in (("AWS_ENDPOINT_URL", endpoint), ("AWS_ACCESS_KEY_ID", "local"),
                         ("AWS_SECRET_ACCESS_KEY", "local"), ("AWS_DEFAULT_REGION", "us-east-1")):
         monkeypatch.setenv(name, value)
-
-
-def _inline_policy(iam: Any, user: str) -> dict[str, Any]:
-    document = iam.get_user_policy(UserName=user, PolicyName=POLICY_NAME)["PolicyDocument"]
-    return json.loads(document) if isinstance(document, str) else document  # type: ignore[no-any-return]
-
-
-def test_add_machine_gives_a_user_of_its_own_that_reaches_its_queue_only_until_a_date(
-        moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    _moto_env(monkeypatch, moto_endpoint)
-    session = boto3.session.Session()  # not boto3's process-wide default, which earlier tests shaped
-    machines = Deployer(load_stage("dev"), session).machines()
-    created = machines.add("laptop-1")
-    sqs = session.client("sqs")
-    url = sqs.get_queue_url(QueueName="itachi-dev-machine-laptop-1")["QueueUrl"]
-    attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
-    redrive = json.loads(attrs["RedrivePolicy"])
-    assert redrive["deadLetterTargetArn"].endswith(":itachi-dev-machine-laptop-1-dlq")
-    iam = session.client("iam")
-    tags = iam.list_user_tags(UserName=created["user"])["Tags"]
-    assert {"Key": "itachi-machine", "Value": "laptop-1"} in tags
-    assert created["AWS_ACCESS_KEY_ID"] and created["AWS_SECRET_ACCESS_KEY"]
-    assert iam.list_groups_for_user(UserName=created["user"])["Groups"] == []  # nothing the stack owns
-    [statement] = _inline_policy(iam, created["user"])["Statement"]
-    assert statement["Resource"] == attrs["QueueArn"]
-    assert "sqs:SendMessage" not in statement["Action"]
-    expiry = statement["Condition"]["DateLessThan"]["aws:CurrentTime"]
-    assert expiry.startswith(created["expires"])
-    days = (datetime.fromisoformat(expiry.replace("Z", "+00:00")) - datetime.now(UTC)).days
-    assert KEY_LIFETIME_DAYS - 1 <= days <= KEY_LIFETIME_DAYS
-
-
-def test_rotating_a_machine_key_leaves_only_the_new_key(moto_endpoint: str,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    _moto_env(monkeypatch, moto_endpoint)
-    session = boto3.session.Session()
-    machines = Deployer(load_stage("dev"), session).machines()
-    first = machines.add("desk-2")
-    rotated = machines.rotate("desk-2")
-    iam = session.client("iam")
-    keys = [k["AccessKeyId"] for k in iam.list_access_keys(UserName=rotated["user"])["AccessKeyMetadata"]]
-    assert keys == [rotated["AWS_ACCESS_KEY_ID"]] and first["AWS_ACCESS_KEY_ID"] not in keys
-    machines.remove("desk-2")
-    with pytest.raises(iam.exceptions.NoSuchEntityException):
-        iam.get_user(UserName=rotated["user"])
-
-
-def test_agents_left_in_an_older_stacks_group_get_their_own_policy_and_leave_it(
-        moto_endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    _moto_env(monkeypatch, moto_endpoint)
-    session = boto3.session.Session()
-    machines = Deployer(load_stage("dev"), session).machines()
-    created = machines.add("old-box")
-    iam = session.client("iam")
-    iam.delete_user_policy(UserName=created["user"], PolicyName=POLICY_NAME)
-    iam.create_group(GroupName="itachi-dev-old-agents")
-    iam.add_user_to_group(GroupName="itachi-dev-old-agents", UserName=created["user"])
-    assert machines.release_from_group("itachi-dev-old-agents") == [created["user"]]
-    assert iam.get_group(GroupName="itachi-dev-old-agents")["Users"] == []
-    iam.delete_group(GroupName="itachi-dev-old-agents")  # what a stack delete now can do
-    [statement] = _inline_policy(iam, created["user"])["Statement"]
-    assert statement["Resource"].endswith(":itachi-dev-machine-old-box")
-
-
-@pytest.mark.parametrize("machine_id", ["*", "laptop-dlq", "laptop-DLQ", "x" * 41, ""])
-def test_add_machine_refuses_an_id_that_could_reach_other_queues(moto_endpoint: str, machine_id: str) -> None:
-    with pytest.raises(SystemExit):
-        Deployer(load_stage("dev"), boto3.session.Session(region_name="us-east-1")).machines().add(machine_id)
 
 
 def test_an_update_keeps_every_parameter_it_is_not_given(moto_endpoint: str,

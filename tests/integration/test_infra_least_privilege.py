@@ -331,3 +331,41 @@ def test_the_stack_owns_no_iam_user_or_group_so_agents_never_block_its_deletion(
 
 def test_only_prod_is_protected_from_termination() -> None:
     assert load_stage("prod").termination_protection and not load_stage("dev").termination_protection
+
+
+def test_only_the_api_may_assume_the_machine_role_which_reads_machine_queues_for_an_hour_at_most(
+        stage_template: tuple[str, dict[str, Any]]) -> None:
+    stage, template = stage_template
+    prefix = load_stage(stage).queue_prefix
+    resources = template["Resources"]
+    machine_role = resources["MachineQueueRole"]["Properties"]
+    path = machine_role["Path"]["Fn::Sub"]
+    assumers = {}
+    for logical_id, fn in resources.items():
+        if fn["Type"] != "AWS::Serverless::Function":
+            continue
+        for s in statements_of(resources[fn["Properties"]["Role"]["Fn::GetAtt"][0]]):
+            if "sts:AssumeRole" in as_list(s["Action"]):
+                assumers[handler_of(logical_id, fn)] = s["Resource"]
+        env = fn["Properties"]["Environment"]["Variables"]
+        assert ("ITACHI_MACHINE_ROLE_ARN" in env) == (logical_id == "APIHandler"), logical_id
+    # The API may assume the roles at the stack's machine path, and only the machine role is there.
+    assert set(assumers) == {"api"}
+    assert assumers["api"]["Fn::Sub"].endswith(f":role{path}*") and "${AWS::StackName}" in path
+    assert [k for k, v in resources.items() if v["Type"] == "AWS::IAM::Role"
+            and v["Properties"].get("Path") == machine_role["Path"]] == ["MachineQueueRole"]
+    env = resources["APIHandler"]["Properties"]["Environment"]["Variables"]
+    assert env["ITACHI_MACHINE_ROLE_ARN"] == {"Fn::GetAtt": ["MachineQueueRole", "Arn"]}
+    # Only the API's role may assume it, for an hour at most.
+    [trust] = machine_role["AssumeRolePolicyDocument"]["Statement"]
+    assert trust == {"Effect": "Allow", "Principal": {"AWS": {"Fn::GetAtt": ["APIHandlerRole", "Arn"]}},
+                     "Action": "sts:AssumeRole"}
+    assert machine_role["MaxSessionDuration"] == 3600
+    # What it may do: read, delete and extend messages on machine queues; nothing else anywhere.
+    statements = [s for p in machine_role["Policies"] for s in p["PolicyDocument"]["Statement"]]
+    assert all(s["Effect"] == "Allow" for s in statements)
+    actions = {a for s in statements for a in as_list(s["Action"])}
+    assert {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility"} <= actions
+    assert actions <= {"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility",
+                       "sqs:GetQueueUrl", "sqs:GetQueueAttributes"}
+    assert {queue_key(r, prefix) for s in statements for r in as_list(s["Resource"])} == {MACHINES}

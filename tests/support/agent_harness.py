@@ -66,7 +66,8 @@ class AgentHarness:
     engine_log: Path
     agents: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
-    def start_agent(self, machine_id: str = "m1", **env: str) -> subprocess.Popen[bytes]:
+    def start_agent(self, machine_id: str = "m1", *, where: str = "--local",
+                    **env: str) -> subprocess.Popen[bytes]:
         home = self.root / f"home-{machine_id}"
         home.mkdir(exist_ok=True)
         full = {**os.environ, **TEMP_ROOTS, **fake_engine_env(self.engine_log), "ITACHI_HOME": str(home),
@@ -74,7 +75,7 @@ class AgentHarness:
                 "ITACHI_MACHINE_ID": machine_id,
                 "ITACHI_AGENT_POLL_S": "1", "ITACHI_AGENT_HEARTBEAT_S": "1", **env}
         log = open(home / "agent.log", "ab")  # noqa: SIM115 (owned by the child)
-        proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "agent", "--local"], env=full,
+        proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "agent", where], env=full,
                                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         self.agents.append(proc)
         wait_for(lambda: any(m["id"] == machine_id and m["status"] == "online"

@@ -22,7 +22,7 @@ def test_every_aws_service_the_functions_call_keeps_its_botocore_model() -> None
             *(REPO_ROOT / "functions").rglob("*.py")]
     for path in code:
         text = path.read_text()
-        called |= set(re.findall(r"""\.client\(\s*["']([a-z0-9-]+)["']""", text))
+        called |= set(re.findall(r"""(?:\.client|lazy_aws_client)\(\s*["']([a-z0-9-]+)["']""", text))
         if "parameters.get_secret" in text or "get_secrets_provider" in text or "SecretsProvider" in text:
             called.add("secretsmanager")
     assert called, "no boto3 client found: the pattern no longer matches the code"

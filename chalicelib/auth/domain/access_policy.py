@@ -46,6 +46,7 @@ _AGENT_ROUTES = (
     "POST /api/tasks/{task_id}/claim", "POST /api/tasks/{task_id}/lease", "POST /api/tasks/{task_id}/events",
     "POST /api/tasks/{task_id}/engine-switch", "POST /api/tasks/{task_id}/result",
     "POST /api/tasks/{task_id}/outcome", "POST /api/tasks/{task_id}/release", "POST /api/machines/heartbeat",
+    "POST /api/machines/{machine_id}/credentials",
     "POST /api/sessions/{session_id}/claim", "POST /api/sessions/{session_id}/events",
     "POST /api/sessions/{session_id}/ended", "POST /api/sessions/{session_id}/engine-switch",
     "POST /api/machines/{machine_id}/folders/{listing_id}", "POST /api/ssh/runs/{run_id}/claim",

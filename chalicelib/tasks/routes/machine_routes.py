@@ -1,7 +1,10 @@
 """Machine registry: agent heartbeats (which register the machine and its queue) and the list;
-the agent's answers to the session picker's folder listings."""
+short-lived credentials for a machine's own queue; the agent's answers to the session picker's
+folder listings."""
 
 from __future__ import annotations
+
+from datetime import UTC
 
 from chalice import Response
 
@@ -32,6 +35,18 @@ def heartbeat() -> Response:
 @bp.route("/api/machines", methods=["GET"])
 def list_machines() -> Response:
     return ok({"machines": get_container().machine_registry.list_machines()})
+
+
+@bp.route("/api/machines/{machine_id}/credentials", methods=["POST"])
+def machine_credentials(machine_id: str) -> Response:
+    from chalicelib.contracts.agent_api import QueueCredentialsAnswer  # lazy: cold start
+
+    creds = get_container().machine_credentials.vend(machine_id)
+    answer = QueueCredentialsAnswer(creds.access_key_id, creds.secret_access_key, creds.session_token,
+                                    creds.expires_at.astimezone(UTC).isoformat())
+    response = ok(answer.to_body())
+    response.headers["Cache-Control"] = "no-store"  # an answer that holds a secret
+    return response
 
 
 @bp.route("/api/machines/{machine_id}/folders/{listing_id}", methods=["POST"])

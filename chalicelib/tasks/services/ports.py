@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from chalicelib.kernel.unit_of_work import UnitOfWork
 from chalicelib.tasks.domain.agent_session_states import AgentSession, SessionStatus
 from chalicelib.tasks.domain.machine_records import Heartbeat, MachineRecord
+from chalicelib.tasks.domain.queue_credentials import QueueCredentials
 from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskEvent, TaskOutcome, TaskResult
 
 
@@ -133,6 +134,16 @@ class TaskQueues(Protocol):
     def send_dispatch(self, task_id: str) -> None: ...
     def ensure_machine_queue(self, machine_id: str) -> str: ...
     def send_to_machine(self, machine_id: str, body: dict[str, Any]) -> None: ...
+
+
+class QueueCredentialIssuer(Protocol):
+    def issue(self, session_name: str, policy: Mapping[str, Any], duration_s: int) -> QueueCredentials:
+        """Credentials of the deployment's machine role, narrowed by `policy`, for `duration_s`."""
+        ...
+
+    def queue_arn(self, machine_id: str) -> str | None:
+        """The ARN of the machine's queue; None if it has none yet."""
+        ...
 
 
 class PromptEnricher(Protocol):

@@ -56,7 +56,7 @@ def test_a_cursorrules_paragraph_is_listed_by_the_rules_api_and_mcp_rules_list(a
     assert call(api, "POST", "/api/memory/import-rules", {"project": PROJECT, "items": items})[0] == 200
 
     (rule,) = rules(api)
-    assert rule["text"] == "Always write type hints on public functions"
+    assert rule["text"] == "Always write type hints on public functions."
     assert (rule["scope"], rule["source"], rule["file"]) == ("project", "import",
                                                             {"path": ".cursorrules", "line": 3})
     assert {"id", "valid_from", "valid_until", "times_reinforced", "superseded_by"} <= rule.keys()
@@ -64,7 +64,7 @@ def test_a_cursorrules_paragraph_is_listed_by_the_rules_api_and_mcp_rules_list(a
     async def listed_by_mcp() -> str:
         async with http_client(api, PROJECT) as client:
             return text(await client.call_tool("rules_list", {}))
-    assert "Always write type hints on public functions" in anyio.run(listed_by_mcp)
+    assert "Always write type hints on public functions." in anyio.run(listed_by_mcp)
 
 
 def test_as_of_answers_which_version_of_a_rule_superseded_twice_was_live(api: RunningApi) -> None:

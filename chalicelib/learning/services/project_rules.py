@@ -184,8 +184,9 @@ class ProjectRules:
         """A rule file's items ((category, text, line)) through the reconciler, tied to the file: a rule
         of the file it no longer holds is retired. Answer one entry per item, in order, then the
         retired ones."""
-        texts = [(category, self.clean(text) or " ".join(text.split()), line)
-                 for category, text, line in lines]
+        # A file's wording is a person's: kept as written (redacted, on one line), so that the
+        # file's next import finds it unchanged.
+        texts = [(category, " ".join(self._redact(text).split()), line) for category, text, line in lines]
         vectors = self._embedder.embed([t for _, t, _ in texts]) if texts else []
         report: list[dict[str, Any]] = []
         kept: set[str] = set()

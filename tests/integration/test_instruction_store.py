@@ -127,7 +127,7 @@ def test_a_rule_remembered_twice_through_the_memory_api_is_one_reinforced_rule(a
 
     assert first[0] == again[0] == 201 and first[1]["id"] == again[1]["id"]
     (rule,) = rules(api)
-    assert (rule["text"], rule["times_reinforced"]) == ("Squash commits before merging", 2)
+    assert (rule["text"], rule["times_reinforced"]) == ("Squash commits before merging.", 2)
 
 
 def test_a_remembered_rule_contradicting_a_taught_one_supersedes_it_with_history(api: RunningApi) -> None:

@@ -69,6 +69,7 @@ class _Pending:
     writer: Writer
     category: str
     origin: dict[str, Any]
+    provenance: str = "unspecified"  # the memory source of its text (`provenance.SOURCES`)
 
 
 @dataclass(frozen=True)
@@ -92,13 +93,15 @@ class ProjectRules:
 
     def absorb(self, uow: LearningUnitOfWork, project: str, candidate: RuleCandidate, embedding: list[float],
                *, source: str, session_id: str | None = None, writer: Writer = "pipeline",
-               category: str = CATEGORY, origin: dict[str, Any] | None = None) -> Absorbed:
+               category: str = CATEGORY, origin: dict[str, Any] | None = None,
+               provenance: str = "unspecified") -> Absorbed:
         """Reinforce the matching rule, supersede a contradicted one, flag an unclear clash, or store a
         new one (caller's uow); a rule that may not be trusted is stored as a proposal beside them.
         `origin` is what the rule remembers of where it came from (`import_path`, `import_line`,
         `graph_node`, `scope`)."""
-        rule = _Pending(project, candidate, embedding, source, session_id, writer, category, origin or {})
-        if not trusted_on_write("unspecified", writer, candidate.rule):
+        rule = _Pending(project, candidate, embedding, source, session_id, writer, category, origin or {},
+                        "import" if source == "import" else provenance)
+        if not trusted_on_write(rule.provenance, writer, candidate.rule):
             return self._store(uow, rule, None)
         known = [Known(k.id, k.content, k.similarity, k.confidence, k.metadata.get("import_path"))
                  for k in uow.learned.similar_instructions(project, embedding, CANDIDATES)]
@@ -142,7 +145,7 @@ class ProjectRules:
             embedding_model=self._embedder.model, significance=0.7, confidence=candidate.confidence,
             metadata=metadata, session_id=rule.session_id,
             source_ids=tuple(f"line:{n}" for n in candidate.lines),
-            source="import" if rule.source == "import" else "unspecified",
+            source=rule.provenance,
             # A flagged rule waits for a person as a proposal does: it is not live beside the rule
             # it contradicts.
             writer="key" if contradicts is not None else rule.writer)
@@ -170,13 +173,14 @@ class ProjectRules:
     def remember(self, draft: MemoryDraft) -> StoreResult:
         """A rule or guideline stored as a memory (`itachi remember`, MCP `memory_store`): into the
         one store, at 0.95 when a person states it; text from an untrusted source is a proposal."""
-        writer: Writer = draft.writer if is_trusted(draft.source) else "key"
         confidence = draft.confidence if draft.confidence is not None else (
-            TAUGHT if writer == "person" else STATED)
+            TAUGHT if draft.writer == "person" and is_trusted(draft.source) else STATED)
         origin = {k: v for k, v in draft.metadata.items() if k in ("scope", "tags")}
-        absorbed, _ = self._state(draft.project, draft.content, confidence,
-                                  source=str(draft.metadata.get("source") or "remember"), writer=writer,
-                                  category=draft.category, origin=origin, session_id=draft.session_id)
+        # Stored as given (redacted, on one line), as every memory is.
+        absorbed, _ = self._state(draft.project, " ".join(self._redact(draft.content).split()), confidence,
+                                  source=str(draft.metadata.get("source") or "remember"), writer=draft.writer,
+                                  category=draft.category, origin=origin, session_id=draft.session_id,
+                                  provenance=draft.source, cleaned=True)
         return StoreResult(absorbed.id, absorbed.outcome == "reinforced")
 
     def import_file(self, project: str, path: str, tool: str, lines: Sequence[tuple[str, str, int | None]],
@@ -219,14 +223,16 @@ class ProjectRules:
 
     def _state(self, project: str, rule: str, confidence: float, *, source: str, writer: Writer,
                category: str = CATEGORY, origin: dict[str, Any] | None = None,
-               session_id: str | None = None) -> tuple[Absorbed, LearnedItem]:
-        text = self.clean(rule)
+               session_id: str | None = None, provenance: str = "unspecified",
+               cleaned: bool = False) -> tuple[Absorbed, LearnedItem]:
+        text = rule if cleaned else self.clean(rule)
         if not text:
             raise InvalidInput("rule must not be empty", field="rule")
         (embedding,) = self._embedder.embed([text])
         with self._units() as uow:
             absorbed = self.absorb(uow, project, RuleCandidate(text, confidence), embedding, source=source,
-                                   writer=writer, category=category, origin=origin, session_id=session_id)
+                                   writer=writer, category=category, origin=origin, session_id=session_id,
+                                   provenance=provenance)
             stored = uow.learned.get(absorbed.id)
             uow.commit()
         assert stored is not None

@@ -58,8 +58,8 @@ class ApiBackend:
     def deployment(self) -> Json:
         return self._get("/api/status")
 
-    def rules(self, project: str, limit: int) -> Json:
-        return self._get("/api/project/learnings", project=project, limit=limit)
+    def rules(self, project: str, limit: int, as_of: str | None = None) -> Json:
+        return self._get("/api/rules", project=project, limit=limit, **({"as_of": as_of} if as_of else {}))
 
     def briefing(self, project: str) -> Json:
         return self._get("/api/session/briefing", project=project)

@@ -56,10 +56,12 @@ def session_context_lines(briefing: Json | None, recent: Json | None) -> list[st
 
 
 def rule_lines(learnings: Json | None) -> list[str]:
-    """Project rules, most important first as the API sorts them, capped at MAX_RULES."""
-    rules = [r for r in _items(learnings, "rules") if isinstance(r, dict) and r.get("rule")]
+    """Live rules (`/api/rules`), most important first as the API sorts them, capped at MAX_RULES."""
+    rules = [r for r in _items(learnings, "rules")
+             if isinstance(r, dict) and (r.get("text") or r.get("rule")) and not r.get("valid_until")]
     lines = [
-        f"- {trim(r['rule'], 200)} (reinforced {int(r.get('times_reinforced') or 1)}x)"
+        f"- {trim(str(r.get('text') or r.get('rule')), 200)} "
+        f"(reinforced {int(r.get('times_reinforced') or 1)}x)"
         for r in rules[:MAX_RULES]
     ]
     return lines or ["_No project rules learned yet._"]

@@ -45,7 +45,7 @@ def handle(ctx: HookContext) -> str | None:
         posts.append(("/api/session/event", event))
     gets: list[tuple[str, dict[str, Any]]] = [
         ("/api/session/briefing", {"project": project}),
-        ("/api/project/learnings", {"project": project, "limit": 15}),
+        ("/api/rules", {"project": project, "limit": 15}),
         ("/api/memory/recent", {"project": project, "limit": 5}),
     ]
     sync_check = file_sync.changes_request(ctx)

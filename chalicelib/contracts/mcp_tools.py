@@ -118,9 +118,12 @@ TOOLS: tuple[ToolSpec, ...] = (
         _object({})),
     ToolSpec(
         "rules_list", "Project rules",
-        "The project's rules and conventions learned from past sessions and taught by the user, "
-        "strongest first. Follow them when working in this project.",
-        _object({"limit": {"type": "integer", "minimum": 1, "maximum": 15, "default": 15}})),
+        "The project's live rules and conventions (learned from past sessions, taught by the user, "
+        "imported from rule files, and the global ones), strongest first. Follow them when working "
+        "in this project. With as_of, the rules that were live at that time.",
+        _object({"limit": {"type": "integer", "minimum": 1, "maximum": 15, "default": 15},
+                 "as_of": {"type": "string", "maxLength": 40,
+                           "description": "An ISO 8601 time: the rules live then (default: now)."}})),
     ToolSpec(
         "task_create", "Create a task",
         "Queue a coding task for an Itachi agent to run in its own git worktree on a machine (the "

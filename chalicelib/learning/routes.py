@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated
 
 from chalice import Response
@@ -30,6 +31,18 @@ class ExtractInsightsBody(WireModel):
 class LearningsQuery(WireModel):
     project: str = Project
     limit: int = Field(default=15, ge=1, le=15)
+
+
+class RulesQuery(WireModel):
+    project: str = Project
+    as_of: datetime | None = None
+    limit: int = Field(default=100, ge=1, le=200)
+
+    def moment(self) -> datetime | None:
+        """`as_of` in UTC (a time without a zone is read as UTC)."""
+        if self.as_of is None:
+            return None
+        return self.as_of if self.as_of.tzinfo else self.as_of.replace(tzinfo=UTC)
 
 
 class RuleBody(WireModel):
@@ -66,8 +79,22 @@ def extract_insights() -> Response:
     return ok(result, status=202 if result.get("queued") else 200)
 
 
+@bp.route("/api/rules", methods=["GET"])
+def rules() -> Response:
+    """The one list of a project's live instructions (and the global ones), or those live `as_of`."""
+    query = parse_query(bp.current_request, RulesQuery)
+    listed = get_container().project_rules.listed(query.project, as_of=query.moment(), limit=query.limit)
+    scope = run_scope(bp.current_request)  # a subagent's hooks: its profile's memory scope only
+    if scope is not None:
+        listed = scope.rules(query.project, listed)
+    moment = query.moment()
+    answer = {"project": query.project, "rules": listed}
+    return ok({**answer, "as_of": moment.isoformat()} if moment else answer)
+
+
 @bp.route("/api/project/learnings", methods=["GET"])
 def project_learnings() -> Response:
+    """The one list under its older name and shape (`rule`), at most 15."""
     query = parse_query(bp.current_request, LearningsQuery)
     rules = get_container().project_rules.learnings(query.project, query.limit)
     scope = run_scope(bp.current_request)  # a subagent's hooks: its profile's memory scope only

@@ -93,12 +93,14 @@ class ServiceBackend:
 
         return _guarded(lambda: describe_deployment(self._c.settings, self._c.db, self._c.queues))
 
-    def rules(self, project: str, limit: int) -> Json:
-        from chalicelib.learning.routes import LearningsQuery
+    def rules(self, project: str, limit: int, as_of: str | None = None) -> Json:
+        from chalicelib.learning.routes import RulesQuery
 
         def run() -> Json:
-            q = validate_input(LearningsQuery, {"project": project, "limit": limit})
-            return {"project": q.project, "rules": self._c.project_rules.learnings(q.project, q.limit)}
+            q = validate_input(RulesQuery, {"project": project, "limit": limit,
+                                            **({"as_of": as_of} if as_of else {})})
+            return {"project": q.project,
+                    "rules": self._c.project_rules.listed(q.project, as_of=q.moment(), limit=q.limit)}
         return _guarded(run)
 
     def briefing(self, project: str) -> Json:

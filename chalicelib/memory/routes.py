@@ -169,7 +169,7 @@ def import_rules() -> Response:
     from chalicelib.memory.services.rule_import import ImportedText
 
     body = parse_body(bp.current_request, ImportRulesIn)
-    items = [ImportedText(i.category, i.content, i.path, i.tool) for i in body.items]
+    items = [ImportedText(i.category, i.content, i.path, i.tool, i.line) for i in body.items]
     return ok(get_container().rule_import.run(body.project, items, dry_run=body.dry_run,
                                               writer=request_writer()))
 

@@ -145,6 +145,7 @@ class ImportRuleItem(_Wire):
     content: str = Field(min_length=1, max_length=4_000)
     path: str = Field(min_length=1, max_length=500)
     tool: str = Field(min_length=1, max_length=40, pattern=r"^[a-z0-9_-]+$")
+    line: int | None = Field(default=None, ge=1, le=10_000_000)
 
 
 class ImportRulesIn(_Wire):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from chalicelib.wiring.core import CoreWiring
 
 if TYPE_CHECKING:
+    from chalicelib.learning.services.project_rules import ProjectRules
     from chalicelib.memory.domain.memory_model import SearchHit
     from chalicelib.memory.services.lifecycle_ports import LifecycleUnits
     from chalicelib.memory.services.memory_eviction import MemoryEviction
@@ -23,6 +24,10 @@ if TYPE_CHECKING:
 
 
 class MemoryWiring(CoreWiring):
+    if TYPE_CHECKING:  # built by the learning loop's wiring: the one instruction store
+        @property
+        def project_rules(self) -> ProjectRules: ...
+
     @cached_property
     def memory_units(self) -> MemoryUnits:
         from chalicelib.memory.adapters.memory_unit_of_work import memory_units
@@ -39,7 +44,8 @@ class MemoryWiring(CoreWiring):
                                 s.search_recency_half_life_days, s.search_neighbours_weight,
                                 s.search_dates_weight)
         return MemoryService(self.memory_units, self.embedder, weights=weights,
-                             query_timeout_s=s.embedding_timeout_s)
+                             query_timeout_s=s.embedding_timeout_s,
+                             instructions=lambda: self.project_rules)
 
     @cached_property
     def memory_recall(self) -> MemoryRecall:
@@ -62,7 +68,8 @@ class MemoryWiring(CoreWiring):
     def rule_import(self) -> RuleImport:
         from chalicelib.memory.services.rule_import import RuleImport
 
-        return RuleImport(self.memory_units, self.memory)  # type: ignore[arg-type]  # binds `imports`
+        return RuleImport(self.memory_units, self.memory,  # type: ignore[arg-type]  # binds `imports`
+                          instructions=self.project_rules)
 
     # Memory lifecycle: phased eviction, archive and restore, tags and listing (docs/memory.md).
     @cached_property

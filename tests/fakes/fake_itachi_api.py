@@ -91,7 +91,7 @@ class FakeItachiApi(LocalHttpServer):
             return Reply(200, {"results": found[:limit], "mode": "hybrid"})
         if method == "GET" and path == "/api/session/briefing":
             return Reply(200, {"project": query.get("project"), **self.briefing})
-        if method == "GET" and path == "/api/project/learnings":
+        if method == "GET" and path in ("/api/rules", "/api/project/learnings"):
             return Reply(200, {"rules": self.rules[:limit]})
         if method == "POST" and path in ("/api/memory", "/api/memory/code-change"):
             return Reply(201, {"id": f"mem-{len(self.requests)}", "deduplicated": False})

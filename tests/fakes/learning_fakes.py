@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from chalicelib.kernel.unit_of_work import InMemoryUnitOfWork
+from chalicelib.learning.domain.instruction import INSTRUCTION_CATEGORIES, Instruction, scope_of
 from chalicelib.learning.domain.learned_item import LearnedItem
 from chalicelib.memory.domain.memory_model import Memory, content_hash
 from tests.fakes.memory_fakes import InMemoryMemoryRepository, MemoryTable, cosine
@@ -46,7 +47,8 @@ class InMemoryLearnedMemories:
 
     def _live(self, projects: Sequence[str], category: str, *, trusted_only: bool = True) -> list[Memory]:
         return [r.memory for r in self._s.memories.rows.values() if r.memory.superseded_by is None
-                and r.memory.project in projects and r.memory.category == category
+                and r.memory.id not in self._s.memories.retired
+                and r.memory.project in projects and r.memory.category in category.split("|")
                 and (r.memory.trusted or not trusted_only)]
 
     def _similar(self, projects: Sequence[str], category: str,
@@ -59,11 +61,28 @@ class InMemoryLearnedMemories:
     def nearest(self, project: str, category: str, embedding: Sequence[float]) -> LearnedItem | None:
         return next(iter(self._similar([project], category, embedding)), None)
 
+    def similar_instructions(self, project: str, embedding: Sequence[float], limit: int) -> list[LearnedItem]:
+        return self._similar([project], "|".join(INSTRUCTION_CATEGORIES), embedding)[:limit]
+
+    def from_file(self, project: str, path: str) -> list[LearnedItem]:
+        return [_item(m) for m in self._live([project], "|".join(INSTRUCTION_CATEGORIES))
+                if m.metadata.get("import_path") == path]
+
+    def instructions(self, projects: Sequence[str], as_of: datetime | None, limit: int) -> list[Instruction]:
+        if as_of is not None:
+            raise NotImplementedError("history is read from Postgres (tests/integration)")
+        live = self._live(projects, "|".join(INSTRUCTION_CATEGORIES))
+        live.sort(key=lambda m: (m.confidence * m.times_reinforced, m.last_reinforced_at), reverse=True)
+        return [Instruction(m.id, m.project, m.category, m.content, scope_of(m.project, m.metadata),
+                            str(m.metadata.get("source") or m.source), m.confidence, m.times_reinforced,
+                            m.last_reinforced_at, m.created_at, None, None, dict(m.metadata))
+                for m in live[:limit]]
+
     def hash_taken(self, project: str, category: str, content: str) -> bool:
         return self._s.memories.by_hash(project, content_hash(category, content)) is not None
 
     def rules(self, project: str, limit: int) -> list[LearnedItem]:
-        rules = self._live([project], "project_rule")
+        rules = self._live([project], "|".join(INSTRUCTION_CATEGORIES))
         rules.sort(key=lambda m: (m.confidence * m.times_reinforced, m.last_reinforced_at), reverse=True)
         return [_item(m) for m in rules[:limit]]
 

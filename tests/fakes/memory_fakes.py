@@ -60,9 +60,11 @@ class MemoryTable:
     rows: dict[str, Row] = field(default_factory=dict)
     clock: Callable[[], datetime] = lambda: datetime.now(UTC)
     _seq: itertools.count = field(default_factory=itertools.count)  # type: ignore[type-arg]
+    retired: set[str] = field(default_factory=set)  # memories no longer live, with no successor
 
     def live(self) -> list[Row]:
-        return [r for r in self.rows.values() if r.memory.superseded_by is None and r.memory.phase < 3]
+        return [r for r in self.rows.values() if r.memory.superseded_by is None and r.memory.phase < 3
+                and r.memory.id not in self.retired]
 
     def by_hash(self, project: str, content_hash: str) -> Row | None:
         return next((r for r in self.rows.values()
@@ -207,6 +209,13 @@ class InMemoryMemoryRepository:
         if memory_id not in self._t.rows:
             return False
         self._t.update(memory_id, superseded_by=None, updated_at=self._t.clock())
+        self._t.retired.discard(memory_id)
+        return True
+
+    def retire(self, memory_id: str) -> bool:
+        if memory_id not in self._t.rows:
+            return False
+        self._t.retired.add(memory_id)
         return True
 
     def chunks_of(self, project: str, source_path: str) -> list[tuple[str, str, str | None]]:

@@ -100,6 +100,7 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("GET", "/api/session/briefing"): (None, sessions.BriefingQuery),
     ("POST", "/api/session/extract-insights"): (learning.ExtractInsightsBody, None),
     ("GET", "/api/project/learnings"): (None, learning.LearningsQuery),
+    ("GET", "/api/rules"): (None, learning.RulesQuery),
     ("POST", "/api/project/rules"): (learning.RuleBody, None),
     ("POST", "/api/lessons/outcome"): (learning.OutcomeBody, None),
     ("POST", "/api/lessons/{lesson_id}/feedback"): (learning.FeedbackBody, None),

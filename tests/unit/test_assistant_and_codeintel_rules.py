@@ -81,6 +81,18 @@ def test_a_lesson_in_one_project_only_is_not_proposed() -> None:
     assert confirmed_groups(items) == []
 
 
+def test_a_rule_and_its_negation_in_two_projects_are_never_one_proposed_global_rule() -> None:
+    items = [
+        Learned("1", "a", "project_rule", "Always use yarn", 0.9),
+        Learned("2", "b", "project_rule", "Never use yarn", 0.9),
+        Learned("3", "c", "project_rule", "Never use yarn.", 0.8),
+    ]
+
+    (group,) = confirmed_groups(items)
+
+    assert [i.id for i in group.items] == ["2", "3"]
+
+
 def test_the_digest_takes_the_first_request_as_goal_and_decisions_from_the_transcript() -> None:
     synthesis = digest(
         [

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib.memory.domain.dedup_guard import polarity, reconcile, salient_tokens, same_facts
+from chalicelib.memory.domain.dedup_guard import (
+    polarity,
+    reconcile,
+    salient_tokens,
+    same_facts,
+    substituted,
+    swapped,
+)
 
 
 @pytest.mark.parametrize(
@@ -90,3 +97,20 @@ def test_naming_a_negated_word_again_does_not_hide_a_real_contradiction() -> Non
     old = "For the web app, always use yarn, not npm, because npm rewrites the lockfile"
     assert reconcile("Use npm for the web app", old, new_trust=0.95, old_trust=0.6) == "supersede"
     assert reconcile(old, "Use npm for the web app", new_trust=0.95, old_trust=0.95) == "supersede"
+
+
+@pytest.mark.parametrize(("new", "old"), [
+    ("Always use npm for package installs", "Always use yarn for package installs"),
+    ("Never squash commits before merging", "Always squash commits before merging"),
+    ("Don't deploy on Fridays", "Deploy on Fridays"),
+])
+def test_a_rule_never_reinforces_its_negation_or_a_rule_naming_another_thing(new: str, old: str) -> None:
+    assert reconcile(new, old, new_trust=0.95, old_trust=0.95) == "supersede"
+    assert reconcile(new, old, new_trust=0.6, old_trust=0.95) == "flag"
+
+
+def test_a_refinement_that_only_adds_words_is_no_substitution() -> None:
+    assert not substituted("Always use yarn 4 for package installs in web/", "Always use yarn")
+    assert substituted("Use npm for installs", "Use yarn for installs")
+    assert swapped("Use npm for installs", "Use yarn for installs")
+    assert not swapped("Deploy the api on Tuesdays", "Deploy the web app on Tuesdays")

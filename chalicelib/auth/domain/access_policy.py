@@ -73,7 +73,8 @@ RULES: dict[str, Rule] = {
     # Claude Code sessions and the learning loop
     "POST /api/session/event": _N, "POST /api/session/edit": _N, "POST /api/session/complete": _N,
     "GET /api/session/briefing": _N, "POST /api/session/extract-insights": _N,
-    "GET /api/project/learnings": _N, "POST /api/project/rules": _N, "POST /api/lessons/outcome": _N,
+    "GET /api/rules": _N, "GET /api/project/learnings": _N, "POST /api/project/rules": _N,
+    "POST /api/lessons/outcome": _N,
     "GET /api/lessons": _N, "GET /api/lessons/{lesson_id}": _R, "POST /api/lessons/{lesson_id}/feedback": _W,
     # subagents: runs and messages as any unrestricted client starts them (profiles are admin's)
     "POST /api/agents/runs": _W, "GET /api/agents/runs": _W, "GET /api/agents/runs/{run_id}": _W,
@@ -179,13 +180,13 @@ TOOL_ROUTES: dict[str, tuple[str, ...]] = {
     "memory_search": ("GET /api/memory/search",), "memory_store": ("POST /api/memory",),
     "memory_list": ("GET /api/memory/recent",), "memory_get": ("GET /api/memory/{memory_id}",),
     "memory_forget": ("DELETE /api/memory/{memory_id}",), "memory_status": ("GET /api/memory/stats",),
-    "rules_list": ("GET /api/project/learnings",), "task_create": ("POST /api/tasks",),
+    "rules_list": ("GET /api/rules",), "task_create": ("POST /api/tasks",),
     "task_status": ("GET /api/tasks/{task_id}", "GET /api/tasks/{task_id}/events"),
     "task_list": ("GET /api/tasks",), "agent_spawn": ("POST /api/agents/runs",),
     "agent_message": ("POST /api/agents/runs/{run_id}/messages", "POST /api/agents/profiles/{name}/messages"),
     "manage_cron": ("POST /api/agents/cron",), "graph_recall": ("GET /api/graph/context",),
     "graph_contradictions": ("GET /api/graph/contradictions",),
-    "resources/read": ("GET /api/project/learnings", "GET /api/session/briefing"),
+    "resources/read": ("GET /api/rules", "GET /api/session/briefing"),
 }
 # Tool arguments as the routes name them: path parameters, and body fields the rules read.
 _TOOL_PARAMS = {"id": ("memory_id", "task_id"), "run": ("run_id",), "profile": ("name",)}

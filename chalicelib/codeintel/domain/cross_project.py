@@ -1,5 +1,7 @@
 """Lessons and rules confirmed in two or more projects: grouped by what they say, so the weekly
-worker can propose each group once into `_global`, with where it came from."""
+worker can propose each group once into `_global`, with where it came from. Polarity words
+("always", "never") are left out of the word bags, so two items are grouped only when they also
+negate the same things: "Always use yarn" and "Never use yarn" are never one rule."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from chalicelib.memory.domain.dedup_guard import negated_words, polarity
 
 SIMILARITY = 0.6
 MIN_PROJECTS = 2
@@ -83,16 +87,23 @@ def similar(a: frozenset[str], b: frozenset[str]) -> bool:
     return bool(a and b) and len(a & b) / len(a | b) >= SIMILARITY
 
 
+def stance(text: str) -> tuple[int, frozenset[str]]:
+    """What a text negates: its polarity and the words its negations apply to."""
+    return polarity(text), negated_words(text)
+
+
 def confirmed_groups(items: Sequence[Learned]) -> list[Group]:
-    """Groups of similar items that span at least MIN_PROJECTS projects, in a stable order."""
+    """Groups of similar items of one stance that span at least MIN_PROJECTS projects, in a stable order."""
     ordered = sorted(items, key=lambda i: (-i.confidence, i.id))
     bags = [words(i.content) for i in ordered]
+    stances = [stance(i.content) for i in ordered]
     taken: set[int] = set()
     groups: list[Group] = []
     for i in range(len(ordered)):
         if i in taken:
             continue
-        chosen = [i] + [j for j in range(i + 1, len(ordered)) if j not in taken and similar(bags[i], bags[j])]
+        chosen = [i] + [j for j in range(i + 1, len(ordered))
+                        if j not in taken and stances[i] == stances[j] and similar(bags[i], bags[j])]
         if len({ordered[j].project for j in chosen}) >= MIN_PROJECTS:
             taken.update(chosen)
             groups.append(Group(tuple(ordered[j] for j in chosen)))

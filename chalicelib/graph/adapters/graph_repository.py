@@ -181,8 +181,14 @@ class PostgresGraphRepository:
             raise SupersedeRefused(f"node {old_id} is already superseded by {old['superseded_by']}")
         if new["superseded_by"] is not None:
             raise SupersedeRefused(f"node {new_id} is itself superseded (by {new['superseded_by']})")
+        # Each version is valid from when it was stated until the next one was: the replacement's
+        # time is its own, never the old node's.
         self._conn.execute(
-            "UPDATE graph_nodes SET superseded_by = %s, valid_until = now() WHERE id = %s", (new_id, old_id)
+            "UPDATE graph_nodes SET superseded_by = %s, valid_until = now(),"
+            " valid_from = coalesce(valid_from, created_at) WHERE id = %s", (new_id, old_id)
+        )
+        self._conn.execute(
+            "UPDATE graph_nodes SET valid_from = coalesce(valid_from, created_at) WHERE id = %s", (new_id,)
         )
         self._conn.execute(
             "INSERT INTO graph_edges (source_id, target_id, edge_type, attributes)"

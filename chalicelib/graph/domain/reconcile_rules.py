@@ -74,16 +74,22 @@ def negative(text: str) -> bool:
     return bool(_NEGATIVE.search(_CONTRAST.sub("", text)))
 
 
-def judge(new: str, old: str, shared_entities: Iterable[str] = ()) -> Verdict:
-    """The verdict for the `new` instruction against the `old` one."""
+def same_subject(new: str, old: str, shared_entities: Iterable[str] = ()) -> bool:
+    """Most topic words shared, or an entity both are linked to plus one more word."""
     new_words, old_words = topic_words(new), topic_words(old)
     common = new_words & old_words
     smaller = min(len(new_words), len(old_words)) or 1
     entity_words = set().union(*(topic_words(e) for e in shared_entities if e))
-    same_subject = (len(common) >= MIN_SHARED and len(common) / smaller >= MIN_RATIO) or (
+    return (len(common) >= MIN_SHARED and len(common) / smaller >= MIN_RATIO) or (
         bool(entity_words) and bool(common - entity_words)
     )
-    if not same_subject:
+
+
+def judge(new: str, old: str, shared_entities: Iterable[str] = ()) -> Verdict:
+    """The verdict for the `new` instruction against the `old` one."""
+    new_words, old_words = topic_words(new), topic_words(old)
+    common = new_words & old_words
+    if not same_subject(new, old, shared_entities):
         return Verdict(NO_CONFLICT, "different subjects")
     subject = ", ".join(sorted(common)[:6])
     replaced = _INSTEAD_OF.search(new)

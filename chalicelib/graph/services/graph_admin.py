@@ -50,7 +50,6 @@ class GraphAdmin:
                     new_content or "",
                     old.subtype,
                     scope=old.scope,
-                    valid_from=old.valid_from,
                     attributes=old.attributes,
                     trusted=trusted,
                 ).checked()

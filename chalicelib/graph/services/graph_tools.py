@@ -184,7 +184,6 @@ class GraphTools:
                 old.subtype,
                 source=self.source,
                 scope=old.scope,
-                valid_from=old.valid_from,
             ).checked()
         vector = self._vector(draft.content)
         with self._units() as uow:

@@ -13,11 +13,13 @@ miss some).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import psycopg
 from pgvector import Vector
 
+from chalicelib.learning.domain.instruction import INSTRUCTION_CATEGORIES, Instruction, scope_of
 from chalicelib.learning.domain.learned_item import LearnedItem
 from chalicelib.memory.domain.memory_model import content_hash
 
@@ -36,11 +38,31 @@ class PostgresLearnedMemories:
         """The live trusted memory of (project, category) closest to `embedding` (proposals wait apart)."""
         row = self._conn.execute(
             f"SELECT {_ITEM}, 1 - (m.embedding <=> %s) AS similarity FROM memories m"
-            " WHERE m.project = %s AND m.category = %s AND m.superseded_by IS NULL AND m.trusted"
-            " AND m.embedding IS NOT NULL ORDER BY similarity DESC, m.created_at LIMIT 1",
+            " WHERE m.project = %s AND m.category = %s AND m.superseded_by IS NULL AND m.valid_until IS NULL"
+            " AND m.trusted AND m.embedding IS NOT NULL ORDER BY similarity DESC, m.created_at LIMIT 1",
             (_vector(embedding), project, category),
         ).fetchone()
         return _item(row) if row else None
+
+    def similar_instructions(self, project: str, embedding: Embedding, limit: int) -> list[LearnedItem]:
+        """The project's live trusted rules and guidelines closest to `embedding`, best first."""
+        rows = self._conn.execute(
+            f"SELECT {_ITEM}, 1 - (m.embedding <=> %s) AS similarity FROM memories m"
+            " WHERE m.project = %s AND m.category = ANY(%s) AND m.superseded_by IS NULL"
+            " AND m.valid_until IS NULL AND m.trusted AND m.phase < 3 AND m.embedding IS NOT NULL"
+            " ORDER BY similarity DESC, m.created_at LIMIT %s",
+            (_vector(embedding), project, list(INSTRUCTION_CATEGORIES), limit),
+        ).fetchall()
+        return [_item(r) for r in rows]
+
+    def from_file(self, project: str, path: str) -> list[LearnedItem]:
+        """The live rules and guidelines imported from the file `path` of a project."""
+        rows = self._conn.execute(
+            f"SELECT {_ITEM} FROM memories m WHERE m.project = %s AND m.category = ANY(%s)"
+            " AND m.metadata ->> 'import_path' = %s AND m.superseded_by IS NULL AND m.valid_until IS NULL",
+            (project, list(INSTRUCTION_CATEGORIES), path),
+        ).fetchall()
+        return [_item(r) for r in rows]
 
     def hash_taken(self, project: str, category: str, content: str) -> bool:
         row = self._conn.execute("SELECT 1 FROM memories WHERE project = %s AND content_hash = %s",
@@ -50,12 +72,30 @@ class PostgresLearnedMemories:
     def rules(self, project: str, limit: int) -> list[LearnedItem]:
         """Live rules of a project, by confidence x times_reinforced, then the most recently reinforced."""
         rows = self._conn.execute(
-            f"SELECT {_ITEM} FROM memories m WHERE m.project = %s AND m.category = 'project_rule'"
-            " AND m.superseded_by IS NULL AND m.trusted"
+            f"SELECT {_ITEM} FROM memories m WHERE m.project = %s AND m.category = ANY(%s)"
+            " AND m.superseded_by IS NULL AND m.valid_until IS NULL AND m.trusted"
             " ORDER BY m.confidence * m.times_reinforced DESC, m.last_reinforced_at DESC LIMIT %s",
-            (project, limit),
+            (project, list(INSTRUCTION_CATEGORIES), limit),
         ).fetchall()
         return [_item(r) for r in rows]
+
+    def instructions(self, projects: Sequence[str], as_of: datetime | None, limit: int) -> list[Instruction]:
+        """Trusted rules and guidelines of `projects` live now (or at `as_of`), strongest first."""
+        if as_of is None:
+            live, params = "m.superseded_by IS NULL AND m.valid_until IS NULL", {}
+        else:
+            live = ("coalesce(m.valid_from, m.created_at) <= %(t)s"
+                    " AND (m.valid_until IS NULL OR m.valid_until > %(t)s)"
+                    " AND (m.promoted_at IS NULL OR m.promoted_at <= %(t)s)")
+            params = {"t": as_of}
+        rows = self._conn.execute(
+            f"SELECT {_ITEM}, m.source, m.superseded_by, coalesce(m.valid_from, m.created_at) AS valid_from,"
+            f" m.valid_until FROM memories m WHERE m.project = ANY(%(p)s) AND m.category = ANY(%(c)s)"
+            f" AND m.trusted AND m.phase < 3 AND {live}"
+            " ORDER BY m.confidence * m.times_reinforced DESC, m.last_reinforced_at DESC, m.id LIMIT %(n)s",
+            {"p": list(projects), "c": list(INSTRUCTION_CATEGORIES), "n": limit, **params},
+        ).fetchall()
+        return [_instruction(r) for r in rows]
 
     def related(self, projects: Sequence[str], category: str, embedding: Embedding,
                 limit: int) -> list[LearnedItem]:
@@ -94,6 +134,16 @@ class PostgresLearnedMemories:
 
 def _vector(embedding: Embedding | None) -> Vector | None:
     return Vector(list(embedding)) if embedding is not None else None
+
+
+def _instruction(r: dict[str, Any]) -> Instruction:
+    metadata = dict(r["metadata"] or {})
+    return Instruction(
+        id=str(r["id"]), project=r["project"], category=r["category"], text=r["content"],
+        scope=scope_of(r["project"], metadata), source=str(metadata.get("source") or r["source"]),
+        confidence=round(float(r["confidence"]), 4), times_reinforced=int(r["times_reinforced"]),
+        last_reinforced_at=r["last_reinforced_at"], valid_from=r["valid_from"], valid_until=r["valid_until"],
+        superseded_by=str(r["superseded_by"]) if r["superseded_by"] else None, metadata=metadata)
 
 
 def _item(r: dict[str, Any]) -> LearnedItem:

@@ -11,9 +11,11 @@ secret redaction. Similarities are cosine similarities in [-1, 1].
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any, Protocol
 
 from chalicelib.kernel.unit_of_work import Claims, UnitOfWork
+from chalicelib.learning.domain.instruction import Instruction
 from chalicelib.learning.domain.learned_item import LearnedItem
 from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult
 from chalicelib.memory.services.ports import MemoryRepository, MemoryWriteUnit
@@ -50,6 +52,18 @@ class LearnedMemories(Protocol):
 
     def nearest(self, project: str, category: str, embedding: Sequence[float]) -> LearnedItem | None:
         """The live memory of (project, category) closest to `embedding`, computed exactly."""
+        ...
+
+    def similar_instructions(self, project: str, embedding: Sequence[float], limit: int) -> list[LearnedItem]:
+        """The project's live trusted rules and guidelines closest to `embedding`, best first."""
+        ...
+
+    def from_file(self, project: str, path: str) -> list[LearnedItem]:
+        """The live rules and guidelines imported from the file `path` of a project."""
+        ...
+
+    def instructions(self, projects: Sequence[str], as_of: datetime | None, limit: int) -> list[Instruction]:
+        """Trusted rules and guidelines of `projects` live now (or at `as_of`), strongest first."""
         ...
 
     def hash_taken(self, project: str, category: str, content: str) -> bool: ...

@@ -1,16 +1,22 @@
-"""Project rules: absorbed from sessions (deduplicated), taught by the user, served to SessionStart.
+"""The one instruction store: project rules, guidelines and the prompts' graph instructions as
+one list with one reconciler and one history, served to MEMORY.md, SessionStart, prompts and MCP.
 
-A candidate rule is compared with the project's live rules by embedding similarity. Above
-`RULE_DEDUP_SIMILARITY` (0.85) the closest one is reconciled with it by the memory core's rule
-(`dedup_guard.reconcile`): a consistent statement reinforces it (times_reinforced + 1,
-last_reinforced_at, confidence raised to the candidate's if higher, wording replaced when the
-candidate is more specific); a contradiction ("use npm, not yarn" after "use yarn, not npm",
-0.99 alike to an embedder) or a changed fact never does: the candidate is stored and supersedes
-the old rule when it is at least as confident (a user's teaching always is), or is stored
-flagged (`metadata.contradicts`) beside a more confident one. Otherwise it is stored as a new
-`project_rule` memory. New rules go through the memory core's write path (the very same
-wording, already stored, is reinforced there, takes the candidate's confidence and is live
-again if a later rule had retired it).
+Every door writes through `absorb`: a prompt's graph instruction (mirrored here by the graph
+store pipeline), `/learn` and `POST /api/project/rules` (`teach`), insight extraction, `itachi
+remember --category project_rule`, MCP `memory_store` (`remember`), and rule files
+(`import_file`). Categories (`project_rule`, `guideline`) are data; a rule's scope is global (the
+`_global` project), project, or a path or language (`metadata.scope`).
+
+A candidate is reconciled with the project's live rules (`domain/rule_reconciliation.py`): a
+restatement or refinement reinforces the rule it repeats (times_reinforced + 1, confidence
+raised to the candidate's if higher, wording replaced when the candidate is more specific); a
+contradiction or a changed fact supersedes the old rule (`valid_until` = when the new one was
+stated, `superseded_by`) when the candidate is at least as confident (a user's teaching always
+is); an unclear clash, a less confident contradiction, or a file's rule against a rule from
+elsewhere is flagged: stored beside it (`metadata.contradicts`) but not live until a person
+promotes it. New rules go through the memory core's write path (the very same wording, already
+stored, is reinforced there, takes the candidate's confidence and is live again if a later rule
+had retired it).
 
 A rule no person stated and no pipeline may trust (one sent with a machine or client key, or
 one that reads as a directive to the model: `memory.domain.provenance`) is a proposal: stored
@@ -20,6 +26,7 @@ none of them), served as a rule only once a person promotes it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -27,8 +34,10 @@ from typing import Any, Literal
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.logging import get_logger
 from chalicelib.learning.domain.insights import RuleCandidate
+from chalicelib.learning.domain.instruction import GLOBAL_PROJECT
 from chalicelib.learning.domain.learned_item import LearnedItem
 from chalicelib.learning.domain.lesson_confidence import TAUGHT
+from chalicelib.learning.domain.rule_reconciliation import Known, decide
 from chalicelib.learning.domain.rule_wording import as_rule, more_specific
 from chalicelib.learning.services.ports import (
     LearningUnitOfWork,
@@ -37,13 +46,30 @@ from chalicelib.learning.services.ports import (
     Redact,
     TextEmbedder,
 )
-from chalicelib.memory.domain.dedup_guard import reconcile
-from chalicelib.memory.domain.memory_model import MemoryDraft, content_hash
-from chalicelib.memory.domain.provenance import Writer, trusted_on_write
+from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult, content_hash
+from chalicelib.memory.domain.provenance import Writer, is_trusted, trusted_on_write
 
-RULE_DEDUP_SIMILARITY = 0.85
+CANDIDATES = 6
 MAX_LEARNINGS = 15
+MAX_LISTED = 200
+IMPORTED = 0.9  # a rule read from the project's rule files
+STATED = 0.8  # a rule stored as a memory by a machine path (a proposal until promoted)
 CATEGORY = "project_rule"
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A rule on its way into the store."""
+
+    project: str
+    candidate: RuleCandidate
+    embedding: list[float]
+    source: str
+    session_id: str | None
+    writer: Writer
+    category: str
+    origin: dict[str, Any]
+    provenance: str = "unspecified"  # the memory source of its text (`provenance.SOURCES`)
 
 
 @dataclass(frozen=True)
@@ -66,54 +92,69 @@ class ProjectRules:
         return as_rule(self._redact(text))
 
     def absorb(self, uow: LearningUnitOfWork, project: str, candidate: RuleCandidate, embedding: list[float],
-               *, source: str, session_id: str | None = None, writer: Writer = "pipeline") -> Absorbed:
-        """Reinforce the matching rule, supersede a contradicted one, or store a new one (caller's uow);
-        a rule that may not be trusted is stored as a proposal beside them."""
-        if not trusted_on_write("unspecified", writer, candidate.rule):
-            return self._store(uow, project, candidate, embedding, source, session_id, None, writer)
-        closest = uow.learned.nearest(project, CATEGORY, embedding)
-        if closest is None or closest.similarity <= RULE_DEDUP_SIMILARITY:
-            return self._store(uow, project, candidate, embedding, source, session_id, None, writer)
-        verdict = reconcile(candidate.rule, closest.content, new_trust=candidate.confidence,
-                            old_trust=closest.confidence)
-        if verdict == "reinforce":
-            reword = more_specific(candidate.rule, closest.content) and not uow.learned.hash_taken(
-                project, CATEGORY, candidate.rule)
-            uow.memories.reinforce(closest.id)
-            uow.memories.update_fields(closest.id, confidence=max(closest.confidence, candidate.confidence))
-            if reword:
-                uow.memories.update_content(closest.id, content=candidate.rule, summary=None,
-                                            content_hash=content_hash(CATEGORY, candidate.rule),
-                                            embedding=embedding, embedding_model=self._embedder.model)
-            return Absorbed(closest.id, "reinforced")
-        absorbed = self._store(uow, project, candidate, embedding, source, session_id,
-                               closest.id if verdict == "flag" else None, writer)
-        if absorbed.id == closest.id:  # the very same wording: a restatement, never its own successor
+               *, source: str, session_id: str | None = None, writer: Writer = "pipeline",
+               category: str = CATEGORY, origin: dict[str, Any] | None = None,
+               provenance: str = "unspecified") -> Absorbed:
+        """Reinforce the matching rule, supersede a contradicted one, flag an unclear clash, or store a
+        new one (caller's uow); a rule that may not be trusted is stored as a proposal beside them.
+        `origin` is what the rule remembers of where it came from (`import_path`, `import_line`,
+        `graph_node`, `scope`)."""
+        rule = _Pending(project, candidate, embedding, source, session_id, writer, category, origin or {},
+                        "import" if source == "import" else provenance)
+        if not trusted_on_write(rule.provenance, writer, candidate.rule):
+            return self._store(uow, rule, None)
+        known = [Known(k.id, k.content, k.similarity, k.confidence, k.metadata.get("import_path"))
+                 for k in uow.learned.similar_instructions(project, embedding, CANDIDATES)]
+        decision = decide(candidate.rule, candidate.confidence, known, file=rule.origin.get("import_path"))
+        old = decision.old
+        if decision.verdict == "new" or old is None:
+            return self._store(uow, rule, None)
+        if decision.verdict == "reinforce":
+            return self._reinforce(uow, rule, old)
+        absorbed = self._store(uow, rule, old.id if decision.verdict == "flag" else None)
+        if absorbed.id == old.id:  # the very same wording: a restatement, never its own successor
             return absorbed
-        if verdict == "supersede":
-            uow.memories.update_fields(closest.id, superseded_by=absorbed.id)
-            return Absorbed(absorbed.id, "superseded", closest.id)
-        if absorbed.outcome == "stored":
-            get_logger().info("rule stored beside a more confident rule it contradicts",
-                              extra={"project": project, "rule_id": absorbed.id, "contradicts": closest.id})
-            return Absorbed(absorbed.id, "flagged", closest.id)
+        if decision.verdict == "supersede":
+            uow.memories.update_fields(old.id, superseded_by=absorbed.id)
+            return Absorbed(absorbed.id, "superseded", old.id)
+        if absorbed.outcome == "flagged":
+            get_logger().info("rule flagged: it contradicts a live rule", extra={
+                "project": project, "rule_id": absorbed.id, "contradicts": old.id, "reason": decision.reason})
         return absorbed
 
-    def _store(self, uow: LearningUnitOfWork, project: str, candidate: RuleCandidate, embedding: list[float],
-               source: str, session_id: str | None, contradicts: str | None, writer: Writer) -> Absorbed:
-        metadata: dict[str, Any] = {"source": source, "first_seen": datetime.now(UTC).isoformat(),
-                                    "transcript_lines": list(candidate.lines)}
+    def _reinforce(self, uow: LearningUnitOfWork, rule: _Pending, old: Known) -> Absorbed:
+        text = rule.candidate.rule
+        reword = more_specific(text, old.text) and not uow.learned.hash_taken(rule.project, rule.category,
+                                                                              text)
+        uow.memories.reinforce(old.id)
+        uow.memories.update_fields(old.id, confidence=max(old.confidence, rule.candidate.confidence))
+        if reword:
+            uow.memories.update_content(old.id, content=text, summary=None,
+                                        content_hash=content_hash(rule.category, text),
+                                        embedding=rule.embedding, embedding_model=self._embedder.model)
+        return Absorbed(old.id, "reinforced")
+
+    def _store(self, uow: LearningUnitOfWork, rule: _Pending, contradicts: str | None) -> Absorbed:
+        candidate = rule.candidate
+        metadata: dict[str, Any] = {"source": rule.source, "first_seen": datetime.now(UTC).isoformat(),
+                                    "transcript_lines": list(candidate.lines), **rule.origin}
         if contradicts is not None:
             metadata["contradicts"] = contradicts
         draft = MemoryDraft(
-            project=project, category=CATEGORY, content=candidate.rule, embedding=embedding,
+            project=rule.project, category=rule.category, content=candidate.rule, embedding=rule.embedding,
             embedding_model=self._embedder.model, significance=0.7, confidence=candidate.confidence,
-            metadata=metadata, session_id=session_id, source_ids=tuple(f"line:{n}" for n in candidate.lines),
-            writer=writer)
+            metadata=metadata, session_id=rule.session_id,
+            source_ids=tuple(f"line:{n}" for n in candidate.lines),
+            source=rule.provenance,
+            # A flagged rule waits for a person as a proposal does: it is not live beside the rule
+            # it contradicts.
+            writer="key" if contradicts is not None else rule.writer)
         (prepared,) = self._memory.prepare([draft])
         (stored,) = self._memory.write(uow, [prepared], near_dedup=False)
         if not prepared.trusted:  # a proposal: the same wording already stored is left as it is
-            return Absorbed(stored.id, "reinforced" if stored.deduplicated else "proposed")
+            if stored.deduplicated:
+                return Absorbed(stored.id, "reinforced")
+            return Absorbed(stored.id, "flagged" if contradicts else "proposed", contradicts)
         if not stored.deduplicated:
             return Absorbed(stored.id, "stored")
         # The very same wording is stored already (one the vector search did not reach, or one a
@@ -125,24 +166,91 @@ class ProjectRules:
     def teach(self, project: str, rule: str, *, writer: Writer = "person") -> dict[str, Any]:
         """Store a rule the user states explicitly (the /learn command), at confidence 0.95; sent
         with a key that does not speak for a person, it is a proposal until a person promotes it."""
-        text = self.clean(rule)
+        absorbed, stored = self._state(project, rule, TAUGHT, source="user", writer=writer)
+        return {"id": absorbed.id, "outcome": absorbed.outcome, "replaces": absorbed.replaces,
+                **_rule_view(stored)}
+
+    def remember(self, draft: MemoryDraft) -> StoreResult:
+        """A rule or guideline stored as a memory (`itachi remember`, MCP `memory_store`): into the
+        one store, at 0.95 when a person states it; text from an untrusted source is a proposal."""
+        confidence = draft.confidence if draft.confidence is not None else (
+            TAUGHT if draft.writer == "person" and is_trusted(draft.source) else STATED)
+        origin = {k: v for k, v in draft.metadata.items() if k in ("scope", "tags")}
+        # Stored as given (redacted, on one line), as every memory is.
+        absorbed, _ = self._state(draft.project, " ".join(self._redact(draft.content).split()), confidence,
+                                  source=str(draft.metadata.get("source") or "remember"), writer=draft.writer,
+                                  category=draft.category, origin=origin, session_id=draft.session_id,
+                                  provenance=draft.source, cleaned=True)
+        return StoreResult(absorbed.id, absorbed.outcome == "reinforced")
+
+    def import_file(self, project: str, path: str, tool: str, lines: Sequence[tuple[str, str, int | None]],
+                    *, writer: Writer) -> list[dict[str, Any]]:
+        """A rule file's items ((category, text, line)) through the reconciler, tied to the file: a rule
+        of the file it no longer holds is retired. Answer one entry per item, in order, then the
+        retired ones."""
+        # A file's wording is a person's: kept as written (redacted, on one line), so that the
+        # file's next import finds it unchanged.
+        texts = [(category, " ".join(self._redact(text).split()), line) for category, text, line in lines]
+        vectors = self._embedder.embed([t for _, t, _ in texts]) if texts else []
+        report: list[dict[str, Any]] = []
+        kept: set[str] = set()
+        with self._units() as uow:
+            held = {item.content: item for item in uow.learned.from_file(project, path)}
+            vector_of = iter(vectors)
+            for category, text, line in texts:
+                origin = {"import_path": path, "import_line": line, "imported_from": tool}
+                vector = next(vector_of)
+                if text in held:  # unchanged in the file: not a new statement of it
+                    kept.add(held[text].id)
+                    uow.memories.update_fields(held[text].id, metadata={"import_line": line})
+                    report.append({"id": held[text].id, "outcome": "unchanged", "replaces": None,
+                                   "category": category, "content": text, "path": path, "line": line})
+                    continue
+                absorbed = self.absorb(uow, project, RuleCandidate(text, IMPORTED), vector,
+                                       source="import", writer=writer, category=category, origin=origin)
+                kept.add(absorbed.id)
+                if absorbed.outcome != "reinforced" and absorbed.id != absorbed.replaces:
+                    uow.memories.update_fields(absorbed.id, metadata=origin)
+                report.append({"id": absorbed.id, "outcome": absorbed.outcome, "replaces": absorbed.replaces,
+                               "category": category, "content": text, "path": path, "line": line})
+            for gone in uow.learned.from_file(project, path):
+                if gone.id not in kept and uow.memories.retire(gone.id):
+                    report.append({"id": gone.id, "outcome": "retired", "replaces": None,
+                                   "category": gone.category, "content": gone.content, "path": path,
+                                   "line": gone.metadata.get("import_line")})
+            uow.commit()
+        return report
+
+    def _state(self, project: str, rule: str, confidence: float, *, source: str, writer: Writer,
+               category: str = CATEGORY, origin: dict[str, Any] | None = None,
+               session_id: str | None = None, provenance: str = "unspecified",
+               cleaned: bool = False) -> tuple[Absorbed, LearnedItem]:
+        text = rule if cleaned else self.clean(rule)
         if not text:
             raise InvalidInput("rule must not be empty", field="rule")
         (embedding,) = self._embedder.embed([text])
         with self._units() as uow:
-            absorbed = self.absorb(uow, project, RuleCandidate(text, TAUGHT), embedding, source="user",
-                                   writer=writer)
+            absorbed = self.absorb(uow, project, RuleCandidate(text, confidence), embedding, source=source,
+                                   writer=writer, category=category, origin=origin, session_id=session_id,
+                                   provenance=provenance)
             stored = uow.learned.get(absorbed.id)
             uow.commit()
         assert stored is not None
-        return {"id": absorbed.id, "outcome": absorbed.outcome, "replaces": absorbed.replaces,
-                **_rule_view(stored)}
+        return absorbed, stored
+
+    def listed(self, project: str, *, as_of: datetime | None = None,
+               limit: int = MAX_LISTED) -> list[dict[str, Any]]:
+        """The one list: the project's and the global instructions live now (or at `as_of`), each
+        with its scope, source and history, strongest first."""
+        projects = [project] if project == GLOBAL_PROJECT else [project, GLOBAL_PROJECT]
+        with self._units() as uow:
+            found = uow.learned.instructions(projects, as_of, max(1, min(limit, MAX_LISTED)))
+        return [i.as_json() for i in found]
 
     def learnings(self, project: str, limit: int = MAX_LEARNINGS) -> list[dict[str, Any]]:
-        """Rules by confidence x times_reinforced, at most 15."""
-        with self._units() as uow:
-            rules = uow.learned.rules(project, max(1, min(limit, MAX_LEARNINGS)))
-        return [{"id": r.id, **_rule_view(r)} for r in rules]
+        """The one list under its older shape (`rule`), at most 15."""
+        listed = self.listed(project, limit=max(1, min(limit, MAX_LEARNINGS)))
+        return [{**r, "rule": r["text"]} for r in listed]
 
 
 def _rule_view(r: LearnedItem) -> dict[str, Any]:

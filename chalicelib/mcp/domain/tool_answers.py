@@ -100,8 +100,10 @@ def rules_text(answer: Json) -> str:
     if not rules:
         return f"No rules learned yet for {answer.get('project')}."
     lines = [f"Rules of {answer.get('project')} (strongest first):"]
-    lines += [f"{n}. {r.get('rule')} (confidence {float(r.get('confidence') or 0):.2f}, "
-              f"reinforced {r.get('times_reinforced', 0)}x)" for n, r in enumerate(rules, 1)]
+    lines += [f"{n}. {r.get('text') or r.get('rule')} ({r.get('scope') or 'project'}, "
+              f"confidence {float(r.get('confidence') or 0):.2f}, "
+              f"reinforced {r.get('times_reinforced', 0)}x, "
+              f"since {str(r.get('valid_from') or '?')[:10]})" for n, r in enumerate(rules, 1)]
     return "\n".join(lines)
 
 

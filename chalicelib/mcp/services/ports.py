@@ -44,8 +44,8 @@ class ItachiBackend(Protocol):
     def deployment(self) -> Json:
         """GET /api/status."""
 
-    def rules(self, project: str, limit: int) -> Json:
-        """GET /api/project/learnings."""
+    def rules(self, project: str, limit: int, as_of: str | None = None) -> Json:
+        """GET /api/rules."""
 
     def briefing(self, project: str) -> Json:
         """GET /api/session/briefing."""

@@ -150,7 +150,7 @@ class McpTools:
         return ToolAnswer(render.status_text(stats, deployment))
 
     def _rules(self, args: dict[str, Any]) -> ToolAnswer:
-        answer = self._backend.rules(self._project(args), args.get("limit", 15))
+        answer = self._backend.rules(self._project(args), args.get("limit", 15), args.get("as_of"))
         return ToolAnswer(render.rules_text(answer))
 
     def _create_task(self, args: dict[str, Any]) -> ToolAnswer:

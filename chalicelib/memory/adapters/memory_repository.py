@@ -34,7 +34,7 @@ COLUMNS = (
 )
 # Memories with their access statistics (kept in a narrow table of their own, see 0011).
 MEMORIES = "memories m LEFT JOIN memory_access a ON a.memory_id = m.id"
-LIVE = "m.superseded_by IS NULL AND m.phase < 3"
+LIVE = "m.superseded_by IS NULL AND m.valid_until IS NULL AND m.phase < 3"
 TOUCH_INTERVAL = "10 minutes"
 
 
@@ -274,7 +274,10 @@ class PostgresMemoryRepository:
             " WHEN %(merge)s THEN metadata || %(meta)s::jsonb ELSE %(meta)s::jsonb END,"
             " significance = coalesce(%(sig)s, significance),"
             " confidence = coalesce(%(conf)s, confidence),"
-            " superseded_by = coalesce(%(sup)s::uuid, superseded_by), updated_at = now()"
+            " superseded_by = coalesce(%(sup)s::uuid, superseded_by),"
+            " valid_until = CASE WHEN %(sup)s::uuid IS NULL THEN valid_until"
+            "                    ELSE coalesce(valid_until, now()) END,"
+            " updated_at = now()"
             " WHERE id = %(id)s",
             {"meta": Jsonb(metadata) if metadata is not None else None, "merge": merge,
              "sig": significance, "conf": confidence, "sup": superseded_by, "id": memory_id},
@@ -288,8 +291,13 @@ class PostgresMemoryRepository:
             (by, memory_id)).rowcount == 1
 
     def revive(self, memory_id: str) -> bool:
-        return self._conn.execute("UPDATE memories SET superseded_by = NULL, updated_at = now()"
-                                  " WHERE id = %s", (memory_id,)).rowcount == 1
+        return self._conn.execute("UPDATE memories SET superseded_by = NULL, valid_until = NULL,"
+                                  " updated_at = now() WHERE id = %s", (memory_id,)).rowcount == 1
+
+    def retire(self, memory_id: str) -> bool:
+        """No longer live from now on, with no successor (a rule its file no longer holds)."""
+        return self._conn.execute("UPDATE memories SET valid_until = coalesce(valid_until, now()),"
+                                  " updated_at = now() WHERE id = %s", (memory_id,)).rowcount == 1
 
     def similar(self, project: str, category: str | None, embedding: Sequence[float], threshold: float,
                 limit: int) -> list[SimilarMemory]:

@@ -138,7 +138,8 @@ def consistent(a: str, b: str) -> bool:
     One side's negations are a subset of the other's, nothing negated on one side is stated on
     the other, and the salient tokens of one include the other's: "use yarn 4, not npm, in web/"
     refines "use yarn"; "-n 8" changes "-n 4"; "npm, not yarn" contradicts "yarn, not npm";
-    "never run it" contradicts "always run it".
+    "never run it" contradicts "always run it"; "use npm for installs" changes "use yarn for
+    installs" (each names a thing the other does not: `substituted`).
     """
     negated_a, negated_b = negated_words(a), negated_words(b)
     if not (negated_a <= negated_b or negated_b <= negated_a):
@@ -147,10 +148,42 @@ def consistent(a: str, b: str) -> bool:
     # npm rewrites..." negates npm and names it again: no contradiction of itself).
     if negated_a & (_asserted_words(b) - negated_b) or negated_b & (_asserted_words(a) - negated_a):
         return False
+    if substituted(a, b):
+        return False
     found_a, openers_a, plain_a = _scan(a)
     found_b, openers_b, plain_b = _scan(b)
     facts_a, facts_b = found_a | (openers_a - plain_b), found_b | (openers_b - plain_a)
     return facts_a <= facts_b or facts_b <= facts_a
+
+
+def _content_words(text: str) -> frozenset[str]:
+    return frozenset(w for w in _asserted_words(text)
+                     if len(w) > 2 and not w.isdigit() and w not in _STARTERS and w not in _FILLER)
+
+
+def _akin(a: str, b: str) -> bool:
+    """The same word or an inflection of it ("push" / "pushing", "indent" / "indentation")."""
+    short, long = sorted((a, b), key=len)
+    return long.startswith(short) or (len(short) >= 5 and long[:5] == short[:5])
+
+
+def _exclusive(a: str, b: str) -> tuple[set[str], set[str]]:
+    words_a, words_b = _content_words(a), _content_words(b)
+    return ({w for w in words_a if not any(_akin(w, v) for v in words_b)},
+            {w for w in words_b if not any(_akin(w, v) for v in words_a)})
+
+
+def substituted(a: str, b: str) -> bool:
+    """Whether each side states a content word the other lacks: one thing swapped for another
+    ("use yarn for installs" / "use npm for installs"), not a refinement that only adds words."""
+    only_a, only_b = _exclusive(a, b)
+    return bool(only_a) and bool(only_b)
+
+
+def swapped(a: str, b: str) -> bool:
+    """Whether `a` and `b` say the same thing but for one word each ("yarn" for "npm")."""
+    only_a, only_b = _exclusive(a, b)
+    return len(only_a) == 1 and len(only_b) == 1 and bool(_content_words(a) - only_a)
 
 
 Reconciliation = Literal["reinforce", "supersede", "flag"]

@@ -96,6 +96,11 @@ class Memory:
     promoted_by: str | None = None
 
 
+# The categories of the one instruction store (`learning/services/project_rules.py`): a memory of
+# one of them is written through its reconciler, never beside it.
+INSTRUCTION_CATEGORIES = ("project_rule", "guideline")
+
+
 @dataclass(frozen=True)
 class StoreResult:
     """What `remember` did: a new row, or an existing one reinforced (exact or near duplicate)."""

@@ -9,7 +9,7 @@ whose query embedding misses its deadline degrades to full-text only and says so
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable
@@ -17,6 +17,7 @@ from chalicelib.kernel.redaction import redact
 from chalicelib.memory.domain.memory_hygiene import MAX_CONTENT_CHARS, cap, clean, clean_metadata, clean_text
 from chalicelib.memory.domain.memory_model import (
     GLOBAL_PROJECT,
+    INSTRUCTION_CATEGORIES,
     SEARCH_MODES,
     Memory,
     MemoryDraft,
@@ -32,7 +33,13 @@ from chalicelib.memory.domain.provenance import Writer
 from chalicelib.memory.domain.search_scoring import SearchWeights
 from chalicelib.memory.services.deadline_embedding import DeadlineEmbedder
 from chalicelib.memory.services.memory_store import MemoryStore
-from chalicelib.memory.services.ports import DuplicateContent, Embedder, MemoryUnitOfWork, MemoryUnits
+from chalicelib.memory.services.ports import (
+    DuplicateContent,
+    Embedder,
+    InstructionStore,
+    MemoryUnitOfWork,
+    MemoryUnits,
+)
 
 MAX_QUERY_CHARS = 2_000
 NEAR_DUPLICATE_COSINE = 0.92
@@ -41,8 +48,10 @@ NEAR_DUPLICATE_COSINE = 0.92
 class MemoryService:
     def __init__(self, units: MemoryUnits, embedder: Embedder, *, weights: SearchWeights | None = None,
                  query_timeout_s: float = 2.0, write_timeout_s: float = 30.0,
-                 near_threshold: float = NEAR_DUPLICATE_COSINE) -> None:
+                 near_threshold: float = NEAR_DUPLICATE_COSINE,
+                 instructions: Callable[[], InstructionStore] | None = None) -> None:
         self._units = units
+        self._instructions = instructions
         self._embedding = DeadlineEmbedder(embedder)
         self._weights = (weights or SearchWeights()).normalised()
         self._query_timeout_s = query_timeout_s
@@ -60,7 +69,10 @@ class MemoryService:
     # -- storing -----------------------------------------------------------------------------
 
     def remember(self, draft: MemoryDraft, *, near_dedup: bool = True) -> StoreResult:
-        """Store one memory (redacted, capped, deduplicated); return its id and whether it existed."""
+        """Store one memory (redacted, capped, deduplicated); return its id and whether it existed.
+        A rule or guideline goes through the one instruction store and its reconciler."""
+        if self._instructions is not None and draft.category in INSTRUCTION_CATEGORIES:
+            return self._instructions().remember(draft)
         return self.store.store([draft], near_dedup=near_dedup)[0]
 
     def remember_many(self, drafts: Sequence[MemoryDraft], *, near_dedup: bool = True) -> list[StoreResult]:

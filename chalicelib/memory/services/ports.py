@@ -20,7 +20,9 @@ from chalicelib.memory.domain.memory_model import (
     SearchMode,
     SearchScope,
     SimilarMemory,
+    StoreResult,
 )
+from chalicelib.memory.domain.provenance import Writer
 from chalicelib.memory.domain.search_scoring import SearchWeights
 
 
@@ -123,7 +125,11 @@ class MemoryRepository(Protocol):
         ...
 
     def revive(self, memory_id: str) -> bool:
-        """Make a superseded memory live again (it was stated anew); False if unknown."""
+        """Make a superseded or retired memory live again (it was stated anew); False if unknown."""
+        ...
+
+    def retire(self, memory_id: str) -> bool:
+        """No longer live from now on, with no successor (a rule its file no longer holds)."""
         ...
 
     def chunks_of(self, project: str, source_path: str) -> list[tuple[str, str, str | None]]:
@@ -167,3 +173,17 @@ class MemoryUnitOfWork(UnitOfWork, Protocol):
 
 
 MemoryUnits = Callable[[], MemoryUnitOfWork]
+
+
+class InstructionStore(Protocol):
+    """The one instruction store (rules and guidelines), owned by the learning loop: the memory
+    core hands it every rule it is asked to store, so that no door bypasses its reconciler."""
+
+    def remember(self, draft: MemoryDraft) -> StoreResult:
+        """Reconcile one rule or guideline with the live ones and store what it does."""
+        ...
+
+    def import_file(self, project: str, path: str, tool: str, lines: Sequence[tuple[str, str, int | None]],
+                    *, writer: Writer) -> list[dict[str, Any]]:
+        """A rule file's items ((category, text, line)); rules the file no longer holds are retired."""
+        ...

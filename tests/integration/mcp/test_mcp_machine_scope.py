@@ -33,7 +33,7 @@ def _cases(ids: dict[str, str], memory_id: str) -> dict[str, tuple[dict[str, Any
         "memory_get": ({"id": memory_id}, [("GET", f"/api/memory/{memory_id}", {}, None)]),
         "memory_forget": ({"id": memory_id}, [("DELETE", f"/api/memory/{memory_id}", {}, None)]),
         "memory_status": (p, [("GET", "/api/memory/stats", p, None)]),
-        "rules_list": (p, [("GET", "/api/project/learnings", p, None)]),
+        "rules_list": (p, [("GET", "/api/rules", p, None)]),
         "task_create": ({"description": "on B", "machine": B, **p},
                         [("POST", "/api/tasks", {}, {"description": "on B", "machine": B, **p})]),
         "task_status": ({"id": task}, [("GET", f"/api/tasks/{task}", {}, None),

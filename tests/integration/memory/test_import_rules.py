@@ -62,7 +62,8 @@ def run(api: RunningApi, repo: Path, *flags: str) -> dict[str, Any]:
 
 
 def rules(api: RunningApi) -> list[str]:
-    return [r["rule"] for r in get(api, "/api/project/learnings", project=PROJECT, limit=15)["rules"]]
+    """The project's instructions: the files' rules and their guideline paragraphs, one list."""
+    return [r["text"] for r in get(api, "/api/rules", project=PROJECT)["rules"]]
 
 
 def test_import_rules_shows_what_it_would_add_then_adds_each_rule_once_and_a_second_run_adds_nothing(
@@ -76,7 +77,7 @@ def test_import_rules_shows_what_it_would_add_then_adds_each_rule_once_and_a_sec
 
     first = run(api, repo)
     assert first["added"] == len(preview["items"]) == len(RULES) + 3  # 9 rules, 1 guideline, 2 bank sections
-    assert sorted(rules(api)) == sorted(RULES)
+    assert sorted(rules(api)) == sorted([*RULES, "This service sends invoices."])
     contexts = get(api, "/api/memory/recent", project=PROJECT, category="project_context")["results"]
     assert sorted(m["content"] for m in contexts) == [
         "activeContext / Active context: Moving the billing job to the queue.",
@@ -90,6 +91,6 @@ def test_import_rules_shows_what_it_would_add_then_adds_each_rule_once_and_a_sec
     second = run(api, repo)
     assert second["added"] == 0 and {i["status"] for i in second["items"]} == {"exists"}
     assert get(api, "/api/memory/stats", project=PROJECT)["total"] == first["added"]
-    assert sorted(rules(api)) == sorted(RULES)
+    assert sorted(rules(api)) == sorted([*RULES, "This service sends invoices."])
     text = itachi(api, "import-rules", str(repo), "--project", PROJECT, "--dry-run", cwd=repo).stdout
     assert f"{PROJECT}: would add 0, already known {first['added']}" in text

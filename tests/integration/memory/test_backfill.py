@@ -47,7 +47,8 @@ def sample_home(tmp_path: Path) -> tuple[Path, Path, str]:
     (folder / f"{session_id}.jsonl").write_text(text, encoding="utf-8")
     (folder / "memory").mkdir()
     (folder / "memory" / "MEMORY.md").write_text(
-        "## Itachi Session Context\n<!-- auto-updated by itachi session-start hook -->\n- written by Itachi\n\n"
+        "## Itachi Session Context\n<!-- auto-updated by itachi session-start hook -->\n"
+        "- written by Itachi\n\n"
         "# Notes\n- The staging database is refreshed every Monday night.\n")
     return repo, folder, session_id
 

@@ -55,7 +55,8 @@ def test_create_then_view_returns_the_file_with_numbered_lines(tool: Any) -> Non
     assert ok(tool("view", path="/memories/notes.md", view_range=[2, 3])) == (
         "Here's the content of /memories/notes.md with line numbers:\n"
         "     2\t- the API runs on port 8080\n     3\t- deploy with make deploy")
-    assert ok(tool("view", path="/memories/notes.md", view_range=[4, -1])).endswith("     4\t- tests: make test")
+    tail = ok(tool("view", path="/memories/notes.md", view_range=[4, -1]))
+    assert tail.endswith("     4\t- tests: make test")
     assert "Its first element `9`" in error(tool("view", path="/memories/notes.md", view_range=[9, 10]), 400)
 
 
@@ -109,7 +110,8 @@ def test_insert_adds_lines_after_the_given_line(tool: Any) -> None:
     assert ok(tool("view", path="/memories/todo.md")).splitlines()[1:] == [
         "     1\ttop", "     2\tfirst", "     3\tbetween", "     4\tsecond"]
     assert error(tool("insert", path="/memories/todo.md", insert_line=9, insert_text="x"), 400) == (
-        "Error: Invalid `insert_line` parameter: 9. It should be within the range of lines of the file: [0, 4]")
+        "Error: Invalid `insert_line` parameter: 9. It should be within the range of lines of the file: "
+        "[0, 4]")
     assert error(tool("insert", path="/memories/none.md", insert_line=0, insert_text="x"), 404) == \
         "Error: The path /memories/none.md does not exist"
 
@@ -121,7 +123,8 @@ def test_delete_removes_a_file_or_a_whole_directory(tool: Any) -> None:
     assert ok(tool("delete", path="/memories/old")) == "Successfully deleted /memories/old"
     assert ok(tool("delete", path="/memories/keep.md")) == "Successfully deleted /memories/keep.md"
     assert ok(tool("view", path="/memories")).endswith("\n0B\t/memories")
-    assert error(tool("delete", path="/memories/keep.md"), 404) == "Error: The path /memories/keep.md does not exist"
+    assert error(tool("delete", path="/memories/keep.md"), 404) == \
+        "Error: The path /memories/keep.md does not exist"
     assert error(tool("view", path="/memories/keep.md"), 404) == \
         "The path /memories/keep.md does not exist. Please provide a valid path."
     assert tool("delete", path="/memories")[0] == 400
@@ -137,7 +140,8 @@ def test_rename_moves_a_file_or_a_directory_and_refuses_an_existing_destination(
     assert ok(tool("rename", old_path="/memories/final", new_path="/memories/archive")) == \
         "Successfully renamed /memories/final to /memories/archive"
     assert ok(tool("view", path="/memories/archive/plan.md")).endswith("     1\tplan")
-    assert error(tool("rename", old_path="/memories/other.md", new_path="/memories/archive/plan.md"), 409) == \
+    taken = tool("rename", old_path="/memories/other.md", new_path="/memories/archive/plan.md")
+    assert error(taken, 409) == \
         "Error: The destination /memories/archive/plan.md already exists"
     assert error(tool("rename", old_path="/memories/gone.md", new_path="/memories/x.md"), 404) == \
         "Error: The path /memories/gone.md does not exist"
@@ -182,7 +186,8 @@ def test_a_client_key_writes_untrusted_files_and_only_in_its_projects(api: Runni
     ok(tool("create", path="/memories/a.md", file_text="Use the staging database for demos", key=key))
     status, listed = call(api, "GET", "/api/memory/recent", project=P, category="memory_file",
                           include_untrusted="true")
-    assert [(m["metadata"]["memory_path"], m["trusted"]) for m in listed["results"]] == [("/memories/a.md", False)]
+    written = [(m["metadata"]["memory_path"], m["trusted"]) for m in listed["results"]]
+    assert written == [("/memories/a.md", False)]
     ok(tool("create", path="/memories/b.md", file_text="Trusted by a person"))
     ok(tool("str_replace", path="/memories/b.md", old_str="person", new_str="key", key=key))
     status, listed = call(api, "GET", "/api/memory/recent", project=P, category="memory_file",

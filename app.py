@@ -36,6 +36,7 @@ from chalicelib.learning import routes as learning_routes
 from chalicelib.llm import routes as usage_routes
 from chalicelib.mcp import routes as mcp_routes
 from chalicelib.memory import lifecycle_routes as memory_lifecycle_routes
+from chalicelib.memory import memory_tool_routes
 from chalicelib.memory import routes as memory_routes
 from chalicelib.memory import snapshot_routes as memory_snapshot_routes
 from chalicelib.ops.routes import health_routes, openapi_routes, status_routes
@@ -69,6 +70,7 @@ app.register_blueprint(memory_routes.bp)
 app.register_blueprint(graph_routes.bp)
 app.register_blueprint(memory_lifecycle_routes.bp)
 app.register_blueprint(memory_snapshot_routes.bp)
+app.register_blueprint(memory_tool_routes.bp)
 app.register_blueprint(sync_routes.bp)
 app.register_blueprint(mcp_routes.bp)
 app.register_blueprint(ssh_routes.bp)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from agent import approval_env, install_hooks, wrappers
 from agent.commands import (
     agent_commands,
+    backfill_commands,
     brain_commands,
     console_commands,
     context_commands,
@@ -60,6 +61,7 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     context_commands.add_context_parser,
     approval_env.add_approvals_parser,
     import_rules_commands.add_import_rules_parser,
+    backfill_commands.add_backfill_parser,
     memory_lifecycle_commands.add_memory_parser,
     memory_transfer_commands.add_export_parser,
     memory_transfer_commands.add_import_parser,

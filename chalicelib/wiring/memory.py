@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_recall import MemoryRecall
     from chalicelib.memory.services.memory_service import MemoryService
     from chalicelib.memory.services.memory_snapshots import MemorySnapshots
+    from chalicelib.memory.services.memory_tool import MemoryTool
     from chalicelib.memory.services.memory_transfer import MemoryTransfer
     from chalicelib.memory.services.ports import MemoryUnits
     from chalicelib.memory.services.rule_import import RuleImport
@@ -70,6 +71,12 @@ class MemoryWiring(CoreWiring):
 
         return RuleImport(self.memory_units, self.memory,  # type: ignore[arg-type]  # binds `imports`
                           instructions=self.project_rules)
+
+    @cached_property
+    def memory_tool(self) -> MemoryTool:
+        from chalicelib.memory.services.memory_tool import MemoryTool
+
+        return MemoryTool(self.memory_units, self.memory.store)
 
     # Memory lifecycle: phased eviction, archive and restore, tags and listing (docs/memory.md).
     @cached_property

@@ -59,6 +59,8 @@ RULES: dict[str, Rule] = {
     "POST /api/memory/index": _N, "GET /api/memory/search": _N, "GET /api/memory/recent": _N,
     "GET /api/memory/stats": _N, "GET /api/memory/{memory_id}": _R, "DELETE /api/memory/{memory_id}": _W,
     "GET /api/memory/recall": _N, "POST /api/memory/import-rules": _N,
+    # Claude's memory tool (view, create, str_replace, insert, delete, rename) on a project's files
+    "POST /api/memory-tool": _N,
     # tool approvals: a hook asks, then polls; the decision is a person's, in Telegram
     "POST /api/approvals": _N, "GET /api/approvals/{approval_id}": _R,
     # memory lifecycle: listing, tags, restore, counts (eviction runs and repairs are admin's)

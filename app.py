@@ -39,6 +39,7 @@ from chalicelib.memory import lifecycle_routes as memory_lifecycle_routes
 from chalicelib.memory import memory_tool_routes
 from chalicelib.memory import routes as memory_routes
 from chalicelib.memory import snapshot_routes as memory_snapshot_routes
+from chalicelib.namespaces import routes as namespace_routes
 from chalicelib.ops.routes import health_routes, openapi_routes, status_routes
 from chalicelib.sessions import routes as session_routes
 from chalicelib.ssh import routes as ssh_routes
@@ -71,6 +72,7 @@ app.register_blueprint(graph_routes.bp)
 app.register_blueprint(memory_lifecycle_routes.bp)
 app.register_blueprint(memory_snapshot_routes.bp)
 app.register_blueprint(memory_tool_routes.bp)
+app.register_blueprint(namespace_routes.bp)
 app.register_blueprint(sync_routes.bp)
 app.register_blueprint(mcp_routes.bp)
 app.register_blueprint(ssh_routes.bp)

@@ -21,6 +21,7 @@ from chalicelib.wiring.core import CoreWiring
 from chalicelib.wiring.graph import GraphWiring
 from chalicelib.wiring.learning import LearningWiring
 from chalicelib.wiring.memory import MemoryWiring
+from chalicelib.wiring.namespaces import NamespaceWiring
 from chalicelib.wiring.ops import OpsWiring
 from chalicelib.wiring.remote import RemoteWiring
 from chalicelib.wiring.tasks import TaskWiring
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class Container(TaskWiring, AgentWiring, MemoryWiring, GraphWiring, LearningWiring, TelegramWiring,
-                AssistantWiring, OpsWiring, RemoteWiring, AuthWiring, CoreWiring):
+                AssistantWiring, OpsWiring, RemoteWiring, AuthWiring, NamespaceWiring, CoreWiring):
     settings: Settings
     stream_pacing: StreamPacing | None = None  # Telegram topic streams' pace (tests pass a fast one)
 

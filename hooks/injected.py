@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from chalicelib.contracts.local_home import read_json
+from chalicelib.contracts.prompt_context import scope_of
 
 TYPE_CHECKING = False  # typing itself is not imported at run time (hooks.launch)
 if TYPE_CHECKING:
@@ -59,16 +60,17 @@ def briefing_ids(briefing: Any, learnings: Any, recent: Any) -> list[str]:
     return [str(i) for i in ids if i]
 
 
-def unseen(answer: Any, already: set[str], project: str, limits: tuple[int, int]) -> Any:
-    """A search answer without the memories shown before, at most `limits` (project, _global)."""
+def unseen(answer: Any, already: set[str], project: str, limits: tuple[int, ...]) -> Any:
+    """A search answer without the memories shown before, at most `limits` (project, _global,
+    namespaces: the last defaults to _global's)."""
     if not isinstance(answer, dict) or not isinstance(answer.get("results"), list):
         return answer
-    left = {"project": limits[0], "global": limits[1]}
+    left = {"project": limits[0], "global": limits[1], "namespace": limits[2] if len(limits) > 2 else limits[1]}
     kept = []
     for item in answer["results"]:
         if not isinstance(item, dict) or str(item.get("id")) in already:
             continue
-        scope = "global" if item.get("project") == "_global" and project != "_global" else "project"
+        scope = scope_of(item.get("project"), project)
         if left[scope] > 0:
             left[scope] -= 1
             kept.append(item)

@@ -6,7 +6,13 @@ slow or down the prompt goes through without memory rather than waiting.
 
 from __future__ import annotations
 
-from chalicelib.contracts.prompt_context import GLOBAL_LIMIT, MAX_QUERY_CHARS, MIN_PROMPT_CHARS, PROJECT_LIMIT
+from chalicelib.contracts.prompt_context import (
+    GLOBAL_LIMIT,
+    MAX_QUERY_CHARS,
+    MIN_PROMPT_CHARS,
+    NAMESPACE_LIMIT,
+    PROJECT_LIMIT,
+)
 from hooks import injected
 from hooks.context_render import search_context
 from hooks.runtime import HookContext, context_output, fail_open
@@ -18,7 +24,7 @@ SKIP_ALLOWANCE = 3
 
 
 def handle(ctx: HookContext) -> str | None:
-    """Search the project and _global scopes in one request (with the graph memory's context, and
+    """Search the project, its namespaces and _global in one request (with the graph memory's context, and
     the prompt queued for it to learn from); print the matches this session was not shown yet."""
     prompt = str(ctx.payload.get("prompt") or "").strip()
     if len(prompt) < MIN_PROMPT_CHARS:
@@ -26,16 +32,17 @@ def handle(ctx: HookContext) -> str | None:
     query = prompt[:MAX_QUERY_CHARS]
     already = injected.shown(ctx)
     extra = SKIP_ALLOWANCE if already else 0
-    # The project's own 3 slots and _global's 2: one request, one query embedding on the server.
+    # The project's own 3 slots, its namespaces' 2 and _global's 2: one request, one query embedding.
     (answer,) = ctx.api.get_many(
         [
             ("/api/memory/search", {"query": query, "project": ctx.project,
                                     "project_limit": PROJECT_LIMIT + extra,
                                     "global_limit": GLOBAL_LIMIT + extra,
+                                    "namespace_limit": NAMESPACE_LIMIT + extra,
                                     "mode": "hybrid", "graph": "true"}),
         ]
     )
-    answer = injected.unseen(answer, already, ctx.project, (PROJECT_LIMIT, GLOBAL_LIMIT))
+    answer = injected.unseen(answer, already, ctx.project, (PROJECT_LIMIT, GLOBAL_LIMIT, NAMESPACE_LIMIT))
     text = search_context(answer, ctx.project)
     if not text:
         return None

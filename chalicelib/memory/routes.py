@@ -93,7 +93,7 @@ def search() -> Response:
     if per_scope is not None:  # one request, one query embedding, both scopes (the prompt hook)
         result = memory.search_each(q.query, q.project, project_limit=per_scope[0], global_limit=per_scope[1],
                                     category=q.category, mode=q.mode, tag=q.tag,
-                                    include_untrusted=q.include_untrusted)
+                                    include_untrusted=q.include_untrusted, namespace_limit=q.namespace_limit)
     else:
         result = memory.search(q.query, q.project, limit=q.limit, category=q.category, mode=q.mode,
                                include_global=q.include_global, tag=q.tag,

@@ -91,6 +91,7 @@ class SearchQuery(_Wire):
     include_global: bool = True
     project_limit: int | None = Field(default=None, ge=0, le=100)
     global_limit: int | None = Field(default=None, ge=0, le=100)
+    namespace_limit: int | None = Field(default=None, ge=0, le=100)  # with the others; default global_limit
     tag: str | None = Field(default=None, min_length=1, max_length=64, pattern=r"^[^\x00-\x1f\x7f]+$")
     # The prompt hook: also answer the graph memory's context (`graph`), and learn from the prompt.
     graph: bool = False

@@ -15,15 +15,20 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.lessons import Lessons
     from chalicelib.learning.services.ports import LearningUnits
     from chalicelib.learning.services.project_rules import ProjectRules
+    from chalicelib.learning.services.rule_promotion import RulePromotion
     from chalicelib.learning.services.task_feedback import TaskFeedback
     from chalicelib.learning.services.task_lessons import TaskLessons
     from chalicelib.memory.services.memory_service import MemoryService
+    from chalicelib.namespaces.services.namespaces import Namespaces
 
 
 class LearningWiring(CoreWiring):
     if TYPE_CHECKING:  # built by the other capabilities' wiring
         @property
         def memory(self) -> MemoryService: ...
+
+        @property
+        def namespaces(self) -> Namespaces: ...
 
     # Learning loop: insight extraction, project rules, lessons, weekly reviews (docs/learning.md).
     # Its units bind the memory core's repository too: rules and lessons are written through
@@ -40,7 +45,16 @@ class LearningWiring(CoreWiring):
         from chalicelib.kernel.redaction import redact
         from chalicelib.learning.services.project_rules import ProjectRules
 
-        return ProjectRules(self.learning_units, self.embedder, redact, self.memory.store)
+        return ProjectRules(self.learning_units, self.embedder, redact, self.memory.store,
+                            namespaces=self.namespaces.scopes_of)
+
+    @cached_property
+    def rule_promotion(self) -> RulePromotion:
+        """A member project's rule moved up to its namespace (docs/learning.md, Namespaces)."""
+        from chalicelib.learning.services.rule_promotion import RulePromotion
+
+        return RulePromotion(self.learning_units, self.embedder, self.memory.store,
+                             lambda name: self.namespaces.get(name).projects)
 
     @cached_property
     def lessons(self) -> Lessons:

@@ -22,12 +22,16 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.ports import MemoryUnits
     from chalicelib.memory.services.rule_import import RuleImport
     from chalicelib.memory.services.search_explain import SearchExplainer
+    from chalicelib.namespaces.services.namespaces import Namespaces
 
 
 class MemoryWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the learning loop's wiring: the one instruction store
+    if TYPE_CHECKING:  # built by the learning loop's wiring (the one instruction store) and the namespaces'
         @property
         def project_rules(self) -> ProjectRules: ...
+
+        @property
+        def namespaces(self) -> Namespaces: ...
 
     @cached_property
     def memory_units(self) -> MemoryUnits:
@@ -46,7 +50,7 @@ class MemoryWiring(CoreWiring):
                                 s.search_dates_weight)
         return MemoryService(self.memory_units, self.embedder, weights=weights,
                              query_timeout_s=s.embedding_timeout_s,
-                             instructions=lambda: self.project_rules)
+                             instructions=lambda: self.project_rules, namespaces=self.namespaces.scopes_of)
 
     @cached_property
     def memory_recall(self) -> MemoryRecall:

@@ -1,6 +1,6 @@
 """What the prompt hook would inject for a prompt: the console's preview.
 
-The hook's own request (the project's 3 best matches and `_global`'s 2, hybrid, with the graph
+The hook's own request (the project's 3 best matches, its namespaces' 2 and `_global`'s 2, hybrid, with the graph
 memory's fast block) rendered by the hook's own renderer (`chalicelib/contracts/prompt_context`),
 so the text matches `itachi context --prompt` to the character, token estimate included. Like
 that command it shows what a fresh session would get (the hook skips memories a session was
@@ -17,6 +17,7 @@ from chalicelib.contracts.prompt_context import (
     GLOBAL_LIMIT,
     MAX_QUERY_CHARS,
     MIN_PROMPT_CHARS,
+    NAMESPACE_LIMIT,
     PROJECT_LIMIT,
     search_context,
     tokens,
@@ -55,7 +56,7 @@ class PromptPreview:
             return Preview("", skipped=f"prompts under {MIN_PROMPT_CHARS} characters are not searched")
         query = prompt[:MAX_QUERY_CHARS]
         found = self._search_each(query, project, project_limit=PROJECT_LIMIT, global_limit=GLOBAL_LIMIT,
-                                  mode="hybrid")
+                                  namespace_limit=NAMESPACE_LIMIT, mode="hybrid")
         memories = [{"id": h.id, "project": h.project, "category": h.category, "content": h.content,
                      "summary": h.summary, "score": h.score, "source": h.source} for h in found.hits]
         graph = self._graph(query, project)

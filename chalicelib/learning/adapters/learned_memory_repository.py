@@ -19,8 +19,10 @@ from typing import Any
 import psycopg
 from pgvector import Vector
 
+from chalicelib.contracts.memory_scopes import namespace_of
 from chalicelib.learning.domain.instruction import INSTRUCTION_CATEGORIES, Instruction, scope_of
 from chalicelib.learning.domain.learned_item import LearnedItem
+from chalicelib.learning.domain.rule_levels import Override
 from chalicelib.memory.domain.memory_model import content_hash
 
 Conn = psycopg.Connection[Any]
@@ -96,6 +98,23 @@ class PostgresLearnedMemories:
             {"p": list(projects), "c": list(INSTRUCTION_CATEGORIES), "n": limit, **params},
         ).fetchall()
         return [_instruction(r) for r in rows]
+
+    def overrides(self, project: str, scopes: Sequence[str], min_similarity: float) -> list[Override]:
+        """Each live rule of `scopes` (namespaces) with a live rule of `project` more than
+        `min_similarity` alike, overridden by the closest such project rule."""
+        rows = self._conn.execute(
+            "SELECT DISTINCT ON (n.id) n.id AS shared, n.project, n.content, p.id AS own"
+            " FROM memories n JOIN memories p"
+            " ON p.project = %(project)s AND p.category = ANY(%(c)s) AND p.superseded_by IS NULL"
+            " AND p.valid_until IS NULL AND p.trusted AND p.phase < 3 AND p.embedding IS NOT NULL"
+            " WHERE n.project = ANY(%(scopes)s) AND n.category = ANY(%(c)s) AND n.superseded_by IS NULL"
+            " AND n.valid_until IS NULL AND n.trusted AND n.phase < 3 AND n.embedding IS NOT NULL"
+            " AND 1 - (n.embedding <=> p.embedding) > %(min)s"
+            " ORDER BY n.id, n.embedding <=> p.embedding, p.id",
+            {"project": project, "scopes": list(scopes), "c": list(INSTRUCTION_CATEGORIES), "min": min_similarity},
+        ).fetchall()
+        return [Override(str(r["shared"]), str(r["own"]), namespace_of(r["project"]) or r["project"], r["content"])
+                for r in rows]
 
     def related(self, projects: Sequence[str], category: str, embedding: Embedding,
                 limit: int) -> list[LearnedItem]:

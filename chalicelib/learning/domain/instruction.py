@@ -7,17 +7,20 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from chalicelib.contracts.memory_scopes import namespace_of
 from chalicelib.memory.domain.memory_model import INSTRUCTION_CATEGORIES
 
 __all__ = ["INSTRUCTION_CATEGORIES", "Instruction", "scope_of"]
 GLOBAL_PROJECT = "_global"
-SCOPES = ("global", "project", "path", "language")
+SCOPES = ("global", "namespace", "project", "path", "language")
 
 
 def scope_of(project: str, metadata: dict[str, Any]) -> str:
-    """`global` for the `_global` project, else the rule's `path:...` / `language:...` scope or `project`."""
+    """`global` for the `_global` project, `namespace:acme` for the namespace acme's, else the rule's `path:...` / `language:...` scope or `project`."""
     if project == GLOBAL_PROJECT:
         return "global"
+    if namespace_of(project):
+        return f"namespace:{namespace_of(project)}"
     scope = metadata.get("scope")
     if isinstance(scope, str) and scope.split(":", 1)[0] in ("path", "language") and ":" in scope:
         return scope

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from chalicelib.kernel.unit_of_work import Claims, UnitOfWork
 from chalicelib.learning.domain.instruction import Instruction
 from chalicelib.learning.domain.learned_item import LearnedItem
+from chalicelib.learning.domain.rule_levels import Override
 from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult
 from chalicelib.memory.services.ports import MemoryRepository, MemoryWriteUnit
 
@@ -70,6 +71,10 @@ class LearnedMemories(Protocol):
 
     def rules(self, project: str, limit: int) -> list[LearnedItem]:
         """Live rules by confidence x times_reinforced, then the most recently reinforced."""
+        ...
+
+    def overrides(self, project: str, scopes: Sequence[str], min_similarity: float) -> list[Override]:
+        """The live rules of `scopes` a live rule of `project` more than `min_similarity` alike overrides."""
         ...
 
     def related(self, projects: Sequence[str], category: str, embedding: Sequence[float],

@@ -26,7 +26,7 @@ none of them), served as a rule only once a person promotes it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -37,7 +37,8 @@ from chalicelib.learning.domain.insights import RuleCandidate
 from chalicelib.learning.domain.instruction import GLOBAL_PROJECT
 from chalicelib.learning.domain.learned_item import LearnedItem
 from chalicelib.learning.domain.lesson_confidence import TAUGHT
-from chalicelib.learning.domain.rule_reconciliation import Known, decide
+from chalicelib.learning.domain.rule_levels import layered
+from chalicelib.learning.domain.rule_reconciliation import NEAR_IDENTICAL, Known, decide
 from chalicelib.learning.domain.rule_wording import as_rule, more_specific
 from chalicelib.learning.services.ports import (
     LearningUnitOfWork,
@@ -81,11 +82,13 @@ class Absorbed:
 
 class ProjectRules:
     def __init__(self, units: LearningUnits, embedder: TextEmbedder, redact: Redact,
-                 memory: MemoryWriter) -> None:
+                 memory: MemoryWriter, namespaces: Callable[[str], Sequence[str]] | None = None) -> None:
         self._units = units
         self._embedder = embedder
         self._redact = redact
         self._memory = memory
+        # The namespace scopes whose rules a project reads beside its own (none without namespaces).
+        self._namespaces = namespaces or (lambda project: ())
 
     def clean(self, text: str) -> str:
         """Redacted, one line, imperative wording without lead-ins or trailing punctuation."""
@@ -240,12 +243,16 @@ class ProjectRules:
 
     def listed(self, project: str, *, as_of: datetime | None = None,
                limit: int = MAX_LISTED) -> list[dict[str, Any]]:
-        """The one list: the project's and the global instructions live now (or at `as_of`), each
-        with its scope, source and history, strongest first."""
-        projects = [project] if project == GLOBAL_PROJECT else [project, GLOBAL_PROJECT]
+        """The one list: the project's, its namespaces' and the global instructions live now (or at
+        `as_of`), each with its scope, source and history, strongest first."""
+        scopes = () if project == GLOBAL_PROJECT else tuple(self._namespaces(project))
+        projects = [project] if project == GLOBAL_PROJECT else [project, *scopes, GLOBAL_PROJECT]
+        limit = max(1, min(limit, MAX_LISTED))
         with self._units() as uow:
-            found = uow.learned.instructions(projects, as_of, max(1, min(limit, MAX_LISTED)))
-        return [i.as_json() for i in found]
+            # A project rule overrides a namespace's on the same thing (`domain/rule_levels.py`).
+            overrides = uow.learned.overrides(project, scopes, NEAR_IDENTICAL) if scopes and as_of is None else []
+            found = uow.learned.instructions(projects, as_of, limit + len(overrides))
+        return layered([i.as_json() for i in found], overrides, limit)
 
     def learnings(self, project: str, limit: int = MAX_LEARNINGS) -> list[dict[str, Any]]:
         """The one list under its older shape (`rule`), at most 15."""

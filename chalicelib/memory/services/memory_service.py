@@ -49,9 +49,12 @@ class MemoryService:
     def __init__(self, units: MemoryUnits, embedder: Embedder, *, weights: SearchWeights | None = None,
                  query_timeout_s: float = 2.0, write_timeout_s: float = 30.0,
                  near_threshold: float = NEAR_DUPLICATE_COSINE,
-                 instructions: Callable[[], InstructionStore] | None = None) -> None:
+                 instructions: Callable[[], InstructionStore] | None = None,
+                 namespaces: Callable[[str], Sequence[str]] | None = None) -> None:
         self._units = units
         self._instructions = instructions
+        # The namespace scopes a project reads between its own and `_global` (none without namespaces).
+        self._namespaces = namespaces or (lambda project: ())
         self._embedding = DeadlineEmbedder(embedder)
         self._weights = (weights or SearchWeights()).normalised()
         self._query_timeout_s = query_timeout_s
@@ -96,22 +99,27 @@ class MemoryService:
                mode: SearchMode = "hybrid", include_global: bool = True,
                metadata: dict[str, Any] | None = None, weights: SearchWeights | None = None,
                tag: str | None = None, include_untrusted: bool = False) -> SearchResult:
-        """The best `limit` memories of `project` (plus `_global`), scores in [0, 1]."""
+        """The best `limit` memories of `project` (plus its namespaces' and `_global`), scores in [0, 1]."""
         alone = project == GLOBAL_PROJECT or not include_global
-        projects = (project,) if alone else (project, GLOBAL_PROJECT)
+        projects = (project,) if alone else (project, *self._namespaces(project), GLOBAL_PROJECT)
         return self.search_scopes(query, [(projects, limit)], category=category, mode=mode,
                                   metadata=metadata, weights=weights, tag=tag,
                                   include_untrusted=include_untrusted)
 
     def search_each(self, query: str, project: str, *, project_limit: int, global_limit: int,
                     category: str | None = None, mode: SearchMode = "hybrid",
-                    tag: str | None = None, include_untrusted: bool = False) -> SearchResult:
-        """The best `project_limit` memories of `project`, then the best `global_limit` of `_global`:
-        one query embedding for both. For `_global` itself, its best max(limits)."""
+                    tag: str | None = None, include_untrusted: bool = False,
+                    namespace_limit: int | None = None) -> SearchResult:
+        """The best `project_limit` memories of `project`, then the best `namespace_limit` (default
+        `global_limit`) of its namespaces together, then the best `global_limit` of `_global`: one
+        query embedding for all. For `_global` itself, its best max(limits)."""
         if project == GLOBAL_PROJECT:
             scopes = [((project,), max(project_limit, global_limit))]
         else:
-            scopes = [((project,), project_limit), ((GLOBAL_PROJECT,), global_limit)]
+            shared = tuple(self._namespaces(project))
+            scopes = [((project,), project_limit),
+                      *([(shared, global_limit if namespace_limit is None else namespace_limit)] if shared else []),
+                      ((GLOBAL_PROJECT,), global_limit)]
         return self.search_scopes(query, scopes, category=category, mode=mode, tag=tag,
                                   include_untrusted=include_untrusted)
 

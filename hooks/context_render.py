@@ -56,15 +56,25 @@ def session_context_lines(briefing: Json | None, recent: Json | None) -> list[st
 
 
 def rule_lines(learnings: Json | None) -> list[str]:
-    """Live rules (`/api/rules`), most important first as the API sorts them, capped at MAX_RULES."""
+    """Live rules (`/api/rules`), most important first as the API sorts them, capped at MAX_RULES; a
+    namespace's rule says whose it is, a project rule overriding one says so."""
     rules = [r for r in _items(learnings, "rules")
              if isinstance(r, dict) and (r.get("text") or r.get("rule")) and not r.get("valid_until")]
     lines = [
         f"- {trim(str(r.get('text') or r.get('rule')), 200)} "
-        f"(reinforced {int(r.get('times_reinforced') or 1)}x)"
+        f"(reinforced {int(r.get('times_reinforced') or 1)}x){_level(r)}"
         for r in rules[:MAX_RULES]
     ]
     return lines or ["_No project rules learned yet._"]
+
+
+def _level(rule: Json) -> str:
+    """` (acme rule)` for the namespace acme's, ` (project rule, overrides acme's)` for one overriding it."""
+    if isinstance(rule.get("namespace"), str) and rule["namespace"]:
+        return f" ({rule['namespace']} rule)"
+    overridden = [f"{o['namespace']}'s" for o in rule.get("overrides") or []
+                  if isinstance(o, dict) and isinstance(o.get("namespace"), str)]
+    return f" (project rule, overrides {' and '.join(overridden)})" if overridden else ""
 
 
 def session_start_context(

@@ -65,7 +65,7 @@ def unseen(answer: Any, already: set[str], project: str, limits: tuple[int, ...]
     namespaces: the last defaults to _global's)."""
     if not isinstance(answer, dict) or not isinstance(answer.get("results"), list):
         return answer
-    left = {"project": limits[0], "global": limits[1], "namespace": limits[2] if len(limits) > 2 else limits[1]}
+    left = {"project": limits[0], "global": limits[1], "namespace": limits[-1]}
     kept = []
     for item in answer["results"]:
         if not isinstance(item, dict) or str(item.get("id")) in already:

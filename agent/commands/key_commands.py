@@ -16,6 +16,8 @@ def add_keys_parser(sub: Any) -> None:
     create.add_argument("--machine", help="the machine id a machine key acts as (machine keys only)")
     create.add_argument("--project", action="append", dest="projects", metavar="PROJECT",
                         help="limit the key to this project (repeat for more; default: every project)")
+    create.add_argument("--namespace", action="append", dest="namespaces", metavar="NAME",
+                        help="limit the key to this namespace's projects and shared scope (repeat for more)")
     create.add_argument("--read-only", action="store_true", help="the key may only read (client keys)")
     create.add_argument("--json", action="store_true", help="print the API's JSON answer")
     create.set_defaults(func=cmd_keys_create)
@@ -49,7 +51,8 @@ def _run(action: str, method: str, path: str, body: Any = None, **params: Any) -
 
 def cmd_keys_create(args: argparse.Namespace) -> int:
     body = {"name": args.name, "kind": "machine" if args.machine and args.kind == "client" else args.kind,
-            "machine_id": args.machine, "projects": args.projects, "read_only": args.read_only}
+            "machine_id": args.machine, "projects": args.projects, "namespaces": args.namespaces,
+            "read_only": args.read_only}
     created = _run("create the key", "POST", "/api/keys", {k: v for k, v in body.items() if v is not None})
     if created is None:
         return 1
@@ -88,8 +91,11 @@ def describe(key: dict[str, Any]) -> str:
     scope = [key["kind"]]
     if key.get("machine_id"):
         scope.append(f"machine {key['machine_id']}")
-    scope.append("projects " + ", ".join(key["projects"]) if key.get("projects") else "every project"
-                 if key["kind"] != "admin" else "everything")
+    if key.get("namespaces"):
+        scope.append("namespaces " + ", ".join(key["namespaces"]))
+    if key.get("projects") or not key.get("namespaces"):
+        scope.append("projects " + ", ".join(key["projects"]) if key.get("projects") else "every project"
+                     if key["kind"] != "admin" else "everything")
     if key.get("read_only"):
         scope.append("read-only")
     revoked = f", revoked {key['revoked_at']}" if key.get("revoked_at") else ""

@@ -27,6 +27,7 @@ class NewKeyBody(WireModel):
     kind: Literal["admin", "machine", "client"]
     machine_id: str | None = Field(default=None, min_length=1, max_length=40)
     projects: list[str] | None = Field(default=None, min_length=1, max_length=100)
+    namespaces: list[str] | None = Field(default=None, min_length=1, max_length=20)
     read_only: bool = False
 
 
@@ -45,8 +46,11 @@ def create_key() -> Response:
     projects = tuple(p.strip() for p in b.projects) if b.projects is not None else None
     if projects is not None and not all(projects):
         raise InvalidInput("projects: a project id is not blank", field="projects")
+    namespaces = tuple(dict.fromkeys(b.namespaces)) if b.namespaces is not None else None
+    for name in namespaces or ():
+        get_container().namespaces.get(name)  # a namespace that does not exist is a 404, not a dead key
     record, secret = get_container().key_admin.create(
-        KeySpec(b.name, KeyKind(b.kind), b.machine_id, projects, b.read_only))
+        KeySpec(b.name, KeyKind(b.kind), b.machine_id, projects, b.read_only, namespaces))
     return ok({**record.to_json(), "key": secret}, status=201)
 
 

@@ -22,6 +22,6 @@ def namespace_scope(name: str) -> str:
 
 def namespace_of(project: object) -> str | None:
     """The namespace whose scope `project` is (`acme` for `ns:acme`), None for any other project."""
-    if isinstance(project, str) and project.startswith(NAMESPACE_PREFIX) and len(project) > len(NAMESPACE_PREFIX):
-        return project[len(NAMESPACE_PREFIX):]
+    if isinstance(project, str) and project.startswith(NAMESPACE_PREFIX):
+        return project[len(NAMESPACE_PREFIX):] or None
     return None

@@ -3,8 +3,9 @@ and the console's preview, so the three agree to the character.
 
 Standard library only (the hooks import it). The prompt hook's search asks the project's
 `PROJECT_LIMIT`, its namespaces' `NAMESPACE_LIMIT` and `_global`'s `GLOBAL_LIMIT` best matches
-(hybrid, with the graph memory's block); prompts under `MIN_PROMPT_CHARS` are not searched. Token counts are estimated at
-`CHARS_PER_TOKEN` characters a token: the model's own tokenizer is not available offline.
+(hybrid, with the graph memory's block); prompts under `MIN_PROMPT_CHARS` are not searched.
+Token counts are estimated at `CHARS_PER_TOKEN` characters a token: the model's own tokenizer is
+not available offline.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
     from chalicelib.console.services.console_auth import ConsoleAuth
     from chalicelib.console.services.reads import ReadsFactory
+    from chalicelib.namespaces.services.namespaces import Namespaces
 
 
 ADMIN_KEYS_REFRESH_S = 60
@@ -36,6 +37,10 @@ def admin_keys(settings: Settings, *,
 
 
 class AuthWiring(CoreWiring):
+    if TYPE_CHECKING:  # built by the namespaces' wiring
+        @property
+        def namespaces(self) -> Namespaces: ...
+
     # Scoped API keys (docs/deploy.md, "Keys"): the configured admin keys, then stored ones.
     @cached_property
     def key_admin(self) -> KeyAdmin:
@@ -49,7 +54,8 @@ class AuthWiring(CoreWiring):
         from chalicelib.auth.adapters.key_repository import PostgresKeysUnitOfWork
         from chalicelib.auth.services.authenticator import Authenticator
 
-        return Authenticator(partial(PostgresKeysUnitOfWork, self.db), admin_keys(self.settings))
+        return Authenticator(partial(PostgresKeysUnitOfWork, self.db), admin_keys(self.settings),
+                             namespace_reach=lambda names: self.namespaces.visible(names))
 
     @cached_property
     def machine_onboarding(self) -> MachineOnboarding:

@@ -13,12 +13,14 @@ from chalicelib.kernel.errors import Conflict
 from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
 
 Conn = psycopg.Connection[Any]
-_COLUMNS = "id, name, kind, machine_id, projects, read_only, key_prefix, created_at, revoked_at"
+_COLUMNS = "id, name, kind, machine_id, projects, read_only, key_prefix, created_at, revoked_at, namespaces"
 
 
 def _key(row: dict[str, Any]) -> ApiKey:
     projects = tuple(row["projects"]) if row["projects"] is not None else None
-    spec = KeySpec(row["name"], KeyKind(row["kind"]), row["machine_id"], projects, row["read_only"])
+    namespaces = tuple(row["namespaces"]) if row["namespaces"] is not None else None
+    spec = KeySpec(row["name"], KeyKind(row["kind"]), row["machine_id"], projects, row["read_only"],
+                   namespaces)
     return ApiKey(str(row["id"]), spec, row["key_prefix"], row["created_at"], row["revoked_at"])
 
 
@@ -29,13 +31,15 @@ class PostgresKeyRepository:
     def add(self, key: ApiKey, key_hash: bytes) -> ApiKey:
         s = key.spec
         projects = list(s.projects) if s.projects is not None else None
+        namespaces = list(s.namespaces) if s.namespaces is not None else None
         try:
             with self._conn.transaction():  # a savepoint: the unit stays usable after a conflict
                 row = self._conn.execute(
                     "INSERT INTO api_keys (id, name, kind, machine_id, projects, read_only, key_hash,"
-                    f" key_prefix) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING {_COLUMNS}",
+                    " key_prefix, namespaces) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+                    f" RETURNING {_COLUMNS}",
                     (key.id, s.name, s.kind.value, s.machine_id, projects, s.read_only, key_hash,
-                     key.prefix)).fetchone()
+                     key.prefix, namespaces)).fetchone()
         except psycopg.errors.UniqueViolation:
             raise Conflict(f"a live key is already named {s.name!r}: revoke it first", field="name") from None
         assert row is not None

@@ -137,6 +137,8 @@ def refusal(principal: Principal, method: str, resource_path: str, query: Mappin
 def _project_refusal(principal: Principal, rule: Rule, query: Mapping[str, str], body: Any) -> Refusal | None:
     projects = ", ".join(sorted(principal.projects or ()))
     limited = f"the key {principal.name!r} is limited to the projects {projects}"
+    if principal.namespaces is not None:  # its members, listed, would say less than its namespaces
+        limited += f" (of the namespaces {', '.join(sorted(principal.namespaces))})"
     if rule.projects is ProjectRule.WRITE_BY_ID:
         return Refusal(f"{limited}: call this route with a key for every project")
     if rule.projects is not ProjectRule.NAMED:

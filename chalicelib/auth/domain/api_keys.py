@@ -36,6 +36,7 @@ class KeySpec:
     machine_id: str | None = None
     projects: tuple[str, ...] | None = None  # None: every project
     read_only: bool = False
+    namespaces: tuple[str, ...] | None = None  # these namespaces' members and scopes (with `projects`)
 
     def __post_init__(self) -> None:
         if not NAME_PATTERN.match(self.name):
@@ -47,11 +48,15 @@ class KeySpec:
         if self.machine_id is not None and not MACHINE_PATTERN.match(self.machine_id):
             raise InvalidInput("machine_id: 1-40 letters, digits, _ or - (starting with a letter or digit)",
                                field="machine_id")
-        if self.kind is KeyKind.ADMIN and (self.projects is not None or self.read_only):
-            raise InvalidInput("an admin key is never limited: no projects, not read-only", field="kind")
+        if self.kind is KeyKind.ADMIN and (self.projects is not None or self.namespaces is not None
+                                           or self.read_only):
+            raise InvalidInput("an admin key is never limited: no projects or namespaces, not read-only",
+                               field="kind")
         if self.projects is not None and not self.projects:
             raise InvalidInput("projects: name at least one project, or leave it out for every project",
                                field="projects")
+        if self.namespaces is not None and not self.namespaces:
+            raise InvalidInput("namespaces: name at least one namespace, or leave it out", field="namespaces")
 
 
 @dataclass(frozen=True)
@@ -68,6 +73,7 @@ class ApiKey:
         s = self.spec
         return {"id": self.id, "name": s.name, "kind": s.kind.value, "machine_id": s.machine_id,
                 "projects": list(s.projects) if s.projects is not None else None,
+                "namespaces": list(s.namespaces) if s.namespaces is not None else None,
                 "read_only": s.read_only, "prefix": self.prefix,
                 "created_at": self.created_at.isoformat() if self.created_at else None,
                 "revoked_at": self.revoked_at.isoformat() if self.revoked_at else None}
@@ -83,12 +89,18 @@ class Principal:
     projects: frozenset[str] | None = None
     read_only: bool = False
     key_id: str | None = None
+    namespaces: frozenset[str] | None = None  # the namespaces it is limited to (in `projects` as well)
 
     @classmethod
-    def of(cls, key: ApiKey) -> Principal:
+    def of(cls, key: ApiKey, namespace_projects: frozenset[str] = frozenset()) -> Principal:
+        """The principal of `key`; `namespace_projects` are what its namespaces hold now (their
+        member projects and their own scopes), which a key limited to namespaces may see."""
         s = key.spec
-        return cls(s.name, s.kind, s.machine_id, frozenset(s.projects) if s.projects is not None else None,
-                   s.read_only, key.id)
+        projects = frozenset(s.projects) if s.projects is not None else None
+        if s.namespaces is not None:
+            projects = (projects or frozenset()) | namespace_projects
+        return cls(s.name, s.kind, s.machine_id, projects, s.read_only, key.id,
+                   frozenset(s.namespaces) if s.namespaces is not None else None)
 
     @property
     def is_admin(self) -> bool:

@@ -6,7 +6,8 @@ redeploy). A stored key is found by
 the SHA-256 of what was presented (an index lookup: nothing about the stored keys leaks through
 timing). Found keys are cached for `ttl_s` (default 30 s) so a busy process asks the database
 once per key and half-minute; a revoked key is therefore refused everywhere within `ttl_s`.
-Unknown keys are not cached: a new key works at once.
+Unknown keys are not cached: a new key works at once. A key limited to namespaces sees their
+member projects as they were when it was cached: a member added or removed counts within `ttl_s`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import hmac
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
 from chalicelib.auth.domain.api_keys import DEPLOYMENT_ADMIN, Principal, key_hash
@@ -23,12 +24,15 @@ from chalicelib.auth.services.ports import KeysUnitOfWorkFactory
 CACHE_TTL_S = 30.0
 _MAX_CACHED = 1000
 ConfiguredKeys: TypeAlias = tuple[str, ...] | Callable[[], tuple[str, ...]]
+NamespaceReach: TypeAlias = Callable[[Sequence[str]], frozenset[str]]  # namespaces -> members and scopes
 
 
 class Authenticator:
     def __init__(self, uow: KeysUnitOfWorkFactory, configured_keys: ConfiguredKeys, *,
-                 ttl_s: float = CACHE_TTL_S, clock: Callable[[], float] = time.monotonic) -> None:
+                 ttl_s: float = CACHE_TTL_S, clock: Callable[[], float] = time.monotonic,
+                 namespace_reach: NamespaceReach | None = None) -> None:
         self._uow = uow
+        self._reach = namespace_reach or (lambda names: frozenset())
         self._configured = configured_keys if callable(configured_keys) else (lambda: configured_keys)
         self._ttl_s = ttl_s
         self._clock = clock
@@ -55,7 +59,8 @@ class Authenticator:
             with self._lock:
                 self._cache.pop(digest, None)
             return None
-        found = Principal.of(key)
+        namespaces = key.spec.namespaces
+        found = Principal.of(key, self._reach(namespaces) if namespaces else frozenset())
         with self._lock:
             if len(self._cache) >= _MAX_CACHED:
                 self._cache.clear()

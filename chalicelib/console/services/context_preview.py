@@ -1,10 +1,11 @@
 """What the prompt hook would inject for a prompt: the console's preview.
 
-The hook's own request (the project's 3 best matches, its namespaces' 2 and `_global`'s 2, hybrid, with the graph
-memory's fast block) rendered by the hook's own renderer (`chalicelib/contracts/prompt_context`),
-so the text matches `itachi context --prompt` to the character, token estimate included. Like
-that command it shows what a fresh session would get (the hook skips memories a session was
-already given). Unlike the hook, a preview never queues the prompt for the graph to learn from.
+The hook's own request (the project's 3 best matches, its namespaces' 2 and `_global`'s 2, hybrid,
+with the graph memory's fast block) rendered by the hook's own renderer
+(`chalicelib/contracts/prompt_context`), so the text matches `itachi context --prompt` to the
+character, token estimate included. Like that command it shows what a fresh session would get
+(the hook skips memories a session was already given). Unlike the hook, a preview never queues
+the prompt for the graph to learn from.
 """
 
 from __future__ import annotations

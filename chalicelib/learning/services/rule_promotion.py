@@ -46,8 +46,9 @@ class RulePromotion:
                                field="rule_id")
             (embedding,) = self._embedder.embed([rule.content])
             draft = MemoryDraft(
-                project=namespace_scope(namespace), category=CATEGORY, content=rule.content, embedding=embedding,
-                embedding_model=self._embedder.model, significance=rule.significance, confidence=rule.confidence,
+                project=namespace_scope(namespace), category=CATEGORY, content=rule.content,
+                embedding=embedding, embedding_model=self._embedder.model, significance=rule.significance,
+                confidence=rule.confidence,
                 metadata={"source": rule.metadata.get("source", "session"), "promoted_by": by,
                           "promoted_at": datetime.now(UTC).isoformat(),
                           "promoted_from": {"project": rule.project, "id": rule.id}},
@@ -58,7 +59,8 @@ class RulePromotion:
             promoted = uow.learned.get(stored.id)
             uow.commit()
         assert promoted is not None
-        return {"id": promoted.id, "namespace": namespace, "project": promoted.project, "rule": promoted.content,
+        return {"id": promoted.id, "namespace": namespace, "project": promoted.project,
+                "rule": promoted.content,
                 "confidence": promoted.confidence, "times_reinforced": promoted.times_reinforced,
                 "promoted_from": {"project": rule.project, "id": rule.id},
                 "outcome": "reinforced" if stored.deduplicated else "promoted"}

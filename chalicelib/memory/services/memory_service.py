@@ -113,13 +113,15 @@ class MemoryService:
         """The best `project_limit` memories of `project`, then the best `namespace_limit` (default
         `global_limit`) of its namespaces together, then the best `global_limit` of `_global`: one
         query embedding for all. For `_global` itself, its best max(limits)."""
+        scopes: list[tuple[tuple[str, ...], int]]
         if project == GLOBAL_PROJECT:
             scopes = [((project,), max(project_limit, global_limit))]
         else:
             shared = tuple(self._namespaces(project))
-            scopes = [((project,), project_limit),
-                      *([(shared, global_limit if namespace_limit is None else namespace_limit)] if shared else []),
-                      ((GLOBAL_PROJECT,), global_limit)]
+            scopes = [((project,), project_limit)]
+            if shared:
+                scopes.append((shared, global_limit if namespace_limit is None else namespace_limit))
+            scopes.append(((GLOBAL_PROJECT,), global_limit))
         return self.search_scopes(query, scopes, category=category, mode=mode, tag=tag,
                                   include_untrusted=include_untrusted)
 

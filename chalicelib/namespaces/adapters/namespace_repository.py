@@ -49,8 +49,8 @@ class PostgresNamespaces:
         return [_namespace(r) for r in self._conn.execute(f"{_NAMESPACES} GROUP BY n.name ORDER BY n.name")]
 
     def of_project(self, project: str) -> list[str]:
-        rows = self._conn.execute("SELECT namespace FROM namespace_projects WHERE project = %s ORDER BY namespace",
-                                  (project,)).fetchall()
+        rows = self._conn.execute("SELECT namespace FROM namespace_projects WHERE project = %s"
+                                  " ORDER BY namespace", (project,)).fetchall()
         return [r["namespace"] for r in rows]
 
     def members(self, names: Sequence[str]) -> list[str]:

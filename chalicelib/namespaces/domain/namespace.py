@@ -6,7 +6,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from chalicelib.contracts.memory_scopes import GLOBAL_PROJECT, NAMESPACE_NAME, NAMESPACE_PREFIX, namespace_scope
+from chalicelib.contracts.memory_scopes import (
+    GLOBAL_PROJECT,
+    NAMESPACE_NAME,
+    NAMESPACE_PREFIX,
+    namespace_scope,
+)
 from chalicelib.kernel.errors import InvalidInput
 
 MAX_PROJECTS = 100

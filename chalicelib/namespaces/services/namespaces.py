@@ -34,7 +34,8 @@ class NamespaceStore(Protocol):
 
 
 class NamespaceUnit(UnitOfWork, Protocol):
-    namespaces: NamespaceStore
+    @property
+    def namespaces(self) -> NamespaceStore: ...
 
 
 class Namespaces:

@@ -186,7 +186,7 @@ def test_a_prompt_brings_project_and_global_memories_in_one_request(ws: Workspac
     ]
     (search,) = api.received("/api/memory/search")
     assert search.query == {"query": LONG_PROMPT, "project": PROJECT, "project_limit": "3",
-                            "global_limit": "2", "mode": "hybrid", "graph": "true"}
+                            "global_limit": "2", "namespace_limit": "2", "mode": "hybrid", "graph": "true"}
     assert "which database" not in "\n".join(ws.log_lines())
 
 

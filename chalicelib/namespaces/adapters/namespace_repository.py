@@ -12,7 +12,7 @@ from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
 from chalicelib.namespaces.domain.namespace import Namespace
 
 Conn = psycopg.Connection[Any]
-_NAMESPACES = ("SELECT n.name, n.created_at, coalesce(array_agg(p.project ORDER BY p.added_at, p.project)"
+_NAMESPACES = ("SELECT n.name, n.created_at, coalesce(array_agg(p.project ORDER BY p.project)"
                " FILTER (WHERE p.project IS NOT NULL), '{}') AS projects"
                " FROM namespaces n LEFT JOIN namespace_projects p ON p.namespace = n.name")
 

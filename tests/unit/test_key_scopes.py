@@ -162,7 +162,11 @@ ADMIN_ONLY = {"GET /api/usage", "POST /api/memory/evict", "POST /api/memory/chec
               # a person vouching for quarantined text: an agent's key must not be able to
               "POST /api/memory/{memory_id}/promote",
               # a one-time sign-in link to the web console
-              "POST /api/console/links"}
+              "POST /api/console/links",
+              # namespaces: who shares what, and a rule promoted for every member, are an operator's
+              "POST /api/namespaces", "GET /api/namespaces", "GET /api/namespaces/{name}",
+              "POST /api/namespaces/{name}/projects", "DELETE /api/namespaces/{name}/projects",
+              "POST /api/namespaces/{name}/rules"}
 NO_KEY = {"GET /health", "POST /telegram/webhook", "POST /api/machines/join"}
 
 

@@ -111,10 +111,11 @@ class PostgresLearnedMemories:
             " AND n.valid_until IS NULL AND n.trusted AND n.phase < 3 AND n.embedding IS NOT NULL"
             " AND 1 - (n.embedding <=> p.embedding) > %(min)s"
             " ORDER BY n.id, n.embedding <=> p.embedding, p.id",
-            {"project": project, "scopes": list(scopes), "c": list(INSTRUCTION_CATEGORIES), "min": min_similarity},
+            {"project": project, "scopes": list(scopes), "c": list(INSTRUCTION_CATEGORIES),
+             "min": min_similarity},
         ).fetchall()
-        return [Override(str(r["shared"]), str(r["own"]), namespace_of(r["project"]) or r["project"], r["content"])
-                for r in rows]
+        return [Override(str(r["shared"]), str(r["own"]), namespace_of(r["project"]) or r["project"],
+                         r["content"]) for r in rows]
 
     def related(self, projects: Sequence[str], category: str, embedding: Embedding,
                 limit: int) -> list[LearnedItem]:

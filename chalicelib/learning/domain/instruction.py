@@ -16,7 +16,8 @@ SCOPES = ("global", "namespace", "project", "path", "language")
 
 
 def scope_of(project: str, metadata: dict[str, Any]) -> str:
-    """`global` for the `_global` project, `namespace:acme` for the namespace acme's, else the rule's `path:...` / `language:...` scope or `project`."""
+    """`global` for the `_global` project, `namespace:acme` for the namespace acme's, else the rule's
+    `path:...` / `language:...` scope or `project`."""
     if project == GLOBAL_PROJECT:
         return "global"
     if namespace_of(project):

@@ -250,7 +250,8 @@ class ProjectRules:
         limit = max(1, min(limit, MAX_LISTED))
         with self._units() as uow:
             # A project rule overrides a namespace's on the same thing (`domain/rule_levels.py`).
-            overrides = uow.learned.overrides(project, scopes, NEAR_IDENTICAL) if scopes and as_of is None else []
+            overrides = (uow.learned.overrides(project, scopes, NEAR_IDENTICAL)
+                         if scopes and as_of is None else [])
             found = uow.learned.instructions(projects, as_of, limit + len(overrides))
         return layered([i.as_json() for i in found], overrides, limit)
 

@@ -103,7 +103,7 @@ class Container(TaskWiring, AgentWiring, MemoryWiring, GraphWiring, LearningWiri
             graph_recall=lambda query, project: self.graph_retrieve.deep(project, query).text,
             assistant=self.user_model, offers=self.task_offers, deploys=self.project_deploys,
             repo_registry=self.codeintel.github_sync.repos, agent_runs=self.agent_runs,
-            agent_cron=self.agent_cron)
+            agent_cron=self.agent_cron, review=self.memory_review)
 
     def machine_of(self, kind: Owned, ref: str) -> tuple[bool, str | None]:
         """Whether a task, session, subagent run or SSH run exists, and the machine it is on (None: none

@@ -32,6 +32,8 @@ SCHEDULES: tuple[ScheduleSpec, ...] = (
     ScheduleSpec("cleanup", "functions.cleanup:handler", 86400,
                  "Forget idempotency records, then delete rows past their retention (batched, time-bound)."),
     ScheduleSpec("reminders", "functions.reminders:handler", 60, "Send the /remind reminders that are due."),
+    ScheduleSpec("review-digest", "functions.review_digest:handler", 3600,
+                 "Send the memories waiting for review to the chat in batches, with Keep / Edit / Drop."),
     ScheduleSpec("telegram-outbox-sweep", "functions.telegram_outbox:sweep", 60,
                  "Wake Telegram topic streams whose output has waited over 30 s."),
     ScheduleSpec("task-sweep", "functions.task_sweep:handler", 60,

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_integrity import MemoryIntegrity
     from chalicelib.memory.services.memory_lifecycle import MemoryLifecycle
     from chalicelib.memory.services.memory_recall import MemoryRecall
+    from chalicelib.memory.services.memory_review import MemoryReview
     from chalicelib.memory.services.memory_service import MemoryService
     from chalicelib.memory.services.memory_snapshots import MemorySnapshots
     from chalicelib.memory.services.memory_tool import MemoryTool
@@ -81,6 +82,13 @@ class MemoryWiring(CoreWiring):
         from chalicelib.memory.services.memory_tool import MemoryTool
 
         return MemoryTool(self.memory_units, self.memory.store)
+
+    @cached_property
+    def memory_review(self) -> MemoryReview:
+        """The review queue: untrusted memories and proposed rules a person keeps or drops."""
+        from chalicelib.memory.services.memory_review import MemoryReview
+
+        return MemoryReview(self.memory_units, self.memory)  # type: ignore[arg-type]  # binds `review`
 
     # Memory lifecycle: phased eviction, archive and restore, tags and listing (docs/memory.md).
     @cached_property

@@ -19,6 +19,7 @@ from chalicelib.memory.adapters.lifecycle_repository import PostgresLifecycleRep
 from chalicelib.memory.adapters.memory_repository import PostgresMemoryRepository
 from chalicelib.memory.adapters.memory_search import PostgresMemorySearch
 from chalicelib.memory.adapters.recall_repository import PostgresMemoryRecall
+from chalicelib.memory.adapters.review_repository import PostgresReviewRepository
 from chalicelib.memory.adapters.search_explain import PostgresSearchExplain
 from chalicelib.memory.adapters.search_statistics import SearchStatistics
 from chalicelib.memory.adapters.snapshot_repository import PostgresSnapshotRepository
@@ -38,6 +39,7 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
     recall: PostgresMemoryRecall
     explain: PostgresSearchExplain
     imports: PostgresImportCheck
+    review: PostgresReviewRepository
 
     def __init__(self, db: Any, statistics: SearchStatistics) -> None:
         super().__init__(db)
@@ -53,6 +55,7 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
         self.recall = PostgresMemoryRecall(conn)
         self.explain = PostgresSearchExplain(conn, self._statistics)
         self.imports = PostgresImportCheck(conn)
+        self.review = PostgresReviewRepository(conn)
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:

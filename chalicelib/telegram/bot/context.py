@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
     from chalicelib.graph.services.graph_admin import GraphAdmin
     from chalicelib.learning.services.task_feedback import TaskFeedback
+    from chalicelib.memory.services.memory_review import MemoryReview
     from chalicelib.ops.services.log_tail import LogTail
     from chalicelib.ops.services.machine_controls import MachineControls
     from chalicelib.ssh.services.ssh_runs import SshRuns
@@ -102,6 +103,7 @@ class BotServices:
     repo_registry: Callable[[], list[dict[str, Any]]] | None = None  # GitHub sync's repos, for /repos
     agent_runs: SubagentRuns | None = None  # /spawn and /agents
     agent_cron: AgentCron | None = None  # /agents cron
+    review: MemoryReview | None = None  # the review digest's Keep / Edit / Drop buttons
 
 
 def services(context: Context) -> BotServices:

@@ -36,6 +36,7 @@ from chalicelib.telegram.bot import (  # noqa: F401 (imported for their @command
     machine_commands,
     memory_commands,
     reminder_commands,
+    review_buttons,
     session_commands,
     ssh_commands,
     task_commands,
@@ -58,10 +59,13 @@ def build_application(token: str, api_url: str,
     app.add_handler(CallbackQueryHandler(ssh_commands.confirmed, pattern=f"^{CONFIRM_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(brain_commands.decided, pattern=f"^{PROPOSAL_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(graph_buttons.resolved, pattern=graph_buttons.PATTERN))
+    app.add_handler(CallbackQueryHandler(review_buttons.decided, pattern=review_buttons.PATTERN))
     app.add_handler(CallbackQueryHandler(approval_buttons.decided, pattern=approval_buttons.PATTERN))
     app.add_handler(CallbackQueryHandler(assistant_actions.offer_decided, pattern=f"^{OFFER_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(guard.stale_button))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.COMMAND, help_commands.unknown_command))
+    app.add_handler(MessageHandler(NEW_MESSAGE & review_buttons.EDIT_REPLY & filters.TEXT & ~filters.COMMAND,
+                                   review_buttons.edited))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.REPLY & filters.TEXT & ~filters.COMMAND,
                                    brain_commands.reason_given))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.TEXT & ~filters.COMMAND, session_commands.relay),

@@ -25,6 +25,7 @@ from chalicelib.console.routes import context_pages as console_context_pages
 from chalicelib.console.routes import graph_pages as console_graph_pages
 from chalicelib.console.routes import memory_pages as console_memory_pages
 from chalicelib.console.routes import overview_pages as console_overview_pages
+from chalicelib.console.routes import review_pages as console_review_pages
 from chalicelib.console.routes import task_pages as console_task_pages
 from chalicelib.console.web import sign_in_first
 from chalicelib.graph import routes as graph_routes
@@ -90,6 +91,7 @@ app.register_blueprint(console_overview_pages.bp)
 app.register_blueprint(console_brain_pages.bp)
 app.register_blueprint(console_context_pages.bp)
 app.register_blueprint(console_graph_pages.bp)
+app.register_blueprint(console_review_pages.bp)
 
 
 # Default deny: every route needs an API key, but these, each checking a credential of its own

@@ -10,6 +10,7 @@ from chalicelib.console.domain.html import Child, Markup, el, fragment, text
 NAV = (
     ("Memories", "/console/memories"),
     ("Prompt preview", "/console/context"),
+    ("Review", "/console/review"),
     ("Rules & lessons", "/console/learning"),
     ("Sessions", "/console/sessions"),
     ("Tasks", "/console/tasks"),

@@ -21,7 +21,8 @@ HOSTILE = "The deploy notes <script>window.__pwned = 1</script><img src=x onerro
 
 def _agent_finding(api: RunningApi, content: str) -> str:
     answer = requests.post(api.url + "/api/memory", headers=api.headers, timeout=120,
-                           json={"project": PROJECT, "category": "fact", "content": content, "source": "agent"})
+                           json={"project": PROJECT, "category": "fact", "content": content,
+                                 "source": "agent"})
     assert answer.status_code == 201, answer.text
     assert answer.json()["trusted"] is False
     return str(answer.json()["id"])
@@ -69,7 +70,8 @@ def test_a_person_keeps_edits_and_drops_waiting_memories_in_the_console(api: Run
         screenshot(page, "31-review-queue-done")
 
     first, second, third = (memory.get(i, record_access=False) for i in (kept, edited, dropped))
-    assert first.trusted and first.metadata["reviewed_by"].startswith("console:") and first.metadata["reviewed_at"]
+    assert first.trusted and first.metadata["reviewed_by"].startswith("console:")
+    assert first.metadata["reviewed_at"]
     assert second.trusted and second.content == "The search cluster has five nodes since the upgrade."
     assert third.phase == ARCHIVED and not third.trusted and third.metadata["review"] == "dropped"
     assert first.promoted_by == first.metadata["reviewed_by"] == second.metadata["reviewed_by"]

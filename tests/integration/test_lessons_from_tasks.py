@@ -112,17 +112,22 @@ def test_an_outcome_reported_again_extracts_nothing_more_and_a_cancelled_one_tea
                 f"task:{cancelled['id']}#1") == []
 
 
-def test_a_failed_tasks_error_is_read_too(client: ApiClient, container: Container) -> None:
-    task, _ = run_task(client, container, "Upgrade the ORM", status="failed",
-                       error="Migration 0042 failed: turns out the ORM upgrade needs Postgres 15 for MERGE.")
+def test_a_failed_tasks_error_is_read_as_a_hypothesis_never_as_a_fact(
+        client: ApiClient, container: Container) -> None:
+    found = "Migration 0042 failed: turns out the ORM upgrade needs Postgres 15 for MERGE."
+    task, _ = run_task(client, container, "Upgrade the ORM", status="failed", error=found)
 
-    learned = rows(container, "SELECT category, content FROM memories WHERE session_id = %s",
-                   f"task:{task['id']}#1")
-    assert [(r["category"], r["content"]) for r in learned] == [
-        ("learning", "Migration 0042 failed: turns out the ORM upgrade needs Postgres 15 for MERGE.")]
+    learned = rows(container, "SELECT category, content, metadata->>'kind' AS kind FROM memories"
+                              " WHERE session_id = %s", f"task:{task['id']}#1")
+    assert [(r["category"], r["content"], r["kind"]) for r in learned] == [("hypothesis", found, "learning")]
+    searched = client.get("/api/memory/search", query="ORM upgrade Postgres 15 MERGE", project=PROJECT)
+    assert found not in [hit["content"] for hit in searched["results"]]  # never injected as a fact
+    asked = client.get("/api/memory/search", query="ORM upgrade Postgres 15 MERGE", project=PROJECT,
+                       category="hypothesis")
+    assert [hit["content"] for hit in asked["results"]] == [found]
 
 
-def test_with_an_llm_a_task_is_queued_on_ingest_and_the_models_lessons_are_stored(
+def test_with_an_llm_a_failed_task_is_queued_on_ingest_and_the_models_findings_are_hypotheses(
         llm_api: RunningApi, fake: FakeOpenAI) -> None:  # noqa: F811  # fixtures
     container, client = llm_api.container, patient_client(llm_api)
     fake.script_chat(json.dumps({"significance": 0.85, "insights": [
@@ -138,9 +143,10 @@ def test_with_an_llm_a_task_is_queued_on_ingest_and_the_models_lessons_are_store
     (request,) = fake.requests_to(CHAT_PATH)
     prompt = request["messages"][-1]["content"]
     assert "Upgrade the ORM to 3.0" in prompt and "The task failed: migration 0042" in prompt
-    lessons = rows(container, "SELECT content, confidence, metadata->>'source' AS source FROM memories "
-                              "WHERE session_id = %s AND category = 'task_lesson'", f"task:{task['id']}#1")
-    assert lessons == [{"content": "The ORM upgrade needs Postgres 15 for MERGE", "confidence": 0.7,
-                        "source": "task"}]
-    rules = client.get("/api/project/learnings", project=PROJECT)["rules"]
-    assert [r["rule"] for r in rules] == ["Check the Postgres version before upgrading the ORM"]
+    stored = rows(container, "SELECT category, content, metadata->>'kind' AS kind FROM memories "
+                             "WHERE session_id = %s ORDER BY content", f"task:{task['id']}#1")
+    assert stored == [  # a failed attempt yields hypotheses: no lesson, no rule, no fact
+        {"category": "hypothesis", "content": "Check the Postgres version before upgrading the ORM",
+         "kind": "rule"},
+        {"category": "hypothesis", "content": "The ORM upgrade needs Postgres 15 for MERGE", "kind": "learning"}]
+    assert client.get("/api/project/learnings", project=PROJECT)["rules"] == []

@@ -16,6 +16,7 @@ from chalicelib.kernel.errors import InvalidInput
 from chalicelib.memory.domain.memory_model import Memory
 from chalicelib.memory.domain.review_digest import kind_of
 from chalicelib.memory.routes import parse_memory_id
+from chalicelib.memory.services.memory_review import MAX_TEXT_CHARS
 
 bp = console_blueprint(__name__)
 DONE = {"kept": "Kept: it is trusted now.", "edited": "Edited and kept.", "dropped": "Dropped: archived."}
@@ -26,7 +27,8 @@ def _edit_form(ctx: Ctx, m: Memory) -> Markup:
         "form",
         {"method": "post", "action": ctx.url(f"/console/review/{m.id}/edit"), "class": "review-edit"},
         hidden_csrf(ctx.session.csrf_token),
-        el("textarea", {"name": "content", "rows": 3, "id": f"content-{m.id}", "maxlength": 20000}, m.content),
+        el("textarea", {"name": "content", "rows": 3, "id": f"content-{m.id}", "maxlength": MAX_TEXT_CHARS},
+           m.content),
         el("button", {"type": "submit"}, "Keep edited"),
     )
 

@@ -29,6 +29,7 @@ MAX_RULES = 5
 MAX_INSIGHT_CHARS = 500
 MAX_RULE_CHARS = 200
 DEFAULT_RULE_CONFIDENCE = 0.8
+HYPOTHESIS = "hypothesis"  # the memory category of what a failed attempt found
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,16 @@ def lessons_to_promote(extraction: Extraction) -> list[tuple[Insight, str]]:
     if extraction.significance < RLM_SIGNIFICANCE_THRESHOLD:
         return []
     return [(i, RLM_CATEGORY_MAP[i.category]) for i in extraction.insights if i.category in RLM_CATEGORY_MAP]
+
+
+def hypotheses(insights: Iterable[Insight],
+               rules: Iterable[RuleCandidate]) -> tuple[list[Insight], dict[str, str]]:
+    """Every insight and rule of a failed attempt as a hypothesis, and what each claimed to be
+    (its insight category, or `rule`), by text."""
+    found = [(r.rule, "rule", r.lines) for r in rules] + [(i.content, i.category, i.lines) for i in insights]
+    kinds = {text: kind for text, kind, _ in found}
+    lines = {text: at for text, _, at in found}
+    return [Insight(HYPOTHESIS, text, lines[text]) for text in kinds], kinds
 
 
 def clamp(value: float, low: float = 0.0, high: float = 1.0) -> float:

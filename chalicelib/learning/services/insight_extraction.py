@@ -9,6 +9,11 @@ answered at once with `queued: true` (the consumer calls `run`); without one, th
 runs inline (milliseconds) and the answer carries the counts. A session already extracted is
 answered from its stored result with `replayed: true`, and nothing changes.
 
+A transcript of something that failed (`hypothetical`: a failed task attempt) proves nothing it
+says: every insight and rule found in it is stored as a `hypothesis` memory (`metadata.kind` the
+insight's category, or `rule`), never as a fact, a rule or a lesson. Hypotheses are searched only
+when asked for by name (`ON_REQUEST_CATEGORIES`), so they are never injected as facts.
+
 Idempotency: the session's claim, its memories, rules, lessons and stored result commit in one
 transaction; a concurrent duplicate waits on the claim and then answers the stored result.
 """
@@ -27,6 +32,7 @@ from chalicelib.learning.domain.insights import (
     Insight,
     RuleCandidate,
     extraction_from_answer,
+    hypotheses,
     lessons_to_promote,
 )
 from chalicelib.learning.services.insight_prompt import SCHEMA, SYSTEM, user_prompt
@@ -49,6 +55,7 @@ class SessionTranscript:
     summary: str | None = None
     duration_ms: int | None = None
     source: str = "session"  # or "task": a finished task read as a conversation (task_lessons)
+    hypothetical: bool = False  # the work failed: what it found is a hypothesis, not a fact
 
     def to_message(self) -> dict[str, Any]:
         session = {**asdict(self), "files_changed": list(self.files_changed)}
@@ -59,7 +66,8 @@ class SessionTranscript:
         s = body["session"]
         files = tuple(str(f) for f in s.get("files_changed") or ())
         return cls(str(s["session_id"]), str(s["project"]), str(s["conversation_text"]), files,
-                   s.get("summary"), s.get("duration_ms"), str(s.get("source") or "session"))
+                   s.get("summary"), s.get("duration_ms"), str(s.get("source") or "session"),
+                   bool(s.get("hypothetical")))
 
 
 class InsightExtraction:
@@ -99,7 +107,7 @@ class InsightExtraction:
             return {**stored, "replayed": True}
         clean = SessionTranscript(t.session_id, t.project, self._redact(t.conversation_text),
                                   t.files_changed, self._redact(t.summary) if t.summary else None,
-                                  t.duration_ms, t.source)
+                                  t.duration_ms, t.source, t.hypothetical)
         return self.store(clean, self.extract(clean))
 
     def extract(self, t: SessionTranscript) -> Extraction:
@@ -122,6 +130,10 @@ class InsightExtraction:
         insights = [i for i in insights if i.content]
         rules = [RuleCandidate(self._rules.clean(r.rule), r.confidence, r.lines) for r in extraction.rules]
         rules = [r for r in rules if r.rule]
+        kinds = {i.content: i.category for i in insights}
+        if t.hypothetical:  # nothing a failure says is known: no facts, rules or lessons from it
+            insights, kinds = hypotheses(insights, rules)
+            rules = []
         vectors = self._embedder.embed([i.content for i in insights] + [r.rule for r in rules]) \
             if insights or rules else []
         by_text = dict(zip([i.content for i in insights] + [r.rule for r in rules], vectors, strict=True))
@@ -130,6 +142,7 @@ class InsightExtraction:
             project=t.project, category=i.category, content=i.content, embedding=by_text[i.content],
             embedding_model=model, significance=extraction.significance,
             metadata={"source": f"{t.source}_insight", "extractor": extraction.extractor,
+                      **({"kind": kinds[i.content]} if t.hypothetical else {}),
                       "significance": extraction.significance, "transcript_lines": list(i.lines)},
             session_id=t.session_id, source_ids=tuple(f"line:{n}" for n in i.lines)) for i in insights])
         with self._units() as uow:

@@ -4,8 +4,10 @@ the same insight extraction as a session, so tasks that never had a hook session
 What is found is stored as a session's would be: insights as memories (`metadata.source =
 "task_insight"`, `session_id = task:<id>#<attempt>`), rules through the project-rule dedup,
 and insights of a significant task (>= 0.7) promoted to `task_lesson` memories at 0.7, which
-later tasks' outcomes then move by +0.10 / -0.15. With an LLM configured the transcript is
-queued on `ingest` like a session's; without one the heuristic runs inline.
+later tasks' outcomes then move by +0.10 / -0.15. A failed attempt proves nothing it says: what
+is found in it is stored as `hypothesis` memories only (see `insight_extraction`). With an LLM
+configured the transcript is queued on `ingest` like a session's; without one the heuristic runs
+inline.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ class TaskLessons:
             return None
         return self._extraction.submit(SessionTranscript(
             outcome_key(record.task_id, record.attempt), record.project, conversation(record),
-            record.files_changed, record.summary or record.error, record.duration_ms, source=SOURCE))
+            record.files_changed, record.summary or record.error, record.duration_ms, source=SOURCE,
+            hypothetical=record.outcome == "failure"))
 
     def from_note(self, record: TaskRecord, note: str) -> dict[str, Any] | None:
         """Extract from the note the user left with their verdict (once per task)."""

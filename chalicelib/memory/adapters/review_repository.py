@@ -61,5 +61,6 @@ class PostgresReviewRepository:
             f" SELECT id, project, category, content, summary FROM memories WHERE {_STILL_WAITING}"
             " AND phase = 0 ON CONFLICT (memory_id) DO NOTHING", params)
         return self._conn.execute(
-            f"UPDATE memories SET phase = %(archived)s, {_REVIEWED}, updated_at = now() WHERE {_STILL_WAITING}",
+            f"UPDATE memories SET phase = %(archived)s, {_REVIEWED}, updated_at = now()"
+            f" WHERE {_STILL_WAITING}",
             params).rowcount == 1

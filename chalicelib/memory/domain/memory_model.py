@@ -143,8 +143,10 @@ class SimilarMemory:
 
 
 # Categories a search or a recent listing includes only when asked for by name: session
-# transcripts (the transcript indexer's chunks) would otherwise crowd every prompt injection.
-ON_REQUEST_CATEGORIES = ("transcript",)
+# transcripts (the transcript indexer's chunks) would otherwise crowd every prompt injection, and
+# hypotheses (what a failed task thought) must never be injected as facts.
+HYPOTHESIS = "hypothesis"
+ON_REQUEST_CATEGORIES = ("transcript", HYPOTHESIS)
 
 
 @dataclass(frozen=True)

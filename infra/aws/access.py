@@ -56,7 +56,7 @@ ACCESS: dict[str, Access] = {
     "functions.ingest_consumer:handler": Access((DB, OPENAI)),
     "functions.cleanup:handler": Access((DB,)),
     "functions.reminders:handler": Access((DB, BOT, OPENAI)),
-    "functions.review_digest:handler": Access((DB, BOT)),
+    "functions.review_digest:handler": Access((DB, BOT, OPENAI)),
     "functions.telegram_outbox:sweep": Access((DB, BOT), ("telegram-outbox",)),
     "functions.task_sweep:handler": Access((DB, BOT), ("dispatch", "telegram-outbox")),
     "functions.agent_lifecycle:handler": Access((DB, BOT), ("dispatch", "telegram-outbox", MACHINES)),

@@ -36,7 +36,7 @@ EXPECTED: dict[str, tuple[set[str], set[str], bool]] = {
     "functions.ingest_consumer:handler": ({DB, AI}, set(), False),
     "functions.cleanup:handler": ({DB}, set(), False),
     "functions.reminders:handler": ({DB, BOT, AI}, set(), False),
-    "functions.review_digest:handler": ({DB, BOT}, set(), False),
+    "functions.review_digest:handler": ({DB, BOT, AI}, set(), False),
     "functions.telegram_outbox:sweep": ({DB, BOT}, {"telegram-outbox"}, False),
     "functions.task_sweep:handler": ({DB, BOT}, {"dispatch", "telegram-outbox"}, False),
     "functions.agent_lifecycle:handler": ({DB, BOT}, {"dispatch", "telegram-outbox", MACHINES}, False),

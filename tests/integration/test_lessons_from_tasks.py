@@ -148,5 +148,6 @@ def test_with_an_llm_a_failed_task_is_queued_on_ingest_and_the_models_findings_a
     assert stored == [  # a failed attempt yields hypotheses: no lesson, no rule, no fact
         {"category": "hypothesis", "content": "Check the Postgres version before upgrading the ORM",
          "kind": "rule"},
-        {"category": "hypothesis", "content": "The ORM upgrade needs Postgres 15 for MERGE", "kind": "learning"}]
+        {"category": "hypothesis", "content": "The ORM upgrade needs Postgres 15 for MERGE",
+         "kind": "learning"}]
     assert client.get("/api/project/learnings", project=PROJECT)["rules"] == []

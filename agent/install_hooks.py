@@ -41,6 +41,7 @@ CLIENTS = ("claude", "codex", "gemini")
 _HOOK_TABLE = (
     ("session_start", 15, "SessionStart", "SessionStart", "SessionStart"),
     ("user_prompt_submit", 8, "UserPromptSubmit", "UserPromptSubmit", "BeforeAgent"),
+    ("user_prompt_submit", 8, "SubagentStart", "", ""),  # what a subagent starts with
     ("post_tool_use", 10, "PostToolUse Write|Edit|MultiEdit|Read|Bash", "PostToolUse apply_patch|Edit|Write",
      "AfterTool write_file|replace"),
     ("post_tool_use", 10, "PostToolUseFailure", "", ""),

@@ -54,7 +54,8 @@ def test_user_scope_writes_every_claude_hook_with_its_timeout(claude_dir: Path, 
     settings = json.loads(path.read_text())
     timeouts = {event: ours(settings, event)[0]["timeout"] for event in settings["hooks"]}
     assert timeouts == {"SessionStart": 15, "UserPromptSubmit": 8, "PostToolUse": 10, "PreToolUse": 610,
-                        "PostToolUseFailure": 10, "PreCompact": 10, "Stop": 10, "SessionEnd": 5}
+                        "PostToolUseFailure": 10, "PreCompact": 10, "Stop": 10, "SessionEnd": 5,
+                        "SubagentStart": 8}
     group = settings["hooks"]["PostToolUse"][0]
     assert group["matcher"] == "Write|Edit|MultiEdit|Read|Bash"
     command = f"'{PYTHON}' -I -S {LAUNCHER} post_tool_use --itachi-client claude"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -28,7 +28,7 @@ class PostgresConsoleReads:
             ).fetchall()
         )
 
-    def learned(self, project: str | None, limit: int) -> list[dict[str, Any]]:
+    def learned(self, projects: Sequence[str] | None, limit: int) -> list[dict[str, Any]]:
         return list(
             self._conn.execute(
                 "SELECT m.id::text AS id, m.project, m.category, m.content, m.confidence, m.times_reinforced,"
@@ -36,9 +36,10 @@ class PostgresConsoleReads:
                 " s.good_feedback, s.bad_feedback"
                 " FROM memories m LEFT JOIN lesson_stats s ON s.lesson_id = m.id"
                 " WHERE m.category = ANY(%(cats)s) AND m.superseded_by IS NULL AND m.phase < 3"
-                " AND (%(p)s::text IS NULL OR m.project = %(p)s)"
+                " AND (%(p)s::text[] IS NULL OR m.project = ANY(%(p)s))"
                 " ORDER BY m.confidence DESC, m.last_reinforced_at DESC LIMIT %(limit)s",
-                {"cats": LEARNED_CATEGORIES, "p": project, "limit": limit},
+                {"cats": LEARNED_CATEGORIES, "p": list(projects) if projects is not None else None,
+                 "limit": limit},
             ).fetchall()
         )
 

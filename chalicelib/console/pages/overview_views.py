@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from chalicelib.console.domain.html import Markup, el, fragment, json_data
+from chalicelib.console.domain.html import Child, Markup, el, fragment, json_data
 from chalicelib.console.pages.layout import short, table, when
 
 
@@ -25,7 +26,8 @@ def project_filter(action: str, project: str, projects: list[dict[str, Any]]) ->
     )
 
 
-def learned(base: str, rows: list[dict[str, Any]], history: dict[str, list[dict[str, Any]]]) -> Markup:
+def learned(base: str, rows: list[dict[str, Any]], history: dict[str, list[dict[str, Any]]],
+            actions: Callable[[dict[str, Any]], Child]) -> Markup:
     def outcomes(r: dict[str, Any]) -> str:
         if r.get("applications") is None:
             return "—"
@@ -54,7 +56,7 @@ def learned(base: str, rows: list[dict[str, Any]], history: dict[str, list[dict[
         )
 
     return table(
-        ("rule or lesson", "project", "kind", "confidence", "reinforced", "outcomes", "history"),
+        ("rule or lesson", "project", "kind", "confidence", "reinforced", "outcomes", "history", ""),
         [
             [
                 el("a", {"href": f"{base}/console/memories/{r['id']}"}, short(r["content"], 300)),
@@ -64,6 +66,7 @@ def learned(base: str, rows: list[dict[str, Any]], history: dict[str, list[dict[
                 r["times_reinforced"],
                 outcomes(r),
                 trail(r["id"]),
+                actions(r),
             ]
             for r in rows
         ],

@@ -1,35 +1,76 @@
-"""Console read-only pages: rules and lessons, sessions, machines, spend."""
+"""Console pages: rules and lessons (with Promote to a namespace), sessions, machines, spend."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from chalice import Response
 
 from chalicelib.bootstrap import get_container
+from chalicelib.console.domain.html import fragment
 from chalicelib.console.pages import overview_views as views
-from chalicelib.console.pages.layout import page
+from chalicelib.console.pages.layout import flash, page, post_button
 from chalicelib.console.routes.common import bounded_text, console_blueprint, parse_int
-from chalicelib.console.web import Ctx, html
+from chalicelib.console.web import Ctx, html, redirect
+from chalicelib.contracts.memory_scopes import namespace_scope
+from chalicelib.kernel.errors import InvalidInput
 from chalicelib.llm.domain.llm_budget import DailyBudget
+from chalicelib.memory.routes import parse_memory_id
 
 bp = console_blueprint(__name__)
+PROMOTABLE = "project_rule"
 
 
 @bp.page("/console/learning")
 def learning(ctx: Ctx) -> Response:
     project = bounded_text(ctx.query("project"), "project")
-    with get_container().console_reads() as reads:
-        projects, rows = reads.projects(), reads.learned(project, 200)
+    promoted = bounded_text(ctx.query("promoted"), "promoted", 63)
+    container = get_container()
+    member_of: dict[str, list[str]] = {}
+    for namespace in container.namespaces.listing():
+        for member in namespace.projects:
+            member_of.setdefault(member, []).append(namespace.name)
+    # A member project's filter shows what it reads beside its own: its namespaces' rules too.
+    scopes = None if project is None else [project, *(namespace_scope(n) for n in member_of.get(project, []))]
+    with container.console_reads() as reads:
+        projects, rows = reads.projects(), reads.learned(scopes, 200)
         history = reads.lesson_history([r["id"] for r in rows])
+    csrf = ctx.session.csrf_token
+
+    def promote_buttons(r: dict[str, Any]) -> Any:
+        if r["category"] != PROMOTABLE:
+            return ""
+        return fragment(*[
+            post_button(ctx.url(f"/console/learning/{r['id']}/promote"), csrf, f"Promote to {name}",
+                        confirm=f"Promote this rule to {name}? Every project of {name} reads it then.",
+                        namespace=name, project=project or "")
+            for name in member_of.get(r["project"], [])
+        ])
+
     return html(
         page(
             ctx.base,
-            ctx.session.csrf_token,
+            csrf,
             ctx.session.signed_in_as,
             "Rules & lessons",
+            flash(f"Promoted to {promoted}: every project of {promoted} reads the rule." if promoted
+                  else None),
             views.project_filter(ctx.url("/console/learning"), project or "", projects),
-            views.learned(ctx.base, rows, history),
+            views.learned(ctx.base, rows, history, promote_buttons),
         )
     )
+
+
+@bp.page("/console/learning/{rule_id}/promote", methods=("POST",))
+def promote(ctx: Ctx, rule_id: str) -> Response:
+    """Move a member project's rule up to one of its namespaces (the API's and the CLI's promotion)."""
+    namespace = bounded_text((ctx.form.get("namespace") or "").strip(), "namespace", 63)
+    if namespace is None:
+        raise InvalidInput("namespace: the namespace to promote the rule to", field="namespace")
+    back = bounded_text(ctx.form.get("project") or "", "project")
+    get_container().rule_promotion.promote(parse_memory_id(rule_id), namespace,
+                                           by=f"console:{ctx.session.signed_in_as}")
+    return redirect(ctx.url("/console/learning", project=back, promoted=namespace))
 
 
 @bp.page("/console/sessions")

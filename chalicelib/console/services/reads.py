@@ -5,7 +5,7 @@ Each method is one query in `adapters/console_reads.py`; the pages get plain dic
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 
@@ -14,8 +14,9 @@ class ConsoleReads(Protocol):
         """Every project with memories, by name."""
         ...
 
-    def learned(self, project: str | None, limit: int) -> list[dict[str, Any]]:
-        """Project rules and lessons (memories) with confidence, reinforcement and outcome counts."""
+    def learned(self, projects: Sequence[str] | None, limit: int) -> list[dict[str, Any]]:
+        """Rules and lessons (memories) of these scopes (None: every scope) with confidence,
+        reinforcement and outcome counts."""
         ...
 
     def lesson_history(self, lesson_ids: list[str]) -> dict[str, list[dict[str, Any]]]:

@@ -77,6 +77,7 @@ class Container(TaskWiring, AgentWiring, MemoryWiring, GraphWiring, LearningWiri
         """What the bot's handlers use (they never see this container)."""
         from chalicelib.telegram.bot.context import BotServices
         from chalicelib.telegram.services.memory_admin import TelegramMemoryAdmin
+        from chalicelib.telegram.services.rule_offers import RuleOffers
         from chalicelib.telegram.services.session_requests import SessionRequests
         from chalicelib.telegram.services.telegram_context import TelegramContext
         from chalicelib.telegram.services.telegram_conversation import ContextProvider, Conversation
@@ -103,7 +104,10 @@ class Container(TaskWiring, AgentWiring, MemoryWiring, GraphWiring, LearningWiri
             graph_recall=lambda query, project: self.graph_retrieve.deep(project, query).text,
             assistant=self.user_model, offers=self.task_offers, deploys=self.project_deploys,
             repo_registry=self.codeintel.github_sync.repos, agent_runs=self.agent_runs,
-            agent_cron=self.agent_cron, review=self.memory_review)
+            agent_cron=self.agent_cron, review=self.memory_review,
+            rule_offers=RuleOffers(rules=lambda: self.project_rules, promotion=lambda: self.rule_promotion,
+                                   scopes_of=lambda project: self.namespaces.scopes_of(project),
+                                   namespace_names=lambda: [n.name for n in self.namespaces.listing()]))
 
     def machine_of(self, kind: Owned, ref: str) -> tuple[bool, str | None]:
         """Whether a task, session, subagent run or SSH run exists, and the machine it is on (None: none

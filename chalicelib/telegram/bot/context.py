@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from chalicelib.telegram.services.folder_walks import FolderWalks
     from chalicelib.telegram.services.memory_admin import TelegramMemoryAdmin
     from chalicelib.telegram.services.reminders import Reminders
+    from chalicelib.telegram.services.rule_offers import RuleOffers
     from chalicelib.telegram.services.session_requests import SessionRequests
     from chalicelib.telegram.services.telegram_context import TelegramContext
     from chalicelib.telegram.services.telegram_conversation import Conversation
@@ -104,6 +105,7 @@ class BotServices:
     agent_runs: SubagentRuns | None = None  # /spawn and /agents
     agent_cron: AgentCron | None = None  # /agents cron
     review: MemoryReview | None = None  # the review digest's Keep / Edit / Drop buttons
+    rule_offers: RuleOffers | None = None  # /rules and its Promote to <namespace> buttons
 
 
 def services(context: Context) -> BotServices:

@@ -37,6 +37,7 @@ from chalicelib.telegram.bot import (  # noqa: F401 (imported for their @command
     memory_commands,
     reminder_commands,
     review_buttons,
+    rule_commands,
     session_commands,
     ssh_commands,
     task_commands,
@@ -62,6 +63,7 @@ def build_application(token: str, api_url: str,
     app.add_handler(CallbackQueryHandler(review_buttons.decided, pattern=review_buttons.PATTERN))
     app.add_handler(CallbackQueryHandler(approval_buttons.decided, pattern=approval_buttons.PATTERN))
     app.add_handler(CallbackQueryHandler(assistant_actions.offer_decided, pattern=f"^{OFFER_PREFIX}:"))
+    app.add_handler(CallbackQueryHandler(rule_commands.promoted, pattern=rule_commands.PATTERN))
     app.add_handler(CallbackQueryHandler(guard.stale_button))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.COMMAND, help_commands.unknown_command))
     app.add_handler(MessageHandler(NEW_MESSAGE & review_buttons.EDIT_REPLY & filters.TEXT & ~filters.COMMAND,

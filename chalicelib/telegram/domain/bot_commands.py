@@ -35,6 +35,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("engines", "/engines [machine] [order]", "Show or set a machine's engine order"),
     CommandSpec("recall", "/recall <query>", "Search memory"),
     CommandSpec("learn", "/learn [project:] <rule>", "Store a project rule (confidence 0.95)"),
+    CommandSpec("rules", "/rules [project]",
+                "A project's rules, each with ⬆ Promote to <namespace> when the project is in namespaces"),
     CommandSpec("memory", "/memory stats|check [project] | /memory snapshot <name> [project]",
                 "Memory per phase, integrity counts, or a snapshot of a project's memory"),
     CommandSpec("feedback", "/feedback <task> good|bad [note]",
@@ -175,6 +177,13 @@ def parse_learn(args: Sequence[str]) -> LearnRequest:
     if first.endswith(":") and len(first) > 1 and _NAME.match(first[:-1]) and len(args) > 1:
         return LearnRequest(first[:-1], " ".join(args[1:]))
     return LearnRequest(None, " ".join(args))
+
+
+def parse_rules(args: Sequence[str]) -> str | None:
+    """`/rules` (the topic's project) or `/rules <project>`."""
+    if len(args) > 1 or (args and not _NAME.match(args[0])):
+        raise _usage("rules")
+    return args[0] if args else None
 
 
 def parse_query(args: Sequence[str], command: str) -> str:

@@ -47,6 +47,7 @@ from chalicelib.ssh import routes as ssh_routes
 from chalicelib.sync import routes as sync_routes
 from chalicelib.tasks.routes import agent_session_routes, agent_task_routes, machine_routes, task_routes
 from chalicelib.telegram import routes as telegram_routes
+from chalicelib.triggers import routes as github_trigger_routes
 
 app = Chalice(app_name="itachi", configure_logs=False)
 def _caller() -> str:
@@ -67,6 +68,7 @@ app.register_blueprint(agent_task_routes.bp)
 app.register_blueprint(machine_routes.bp)
 app.register_blueprint(agent_session_routes.bp)
 app.register_blueprint(telegram_routes.bp)
+app.register_blueprint(github_trigger_routes.bp)
 app.register_blueprint(learning_routes.bp)
 app.register_blueprint(memory_routes.bp)
 app.register_blueprint(graph_routes.bp)
@@ -99,6 +101,7 @@ app.register_blueprint(console_review_pages.bp)
 OPEN_ROUTES: dict[str, str] = {
     "/health": "liveness for monitors: up or down, no stored data",
     "/telegram/webhook": "Telegram's secret header, compared with the deployment's webhook secret",
+    "/webhooks/github": "GitHub's HMAC-SHA256 signature of the body, under the deployment's webhook secret",
     "/api/machines/join": "the one-time invite token in the body is the credential",
     "/console/login": "the console's sign-in form: it takes an admin key or a one-time link",
     "/console/assets/{name}": "the console's static CSS and JavaScript, the same for everyone",

@@ -26,6 +26,7 @@ from chalicelib.wiring.ops import OpsWiring
 from chalicelib.wiring.remote import RemoteWiring
 from chalicelib.wiring.tasks import TaskWiring
 from chalicelib.wiring.telegram import TelegramWiring
+from chalicelib.wiring.triggers import TriggersWiring
 
 # Adapters and services are imported where they are built: `import app` (a Lambda cold start)
 # then pays only for the routes, and each container builds only what its requests use.
@@ -39,7 +40,8 @@ if TYPE_CHECKING:
 
 @dataclass
 class Container(TaskWiring, AgentWiring, MemoryWiring, GraphWiring, LearningWiring, TelegramWiring,
-                AssistantWiring, OpsWiring, RemoteWiring, AuthWiring, NamespaceWiring, CoreWiring):
+                AssistantWiring, OpsWiring, RemoteWiring, AuthWiring, NamespaceWiring, TriggersWiring,
+                CoreWiring):
     settings: Settings
     stream_pacing: StreamPacing | None = None  # Telegram topic streams' pace (tests pass a fast one)
 

@@ -70,6 +70,12 @@ class Settings(BaseSettings):
     # GitHub sync (the repos registry); no token, no sync
     github_token: str = Field("", repr=False, validation_alias=_env("GITHUB_TOKEN"))
     github_api_url: str = Field("https://api.github.com", validation_alias=_env("ITACHI_GITHUB_API_URL"))
+    # GitHub-triggered tasks (docs/tasks.md): the webhook's shared secret (no secret, every delivery
+    # is refused), the issue label and the comment mention that start a task.
+    github_webhook_secret: str = Field("", repr=False, validation_alias=_env("GITHUB_WEBHOOK_SECRET"))
+    github_task_label: str = Field("itachi", min_length=1, validation_alias=_env("ITACHI_GITHUB_TASK_LABEL"))
+    github_task_mention: str = Field("@itachi", min_length=2,
+                                     validation_alias=_env("ITACHI_GITHUB_TASK_MENTION"))
     # Hybrid search. Chosen on LoCoMo (docs/benchmarks.md, "Memory core"); the seeds' 0.7/0.3 measured lower.
     search_vector_weight: float = Field(0.4, ge=0, validation_alias=_env("ITACHI_SEARCH_VECTOR_WEIGHT"))
     search_text_weight: float = Field(0.6, ge=0, validation_alias=_env("ITACHI_SEARCH_TEXT_WEIGHT"))

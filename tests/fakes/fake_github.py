@@ -1,4 +1,5 @@
-"""A local fake of GitHub's REST API: `GET /user/repos`, paged as GitHub pages it.
+"""A local fake of GitHub's REST API: `GET /user/repos`, paged as GitHub pages it, and
+`POST /repos/{owner}/{repo}/issues/{number}/comments`, recorded in `comments`.
 
 It checks what GitHub checks (a bearer token it knows, 401 otherwise; `per_page` at most 100),
 answers with GitHub's repository shape and a `Link` header, and records every request.
@@ -6,6 +7,8 @@ answers with GitHub's repository shape and a `Link` header, and records every re
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 import urllib.parse
 from email.message import Message
@@ -15,6 +18,7 @@ from typing import Any
 from tests.fakes.local_http_server import LocalHttpServer, Reply
 
 TOKEN = "ghp_fake_token_for_tests_0123456789abcdef"
+_COMMENTS = re.compile(r"^/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)/issues/(?P<number>[0-9]+)/comments$")
 
 
 def github_repo(
@@ -52,6 +56,7 @@ class FakeGitHub(LocalHttpServer):
         self.token = token
         self.repos = list(repos or [])
         self.requests: list[str] = []
+        self.comments: list[dict[str, Any]] = []  # {"repository", "number", "body"} in arrival order
         self._lock = threading.Lock()
 
     @property
@@ -67,6 +72,9 @@ class FakeGitHub(LocalHttpServer):
                 {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"},
             )
         route, _, query = path.partition("?")
+        comment_on = _COMMENTS.match(route)
+        if method == "POST" and comment_on:
+            return self._comment(comment_on, body)
         if method != "GET" or route != "/user/repos":
             return Reply(HTTPStatus.NOT_FOUND, {"message": "Not Found"})
         params = urllib.parse.parse_qs(query)
@@ -82,3 +90,18 @@ class FakeGitHub(LocalHttpServer):
         if page < last:
             link = f'<{self.url}/user/repos?per_page={per_page}&page={page + 1}>; rel="next", ' + link
         return Reply(HTTPStatus.OK, chunk, {"Link": link})
+
+    def _comment(self, target: re.Match[str], body: bytes) -> Reply:
+        try:
+            text = json.loads(body or b"{}").get("body")
+        except (ValueError, AttributeError):
+            text = None
+        if not isinstance(text, str) or not text:
+            return Reply(HTTPStatus.UNPROCESSABLE_ENTITY, {"message": "Validation Failed"})
+        repository, number = f"{target['owner']}/{target['repo']}", int(target["number"])
+        with self._lock:
+            self.comments.append({"repository": repository, "number": number, "body": text})
+            comment_id = len(self.comments)
+        return Reply(HTTPStatus.CREATED, {
+            "id": comment_id, "body": text,
+            "html_url": f"https://github.com/{repository}/issues/{number}#issuecomment-{comment_id}"})

@@ -1,0 +1,18 @@
+"""What GitHub-triggered tasks need: their delivery records, a way to comment on an issue."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from chalicelib.kernel.unit_of_work import Claims, UnitOfWork
+
+
+class TriggersUnitOfWork(UnitOfWork, Protocol):
+    @property
+    def claims(self) -> Claims: ...
+
+
+class IssueCommenter(Protocol):
+    def comment_on_issue(self, repository: str, number: int, text: str) -> str:
+        """Comment on issue `number` of `owner/name`; return the comment's URL."""
+        ...

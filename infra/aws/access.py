@@ -13,7 +13,7 @@ holds what it holds:
 - a function that talks to Telegram builds the bot application, whose handlers' composition
   builds the embedder, so it reads the OpenAI key as well (`Container.bot_services`);
 - memory, lessons and the LLM need the OpenAI key; only the API checks API keys and the webhook
-  secret.
+  secrets (Telegram's and GitHub's), and it comments on GitHub issues with the GitHub token.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ WEBHOOK = "TELEGRAM_WEBHOOK_SECRET"
 BOT = "TELEGRAM_BOT_TOKEN"
 OPENAI = "OPENAI_API_KEY"
 GITHUB = "GITHUB_TOKEN"
+GITHUB_HOOK = "GITHUB_WEBHOOK_SECRET"
 MACHINES = "machine-*"
 
 API = "api"
@@ -45,7 +46,7 @@ class Access:
 
 
 ACCESS: dict[str, Access] = {
-    API: Access((DB, API_KEYS, WEBHOOK, BOT, OPENAI),
+    API: Access((DB, API_KEYS, WEBHOOK, BOT, OPENAI, GITHUB_HOOK, GITHUB),
                 ("dispatch", "telegram-updates", "telegram-outbox", "ingest", MACHINES),
                 creates_machine_queues=True, assumes_machine_role=True),
     MIGRATIONS: Access((MASTER, DB)),

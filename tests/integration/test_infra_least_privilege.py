@@ -27,7 +27,7 @@ KEYS, HOOK, BOT, AI = "ITACHI_API_KEYS", "TELEGRAM_WEBHOOK_SECRET", "TELEGRAM_BO
 MACHINES = "machine-*"
 # handler -> (secrets it reads, queues it sends to, whether it creates machine queues)
 EXPECTED: dict[str, tuple[set[str], set[str], bool]] = {
-    "api": ({DB, KEYS, HOOK, BOT, AI},
+    "api": ({DB, KEYS, HOOK, BOT, AI, "GITHUB_WEBHOOK_SECRET", "GITHUB_TOKEN"},
             {"dispatch", "telegram-updates", "telegram-outbox", "ingest", MACHINES}, True),
     "migrations": ({MASTER, DB}, set(), False),
     "functions.dispatch_consumer:handler": ({DB, BOT}, {MACHINES, "telegram-outbox"}, False),
@@ -57,7 +57,7 @@ EXPECTED: dict[str, tuple[set[str], set[str], bool]] = {
 }
 SECRET_VARS = {"DatabaseUrlSecret": MASTER, "DatabaseAppSecret": DB, "ItachiApiKeysSecret": KEYS,
                "TelegramWebhookSecretSecret": HOOK, "TelegramBotTokenSecret": BOT, "OpenaiApiKeySecret": AI,
-               "GithubTokenSecret": "GITHUB_TOKEN"}
+               "GithubTokenSecret": "GITHUB_TOKEN", "GithubWebhookSecretSecret": "GITHUB_WEBHOOK_SECRET"}
 
 
 @pytest.fixture(scope="module", params=["dev", "prod"])

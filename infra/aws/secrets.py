@@ -42,7 +42,8 @@ SECRETS: tuple[SecretSpec, ...] = (
     SecretSpec("OPENAI_API_KEY", "user", "OpenAI API key (embeddings and the LLM)"),
     SecretSpec("GITHUB_TOKEN", "user", "GitHub token for the daily repos sync (read-only repository access) "
                "and the back-link comments of GitHub-triggered tasks (issues: write)"),
-    SecretSpec("GITHUB_WEBHOOK_SECRET", "user", "GitHub webhook secret: signs the deliveries that start tasks"),
+    SecretSpec("GITHUB_WEBHOOK_SECRET", "user",
+               "GitHub webhook secret: signs the deliveries that start tasks"),
 )
 DATABASE_SECRET = SECRETS[0]
 APP_DATABASE_SECRET = SECRETS[1]

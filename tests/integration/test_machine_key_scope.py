@@ -16,8 +16,9 @@ from tests.support.orchestration import client_for, drain_dispatch
 # Operations a machine key may call whatever machine the request names, because they act on no
 # machine's work. Each is still called below, and its answer must not show B's work.
 OPEN_TO_ANY_MACHINE = {
-    # no API key: health, Telegram's webhook (its own secret), the console (its own session cookie)
-    "GET /health", "POST /telegram/webhook",
+    # no API key: health, Telegram's and GitHub's webhooks (their own secrets), the console (its own
+    # session cookie)
+    "GET /health", "POST /telegram/webhook", "POST /webhooks/github",
     # what any key may read: the deployment, the API's description, which machines there are
     "GET /api/status", "GET /openapi.json", "GET /api/machines",
     # MCP checks each tool as the REST route it stands for (tests/integration/mcp/test_mcp_machine_scope.py)

@@ -89,7 +89,8 @@ RULES: dict[str, Rule] = {
     "POST /api/tasks": _N, "GET /api/tasks": _N, "GET /api/tasks/{task_id}": _R,
     "GET /api/tasks/{task_id}/events": _W, "POST /api/tasks/{task_id}/cancel": _W,
     "POST /api/sessions": _N, "GET /api/sessions": _W, "GET /api/sessions/{session_id}": _R,
-    "GET /api/sessions/{session_id}/events": _W, "POST /api/sessions/{session_id}/input": _W,
+    "GET /api/sessions/{session_id}/events": _W, "GET /api/sessions/{session_id}/export": _W,
+    "POST /api/sessions/{session_id}/input": _W,
     "POST /api/sessions/{session_id}/close": _W,
     # file sync (ciphertext), MCP (checks its tools itself), what any key may read
     "POST /api/sync/push": _N, "GET /api/sync/pull": _N, "GET /api/sync/files": _N,

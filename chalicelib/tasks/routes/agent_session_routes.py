@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from chalice import Response
 from pydantic import Field
@@ -83,6 +83,23 @@ def session_events(session_id: str) -> Response:
     events = service.events(session_id, after=q.after, limit=q.limit)
     return ok({"session_id": session.id, "status": session.status.value, "events": events,
                "next_after": events[-1]["seq"] if events else q.after})
+
+
+class ExportQuery(WireModel):
+    format: Literal["md", "json"] = "md"
+
+
+@bp.route("/api/sessions/{session_id}/export", methods=["GET"])
+def export_session(session_id: str) -> Response:
+    from chalicelib.tasks.domain.session_export import export_json, export_markdown  # lazy: cold start
+
+    q = parse_query(bp.current_request, ExportQuery)
+    session, events = get_container().agent_sessions.conversation(session_id)
+    if q.format == "json":
+        return ok(export_json(session, events))
+    return Response(body=export_markdown(session, events), status_code=200, headers={
+        "Content-Type": "text/markdown; charset=utf-8",
+        "Content-Disposition": f'attachment; filename="session-{session.id[:8]}.md"'})
 
 
 @bp.route("/api/sessions/{session_id}/claim", methods=["POST"])

@@ -31,6 +31,7 @@ from chalicelib.tasks.services.ports import TasksUnitOfWork
 from chalicelib.tasks.services.task_deps import TaskUseCase, announce_session
 
 SWITCH_KIND = "engine_switch"
+EXPORT_PAGE = 1000
 
 
 class AgentSessionService(TaskUseCase):
@@ -97,6 +98,16 @@ class AgentSessionService(TaskUseCase):
         with self._uow() as uow:
             self._require(uow, session_id)
             return uow.sessions.events(session_id, after=after, limit=limit)
+
+    def conversation(self, session_id: str) -> tuple[AgentSession, list[dict[str, Any]]]:
+        """The session and every event it has, in order (what an export holds)."""
+        with self._uow() as uow:
+            session = self._require(uow, session_id)
+            events: list[dict[str, Any]] = []
+            while page := uow.sessions.events(session_id, after=events[-1]["seq"] if events else 0,
+                                              limit=EXPORT_PAGE):
+                events += page
+            return session, events
 
     # Agent side.
     def claim(self, session_id: str, machine_id: str) -> tuple[AgentSession, list[dict[str, Any]]]:

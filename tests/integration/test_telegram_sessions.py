@@ -1,7 +1,8 @@
-"""Interactive sessions from Telegram: the engine x mode picker, the topic relay, and /close."""
+"""Interactive sessions from Telegram: the engine x mode picker, the topic relay, /close and /export."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -169,3 +170,60 @@ def test_a_picker_deleted_before_its_answer_is_edited_still_starts_the_session_w
     (session,) = bot.container.agent_sessions.list_sessions()
     assert session.engine == "claude"
     assert [c["text"] for c in bot.fake.calls_to("answerCallbackQuery")] == ["Starting itachi --ds..."]
+
+
+def test_export_in_the_session_topic_sends_the_conversation_as_a_markdown_file(bot: BotHarness) -> None:
+    bot.send(message_update("/session laptop myproject: why does the invoice test fail?"))
+    _press(bot, "itachi --ds")
+    thread = _session_topic(bot)
+    (session,) = bot.container.agent_sessions.list_sessions()
+    bot.container.agent_sessions.claim(session.id, "laptop")
+    bot.send(message_update("fix it with Decimal", thread_id=thread))
+    bot.container.agent_sessions.record_events(session.id, "laptop", [
+        NewEvent("text", "Switched to Decimal.quantize with ROUND_HALF_UP.")])
+
+    bot.send(message_update("/export", thread_id=thread))
+
+    (sent,) = bot.fake.calls_to("sendDocument")
+    assert sent["message_thread_id"] == thread
+    assert sent["document_file_name"] == f"session-{session.id[:8]}.md"
+    text = sent["document"].decode()
+    assert text.startswith(f"# Session {session.id}\n")
+    turns = [text.index(piece) for piece in ("## You", "why does the invoice test fail?",
+                                              "fix it with Decimal",
+                                              "## claude", "Switched to Decimal.quantize")]
+    assert turns == sorted(turns)
+
+
+def test_export_json_sends_every_event_with_its_role(bot: BotHarness) -> None:
+    bot.send(message_update("/session laptop myproject: show me git status"))
+    _press(bot, "itachi --ds")
+    thread = _session_topic(bot)
+    (session,) = bot.container.agent_sessions.list_sessions()
+    bot.container.agent_sessions.claim(session.id, "laptop")
+    bot.container.agent_sessions.record_events(session.id, "laptop", [NewEvent("text", "nothing to commit")])
+
+    bot.send(message_update("/export json", thread_id=thread))
+
+    (sent,) = bot.fake.calls_to("sendDocument")
+    assert sent["document_file_name"] == f"session-{session.id[:8]}.json"
+    exported = json.loads(sent["document"])
+    assert [(m["role"], m["text"]) for m in exported["messages"]] == [
+        ("user", "show me git status"), ("system", "on laptop"), ("engine", "nothing to commit")]
+
+
+def test_export_outside_a_session_topic_says_where_it_works(bot: BotHarness) -> None:
+    bot.send(message_update("/export"))
+
+    assert bot.last_text(chat_id=GROUP) == "/export works in a session's topic."
+    assert bot.fake.calls_to("sendDocument") == []
+
+
+def test_export_in_another_format_answers_with_the_usage(bot: BotHarness) -> None:
+    bot.send(message_update("/session laptop myproject: show me git status"))
+    _press(bot, "itachi --ds")
+
+    bot.send(message_update("/export html", thread_id=_session_topic(bot)))
+
+    assert "/export [md|json]" in bot.texts(chat_id=GROUP, thread_id=_session_topic(bot))[-1]
+    assert bot.fake.calls_to("sendDocument") == []

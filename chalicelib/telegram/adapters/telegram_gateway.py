@@ -65,6 +65,13 @@ class LoopGateway:
             chat_id, text, message_thread_id=topic_id or None, reply_markup=markup(keyboard)))
         return message.message_id
 
+    async def send_document(self, chat_id: int, file_name: str, content: bytes, *, topic_id: int = 0,
+                            caption: str | None = None) -> int:
+        """Send `content` as a file named `file_name`; return the message id."""
+        message = await self._call(lambda bot: bot.send_document(
+            chat_id, content, filename=file_name, caption=caption, message_thread_id=topic_id or None))
+        return message.message_id
+
     async def ask(self, chat_id: int, text: str, *, topic_id: int = 0, placeholder: str = "") -> int:
         """Send a question whose answer is a reply to it (the client opens the reply box)."""
         message = await self._call(lambda bot: bot.send_message(

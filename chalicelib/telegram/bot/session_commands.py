@@ -3,6 +3,7 @@ topic text, /close."""
 
 from __future__ import annotations
 
+import json
 from pathlib import PurePath
 
 from telegram import Update
@@ -11,11 +12,13 @@ from telegram.ext import ApplicationHandlerStop
 from chalicelib.contracts.agent_api import SessionStartRequest
 from chalicelib.kernel.errors import DomainError, InvalidInput
 from chalicelib.tasks.domain.agent_session_states import AgentSession
+from chalicelib.tasks.domain.session_export import export_json, export_markdown
 from chalicelib.telegram.bot.context import Context, blocking, command, reply, services, topic_link, topic_of
 from chalicelib.telegram.bot.topics import Place, open_topic, register, send_header
 from chalicelib.telegram.domain.bot_commands import (
     MODES,
     WRAPPERS,
+    parse_export,
     parse_learn,
     parse_picker_data,
     parse_session,
@@ -145,3 +148,26 @@ async def close(update: Update, context: Context) -> None:
     await blocking(bot.streams.close, topic, closed_title(topic.title, "closed"))
     if not topic.topic_id:
         await reply(update, context, f"Session {short_id(topic.ref_id)} closed.")
+
+
+@command("export")
+async def export(update: Update, context: Context) -> None:
+    """/export [md|json] in a session's topic: its conversation so far, as a file in the topic."""
+    chat = update.effective_chat
+    assert chat is not None
+    file_format = parse_export(context.args or [])
+    bot = services(context)
+    topic = await blocking(bot.topics.by_thread, chat.id, topic_of(update))
+    if topic is None:
+        raise InvalidInput("/export works in a session's topic.")
+    if topic.kind != "session":
+        raise InvalidInput(f"This topic is task {short_id(topic.ref_id)}; /export works in a session's topic "
+                           "(GET /api/tasks/{id}/events has a task's story).")
+    session, events = await blocking(bot.sessions.conversation, topic.ref_id)
+    if file_format == "json":
+        content = json.dumps(export_json(session, events), indent=2, ensure_ascii=False).encode()
+    else:
+        content = export_markdown(session, events).encode()
+    await bot.telegram.send_document(chat.id, f"session-{short_id(session.id)}.{file_format}", content,
+                                     topic_id=topic_of(update),
+                                     caption=f"Session {short_id(session.id)}: {len(events)} events")

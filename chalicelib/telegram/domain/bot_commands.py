@@ -24,6 +24,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("task", "/task <project> <description>", "Queue a coding task; progress streams to a topic"),
     CommandSpec("session", "/session <machine> <prompt>", "Start an interactive engine session in a topic"),
     CommandSpec("close", "/close", "End the interactive session of this topic"),
+    CommandSpec("export", "/export [md|json]", "Send this session's conversation as a Markdown or JSON file"),
     CommandSpec("cancel", "/cancel <task>", "Cancel a task (in a task's topic the id may be left out)"),
     CommandSpec("status", "/status", "Queue and machine health"),
     CommandSpec("machines", "/machines [invite <id>]", "List the agent machines, or invite a new one"),
@@ -112,6 +113,13 @@ def parse_session(args: Sequence[str]) -> SessionRequest:
     if len(args) < 2 or not _NAME.match(args[0]):
         raise _usage("session")
     return SessionRequest(args[0], " ".join(args[1:]))
+
+
+def parse_export(args: Sequence[str]) -> str:
+    """The export's format: `md` (the default) or `json`."""
+    if len(args) > 1 or (args and args[0].lower() not in ("md", "json")):
+        raise _usage("export")
+    return args[0].lower() if args else "md"
 
 
 def parse_task_ref(args: Sequence[str], command: str, *, optional: bool = False) -> str | None:

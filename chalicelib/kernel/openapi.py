@@ -29,6 +29,7 @@ ERROR_SCHEMA = {"type": "object", "required": ["error", "message"], "properties"
 OPEN_PATHS = {"/health"}  # no credentials
 TOKEN_PATHS = {"/api/machines/join"}  # no API key: a one-time invite token in the body
 TELEGRAM_PATH = "/telegram/webhook"
+GITHUB_PATH = "/webhooks/github"  # GitHub's HMAC-SHA256 signature of the body
 MCP_PATH = "/mcp"
 CONSOLE_PREFIX = "/console"  # the web console: HTML pages behind a session cookie (chalicelib/console)
 CONSOLE_OPEN = {"/console/login", "/console/assets/{name}"}
@@ -129,6 +130,8 @@ def _security(path: str) -> list[dict[str, list[str]]]:
         return []
     if path.startswith(CONSOLE_PREFIX):
         return [{"consoleSession": []}]
+    if path == GITHUB_PATH:
+        return [{"githubSignature": []}]
     return [{"telegramSecret": []}] if path == TELEGRAM_PATH else [{"bearerAuth": []}]
 
 
@@ -165,7 +168,8 @@ def build_spec(routes: dict[str, dict[str, Any]], *, title: str = "Itachi API",
             "bearerAuth": {"type": "http", "scheme": "bearer"},
             "consoleSession": {"type": "apiKey", "in": "cookie", "name": "itachi_console"},
             "telegramSecret": {"type": "apiKey", "in": "header",
-                               "name": "X-Telegram-Bot-Api-Secret-Token"}}},
+                               "name": "X-Telegram-Bot-Api-Secret-Token"},
+            "githubSignature": {"type": "apiKey", "in": "header", "name": "X-Hub-Signature-256"}}},
     }
 
 

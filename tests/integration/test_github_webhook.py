@@ -19,6 +19,7 @@ from chalicelib.bootstrap import Container, set_container
 from chalicelib.contracts.project_identity import normalise_remote_url
 from tests.fakes.fake_github import TOKEN, FakeGitHub
 from tests.support.local_stack import make_container, settings_for_test
+from tests.support.telegram_bot import GROUP, BotHarness, bot_harness
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "github"
 SECRET = "webhook-secret-for-tests"
@@ -66,24 +67,42 @@ def github() -> Iterator[FakeGitHub]:
         yield fake
 
 
-@pytest.fixture
-def hook(tmp_path: Path, database_url: str, moto_endpoint: str, github: FakeGitHub) -> Iterator[Hook]:
+def _serve(container: Container) -> Iterator[Hook]:
     from app import app
     from infra.local.api_server import ApiServer
 
-    settings = settings_for_test(tmp_path / "home", database_url, moto_endpoint, github_webhook_secret=SECRET,
-                                 github_token=TOKEN, github_api_url=github.api_url,
-                                 public_url="https://itachi.example.com")
-    container = make_container(settings)
-    set_container(container)
-    server = ApiServer(app, port=0, max_body_bytes=settings.max_body_bytes)
+    server = ApiServer(app, port=0, max_body_bytes=container.settings.max_body_bytes)
     server.start()
     try:
         yield Hook(server.url, container)
     finally:
         server.stop()
+
+
+@pytest.fixture
+def hook(tmp_path: Path, database_url: str, moto_endpoint: str, github: FakeGitHub) -> Iterator[Hook]:
+    settings = settings_for_test(tmp_path / "home", database_url, moto_endpoint, github_webhook_secret=SECRET,
+                                 github_token=TOKEN, github_api_url=github.api_url,
+                                 public_url="https://itachi.example.com")
+    container = make_container(settings)
+    set_container(container)
+    try:
+        yield from _serve(container)
+    finally:
         set_container(None)
         container.close()
+
+
+@pytest.fixture
+def bot(tmp_path: Path, database_url: str, moto_endpoint: str, github: FakeGitHub) -> Iterator[BotHarness]:
+    with bot_harness(tmp_path / "home", database_url, moto_endpoint, github_webhook_secret=SECRET,
+                     github_token=TOKEN, github_api_url=github.api_url) as harness:
+        yield harness
+
+
+@pytest.fixture
+def hook_with_telegram(bot: BotHarness) -> Iterator[Hook]:
+    yield from _serve(bot.container)
 
 
 def test_a_labelled_issue_with_a_valid_signature_creates_exactly_one_task(hook: Hook) -> None:
@@ -186,3 +205,20 @@ def test_without_a_configured_secret_every_delivery_is_refused(hook: Hook) -> No
         unset.close()
 
     assert status == 401 and hook.tasks() == []
+
+
+def test_with_a_supergroup_the_task_gets_a_topic_and_the_issue_its_link(
+        hook_with_telegram: Hook, bot: BotHarness, github: FakeGitHub) -> None:
+    delivery = str(uuid.uuid4())
+    status, answer = hook_with_telegram.deliver("issues", fixture("issues_labeled"), delivery)
+    hook_with_telegram.deliver("issues", fixture("issues_labeled"), delivery)  # a replay opens nothing more
+    bot.flush()
+
+    assert status == 200 and answer["commented"] is True
+    [thread] = [thread for (chat, thread) in bot.fake.topics if chat == GROUP]
+    assert bot.fake.topics[(GROUP, thread)]["name"] == "github.com/acme/billing: Invoices round totals down"
+    [task] = hook_with_telegram.tasks()
+    assert (task.telegram_chat_id, task.telegram_topic_id) == (GROUP, thread)
+    assert any("queued" in text for text in bot.texts(chat_id=GROUP, thread_id=thread))
+    [comment] = github.comments
+    assert f"https://t.me/c/{str(GROUP)[4:]}/{thread}" in comment["body"]

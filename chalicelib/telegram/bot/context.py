@@ -12,6 +12,7 @@ from telegram.ext import ContextTypes
 
 from chalicelib.telegram.domain.bot_commands import COMMANDS, spec
 from chalicelib.telegram.domain.telegram_text import split_message
+from chalicelib.telegram.domain.topic_story import topic_link as topic_link  # the handlers import it here
 from chalicelib.telegram.services.ports import Keyboard
 
 if TYPE_CHECKING:
@@ -143,11 +144,3 @@ async def project_here(update: Update, context: Context) -> str | None:
     topics = services(context).topics
     topic = await blocking(topics.by_thread, chat.id if chat else 0, topic_of(update))
     return await blocking(topics.project_of, topic) if topic is not None else None
-
-
-def topic_link(chat_id: int, topic_id: int) -> str | None:
-    """A t.me link to a topic of a supergroup (ids of the form -100XXXXXXXXXX)."""
-    digits = str(chat_id)
-    if not topic_id or not digits.startswith("-100"):
-        return None
-    return f"https://t.me/c/{digits[4:]}/{topic_id}"

@@ -24,6 +24,14 @@ _FINAL_MARKS = {
 }
 
 
+def topic_link(chat_id: int, topic_id: int) -> str | None:
+    """A t.me link to a topic of a supergroup (ids of the form -100XXXXXXXXXX)."""
+    digits = str(chat_id)
+    if not topic_id or not digits.startswith("-100"):
+        return None
+    return f"https://t.me/c/{digits[4:]}/{topic_id}"
+
+
 def topic_title(label: str, description: str) -> str:
     """A topic name such as "myproject: fix the login bug" (Telegram allows 128 characters)."""
     name = " ".join(f"{label}: {description}".split())

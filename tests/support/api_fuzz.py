@@ -41,6 +41,7 @@ from chalicelib.tasks.routes import agent_task_routes as agent_tasks
 from chalicelib.tasks.routes import machine_routes as machines
 from chalicelib.tasks.routes import task_routes as tasks
 from chalicelib.telegram import routes as telegram
+from chalicelib.triggers import routes as github_triggers
 
 Model = type[BaseModel] | None
 
@@ -56,6 +57,7 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("POST", "/api/brain/proposals/{proposal_id}/approve"): (brain.Decision, None),
     ("POST", "/api/brain/proposals/{proposal_id}/reject"): (brain.Decision, None),
     ("POST", "/telegram/webhook"): (telegram.UpdateEnvelope, None),
+    ("POST", "/webhooks/github"): (github_triggers.GitHubPayload, None),
     ("POST", "/api/memory"): (memory.MemoryIn, None),
     ("POST", "/api/memory/batch"): (memory.BatchIn, None),
     ("POST", "/api/memory/code-change"): (memory.CodeChangeIn, None),
@@ -143,6 +145,7 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("POST", "/api/sessions/{session_id}/input"): (agent_sessions.InputBody, None),
     ("POST", "/api/sessions/{session_id}/close"): (None, None),
     ("GET", "/api/sessions/{session_id}/events"): (None, agent_sessions.EventsQuery),
+    ("GET", "/api/sessions/{session_id}/export"): (None, agent_sessions.ExportQuery),
     ("POST", "/api/sessions/{session_id}/claim"): (agent_sessions.MachineBody, None),
     ("POST", "/api/sessions/{session_id}/events"): (agent_sessions.SessionEventsBody, None),
     ("POST", "/api/sessions/{session_id}/ended"): (agent_sessions.EndedBody, None),

@@ -167,7 +167,7 @@ ADMIN_ONLY = {"GET /api/usage", "POST /api/memory/evict", "POST /api/memory/chec
               "POST /api/namespaces", "GET /api/namespaces", "GET /api/namespaces/{name}",
               "POST /api/namespaces/{name}/projects", "DELETE /api/namespaces/{name}/projects",
               "POST /api/namespaces/{name}/rules"}
-NO_KEY = {"GET /health", "POST /telegram/webhook", "POST /api/machines/join"}
+NO_KEY = {"GET /health", "POST /telegram/webhook", "POST /webhooks/github", "POST /api/machines/join"}
 
 
 def test_every_route_is_placed_in_the_key_model_on_purpose() -> None:

@@ -84,7 +84,7 @@ def github_webhook() -> Response:
         return error_response(400, "invalid_input", "an X-GitHub-Delivery header of at most 100 characters "
                               "is required", "X-GitHub-Delivery")
     if event not in ("issues", "issue_comment"):
-        return ok({"ok": True, "ignored": event or "no event"})
+        return ok({"ok": True, "ignored": event[:60] or "no event"})
     payload = parse_body(request, GitHubPayload)
     result = container.github_triggers.handle(delivery_id, payload.delivery(event))
     if result.task_id is None:

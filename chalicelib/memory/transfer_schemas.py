@@ -1,4 +1,4 @@
-"""Wire formats of export and import: a memory record exactly as the git-friendly files hold it."""
+"""Wire formats of export and import: memory and graph records exactly as the git-friendly files hold them."""
 
 from __future__ import annotations
 
@@ -72,6 +72,58 @@ class MemoryRecord(_Wire):
         return out
 
 
+class GraphNodeRecord(_Wire):
+    """A graph node as stored, without its vector (computed again on import)."""
+
+    id: UUID
+    project: str = Project
+    node_type: str = Field(pattern=r"^[a-z_]{1,32}$")  # one of the graph's types: the table checks it
+    subtype: str | None = Field(default=None, max_length=64)
+    content: str = Field(min_length=1, max_length=4_000)
+    name_key: str | None = Field(default=None, max_length=4_000)
+    salience: float = Field(default=1.0, ge=0, le=10, allow_inf_nan=False)
+    confidence: Fraction = 1.0
+    source: Source = "user"
+    valid_from: StoredTime | None = None
+    valid_until: StoredTime | None = None
+    superseded_by: UUID | None = None
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    can_summarize: bool = True
+    scope: Fraction | None = None
+    created_at: StoredTime
+    trusted: bool = True
+
+    _tz = field_validator("valid_from", "valid_until", "created_at")(_aware)
+
+
+class GraphEdgeRecord(_Wire):
+    id: UUID
+    source_id: UUID
+    target_id: UUID
+    edge_type: str = Field(min_length=1, max_length=64)
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    created_at: StoredTime
+
+    _tz = field_validator("created_at")(_aware)
+
+
+class GraphContradictionRecord(_Wire):
+    id: UUID
+    project: str = Project
+    new_id: UUID
+    old_id: UUID
+    reason: str = Field(default="", max_length=1_000)
+    status: Literal["open", "keep_new", "keep_old", "keep_both"] = "open"
+    created_at: StoredTime
+    resolved_at: StoredTime | None = None
+
+    _tz = field_validator("created_at", "resolved_at")(_aware)
+
+
+GRAPH_RECORDS: dict[str, type[_Wire]] = {
+    "nodes": GraphNodeRecord, "edges": GraphEdgeRecord, "contradictions": GraphContradictionRecord}
+
+
 class Link(_Wire):
     id: UUID
     superseded_by: UUID | None
@@ -82,10 +134,21 @@ class ImportIn(BaseModel):
     records: list[MemoryRecord] = Field(default_factory=list, max_length=500)
     links: list[Link] = Field(default_factory=list, max_length=10_000)
     embed: bool = True
+    graph_nodes: list[GraphNodeRecord] = Field(default_factory=list, max_length=500)
+    graph_edges: list[GraphEdgeRecord] = Field(default_factory=list, max_length=2_000)
+    graph_contradictions: list[GraphContradictionRecord] = Field(default_factory=list, max_length=2_000)
+    graph_links: list[Link] = Field(default_factory=list, max_length=10_000)
+
+    def graph_parts(self, trusted: bool) -> dict[str, list[dict[str, Any]]]:
+        """The graph's records as stored; nodes keep their trust only when `trusted` (a person imports)."""
+        nodes = [{**n.model_dump(mode="json"), "trusted": n.trusted and trusted} for n in self.graph_nodes]
+        return {"nodes": nodes, "edges": [e.model_dump(mode="json") for e in self.graph_edges],
+                "contradictions": [c.model_dump(mode="json") for c in self.graph_contradictions]}
 
 
 class ExportQuery(BaseModel):
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True, defer_build=True)
+    part: Literal["memories", "graph"] = "memories"
     project: str | None = Field(default=None, min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
     after: UUID | None = None
     limit: int = Field(default=500, ge=1, le=2_000)
@@ -106,4 +169,15 @@ def record_json(row: dict[str, Any]) -> dict[str, Any]:
                source_ids=list(row["source_ids"] or []), metadata=dict(row["metadata"] or {}))
     archive = row.get("archive")
     out["archive"] = None if archive is None else {**archive, "archived_at": _iso(archive["archived_at"])}
+    return out
+
+
+def graph_json(part: str, item: dict[str, Any]) -> dict[str, Any]:
+    """A stored graph row (`to_jsonb` of it) as the wire and the files hold it: the record's fields
+    only, times in UTC."""
+    fields = GRAPH_RECORDS[part].model_fields
+    out = {k: v for k, v in item.items() if k in fields}
+    for name in ("valid_from", "valid_until", "created_at", "resolved_at"):
+        if out.get(name):
+            out[name] = _iso(datetime.fromisoformat(out[name]))
     return out

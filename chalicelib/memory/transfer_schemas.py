@@ -21,8 +21,8 @@ class _Wire(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
-def _aware(value: datetime) -> datetime:
-    if value.tzinfo is None:
+def _aware(value: datetime | None) -> datetime | None:
+    if value is not None and value.tzinfo is None:
         raise ValueError("must carry a time zone")
     return value
 

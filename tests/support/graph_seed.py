@@ -86,8 +86,8 @@ def seed_graph(db: Database, project: str, embedder: Embedder, nodes: int,
             item_ids.append(node.id)
             repo.add_edge(node.id, ids[entity], "about")
         # Stored in one transaction, items would share their creation time: ties rank in no set order.
-        conn.execute("UPDATE graph_nodes SET created_at = %s + (attributes ->> 'step')::int * interval '1 minute'"
-                     " WHERE project = %s AND attributes ? 'step'", (BASE, project))
+        conn.execute("UPDATE graph_nodes SET created_at = %s + (attributes ->> 'step')::int"
+                     " * interval '1 minute' WHERE project = %s AND attributes ? 'step'", (BASE, project))
         for i in range(entities):
             repo.add_edge(ids[i], ids[(i + 1) % entities], "depends_on")
         old = next(i for i, (kind, _, _) in zip(item_ids, items, strict=True) if kind == "instruction")

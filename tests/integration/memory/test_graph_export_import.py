@@ -88,7 +88,8 @@ def test_an_edited_node_file_is_imported_and_a_removed_node_loses_its_file_on_th
         edited = itachi(api, "import", str(out), cwd=tmp_path)
         assert edited.returncode == 0, edited.stderr
         assert "30 nodes (0 new, 1 updated, 29 unchanged)" in edited.stdout
-        found = call(api, "GET", "/api/graph/context", project="small", query="deploy queue reviewed twice")[1]
+        found = call(api, "GET", "/api/graph/context", project="small",
+                     query="deploy queue reviewed twice")[1]
         assert any(n["content"].endswith("reviewed twice.") for n in found["instructions"])
         with c.db.connection() as conn:
             conn.execute("DELETE FROM graph_nodes WHERE id = %s", (seeded.superseded,))

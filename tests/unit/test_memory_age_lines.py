@@ -76,7 +76,8 @@ def test_the_horizon_is_read_from_itachi_stale_after_days() -> None:
 
 
 def test_the_session_briefing_and_memory_md_list_recent_memories_with_their_age() -> None:
-    recent = {"results": [_memory("Switched the queue to SQS.", timedelta(days=400), confirmed=timedelta(days=400))]}
+    year = timedelta(days=400)
+    recent = {"results": [_memory("Switched the queue to SQS.", year, confirmed=year)]}
     assert "- [decision] Switched the queue to SQS. (1 year ago, possibly stale)" in session_context_lines(
         None, recent)
     assert "Switched the queue to SQS. (1 year ago)" in session_start_context("p", None, None, recent,

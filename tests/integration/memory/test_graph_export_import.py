@@ -76,6 +76,34 @@ def test_a_round_trip_into_an_empty_database_answers_rules_graph_context_and_con
     assert time.monotonic() - started < 180  # about a minute on an idle machine
 
 
+def test_an_untrusted_node_stays_untrusted_and_a_node_dated_outside_1970_2200_is_refused_by_path(
+        tmp_path: Path, postgres: TestPostgres) -> None:
+    c = lifecycle_container(tmp_path, postgres.new_database())
+    seeded = seed_graph(c.db, "trust", c.embedder, 20, entities=4)
+    with c.db.connection() as conn:
+        conn.execute("UPDATE graph_nodes SET trusted = false, source = 'tool' WHERE id = %s",
+                     (seeded.replacement,))
+    out = tmp_path / "export"
+    with serving(c) as api:
+        assert itachi(api, "export", str(out), cwd=tmp_path).returncode == 0
+        dated = out / "trust" / "graph" / "nodes" / f"{seeded.superseded}.md"
+        dated.write_text(dated.read_text().replace('created_at: "2026-', 'created_at: "1900-'))
+        with c.db.connection() as conn:
+            conn.execute("DELETE FROM graph_nodes")
+        loaded = itachi(api, "import", str(out), cwd=tmp_path)
+        assert loaded.returncode == 1
+        assert f"skipped {dated}: refused by the API" in loaded.stderr and "1970 and 2200" in loaded.stderr
+        assert "19 nodes (19 new" in loaded.stdout
+        with c.db.connection() as conn:
+            row = conn.execute("SELECT trusted, source FROM graph_nodes WHERE id = %s",
+                               (seeded.replacement,)).fetchone()
+            left = conn.execute("SELECT count(*) AS n FROM graph_nodes WHERE id = %s",
+                                (seeded.superseded,)).fetchone()
+        assert row is not None and (row["trusted"], row["source"]) == (False, "tool")
+        assert left is not None and left["n"] == 0
+    c.close()
+
+
 def test_an_edited_node_file_is_imported_and_a_removed_node_loses_its_file_on_the_next_export(
         tmp_path: Path, postgres: TestPostgres) -> None:
     c = lifecycle_container(tmp_path, postgres.new_database())

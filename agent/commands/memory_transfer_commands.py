@@ -21,6 +21,7 @@ from agent.commands.graph_transfer_files import export_graph, graph_files, impor
 from chalicelib.contracts.memory_files import (
     ARCHIVE_KEYS,
     MEMORY_KEYS,
+    MEMORY_OPTIONAL_KEYS,
     BadMemoryFile,
     parse,
     project_dir,
@@ -123,7 +124,7 @@ def read_export(root: Path) -> tuple[list[tuple[Path, dict[str, Any]]], list[tup
     good: list[tuple[Path, dict[str, Any]]] = []
     for path in sorted(root.glob("*/memories/*.md")):
         try:
-            head, content = parse(path.read_text(encoding="utf-8"), MEMORY_KEYS)
+            head, content = parse(path.read_text(encoding="utf-8"), MEMORY_KEYS, MEMORY_OPTIONAL_KEYS)
             _same_id(path, head)
         except (BadMemoryFile, OSError, UnicodeDecodeError) as exc:
             bad.append((path, str(exc)))

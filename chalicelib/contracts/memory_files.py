@@ -30,6 +30,9 @@ MEMORY_KEYS = frozenset({
     "category", "confidence", "content_hash", "created_at", "files", "id", "last_reinforced_at", "metadata",
     "phase", "project", "session_id", "significance", "source", "source_ids", "summary", "superseded_by",
     "tags", "times_reinforced", "trusted"})
+# An instruction's validity, written only when set: files of other memories, and files written
+# before validity existed, read unchanged.
+MEMORY_OPTIONAL_KEYS = frozenset({"valid_from", "valid_until"})
 ARCHIVE_KEYS = frozenset({"archived_at", "category", "id", "project", "summary"})
 NODE_KEYS = frozenset({
     "attributes", "can_summarize", "confidence", "created_at", "id", "name_key", "node_type", "project",
@@ -58,8 +61,10 @@ def render(record: dict[str, Any], content: str) -> str:
     return "\n".join(lines) + "\n" + (body + "\n" if body else "")
 
 
-def parse(text: str, allowed: frozenset[str]) -> tuple[dict[str, Any], str]:
-    """(front matter, content) of a file; BadMemoryFile naming what is wrong."""
+def parse(text: str, allowed: frozenset[str], optional: frozenset[str] = frozenset()
+          ) -> tuple[dict[str, Any], str]:
+    """(front matter, content) of a file (every key of `allowed`, those of `optional` when given);
+    BadMemoryFile naming what is wrong."""
     if not text.startswith(FENCE + "\n"):
         raise BadMemoryFile("does not start with a '---' front matter")
     end = text.find("\n" + FENCE + "\n", len(FENCE))
@@ -70,7 +75,7 @@ def parse(text: str, allowed: frozenset[str]) -> tuple[dict[str, Any], str]:
         key, sep, raw = line.partition(": ")
         if not sep or not key:
             raise BadMemoryFile(f"line {number}: expected 'key: value'")
-        if key not in allowed and key != "content":
+        if key not in allowed and key not in optional and key != "content":
             raise BadMemoryFile(f"line {number}: unknown key {key!r}")
         try:
             head[key] = json.loads(raw)

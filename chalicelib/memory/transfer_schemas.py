@@ -59,9 +59,12 @@ class MemoryRecord(_Wire):
     # (files written before provenance existed read as trusted, as those memories were).
     source: Source = "unspecified"
     trusted: bool = True
+    # An instruction's history (`GET /api/rules?as_of=`): when it was stated and stopped being live.
+    valid_from: StoredTime | None = None
+    valid_until: StoredTime | None = None
     archive: ArchiveRecord | None = None
 
-    _tz = field_validator("created_at", "last_reinforced_at")(_aware)
+    _tz = field_validator("created_at", "last_reinforced_at", "valid_from", "valid_until")(_aware)
 
     def stored(self) -> dict[str, Any]:
         """The record as the repository stores it (phase as its number, ids as text)."""
@@ -167,6 +170,11 @@ def record_json(row: dict[str, Any]) -> dict[str, Any]:
                confidence=round(float(row["confidence"]), 4),
                files=list(row["files"] or []), tags=list(row["tags"] or []),
                source_ids=list(row["source_ids"] or []), metadata=dict(row["metadata"] or {}))
+    for name in ("valid_from", "valid_until"):  # written only when set (older files lack them)
+        if out.get(name) is None:
+            out.pop(name, None)
+        else:
+            out[name] = _iso(out[name])
     archive = row.get("archive")
     out["archive"] = None if archive is None else {**archive, "archived_at": _iso(archive["archived_at"])}
     return out

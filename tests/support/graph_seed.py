@@ -50,8 +50,24 @@ def memory_drafts(project: str, rows: int, rules: int = 20) -> Iterator[MemoryDr
                           created_at=BASE + timedelta(seconds=rng.randrange(31_536_000)))
 
 
+RULE_SUPERSEDED_AT = datetime(2026, 6, 1, tzinfo=UTC)
+
+
 def seed_memories(db: Database, project: str, rows: int) -> int:
-    return bulk_load(db, memory_drafts(project, rows), rebuild_index=False)
+    """Bulk-load the memories; the rules carry their history: each valid from when it was stated,
+    and the first one superseded by the second on RULE_SUPERSEDED_AT."""
+    count = bulk_load(db, memory_drafts(project, rows), rebuild_index=False)
+    with db.connection() as conn:
+        conn.execute("UPDATE memories SET valid_from = created_at WHERE project = %s"
+                     " AND category = 'project_rule'", (project,))
+        first, second = (conn.execute(
+            "SELECT id FROM memories WHERE project = %s AND content LIKE %s", (project, f"% number {n} %")
+        ).fetchone() for n in (0, 1))
+        assert first is not None and second is not None
+        conn.execute("UPDATE memories SET created_at = %s, valid_from = %s, superseded_by = %s,"
+                     " valid_until = %s WHERE id = %s",
+                     (BASE, BASE, second["id"], RULE_SUPERSEDED_AT, first["id"]))
+    return count
 
 
 def seed_graph(db: Database, project: str, embedder: Embedder, nodes: int,

@@ -19,7 +19,7 @@ from chalicelib.memory.adapters.memory_repository import Conn, savepoint
 
 FIELDS = ("project", "category", "content", "summary", "files", "metadata", "tags", "phase", "significance",
           "confidence", "times_reinforced", "created_at", "last_reinforced_at", "session_id", "source_ids",
-          "content_hash", "source", "trusted")
+          "content_hash", "source", "trusted", "valid_from", "valid_until")
 _COLUMNS = ", ".join(FIELDS)
 _CHANGED = " OR ".join(f"m.{f} IS DISTINCT FROM excluded.{f}" for f in FIELDS)
 _UPSERT = (

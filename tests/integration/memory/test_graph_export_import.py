@@ -26,7 +26,8 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 def _answers(api: RunningApi) -> dict[str, Any]:
     return {
-        "rules": call(api, "GET", "/api/project/learnings", project=PROJECT, limit=15)[1],
+        "rules": call(api, "GET", "/api/rules", project=PROJECT)[1],
+        "rules_then": call(api, "GET", "/api/rules", project=PROJECT, as_of="2026-01-15T00:00:00Z")[1],
         "context": call(api, "GET", "/api/graph/context", project=PROJECT, query=QUERY)[1],
         "open": call(api, "GET", "/api/graph/contradictions", project=PROJECT)[1],
     }
@@ -56,6 +57,7 @@ def test_a_round_trip_into_an_empty_database_answers_rules_graph_context_and_con
     (contradiction,) = files[f"{folder}/contradictions.jsonl"].decode().splitlines()
     assert json.loads(contradiction)["status"] == "open"
     assert before["rules"]["rules"] and before["context"]["instructions"] and before["open"]["contradictions"]
+    assert "number 0 " not in json.dumps(before["rules"]) and "number 0 " in json.dumps(before["rules_then"])
 
     target = lifecycle_container(tmp_path / "b", postgres.new_database())
     with serving(target) as api:

@@ -7,6 +7,7 @@ given embedder's vectors so graph context answers from them. Everything is deter
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -84,28 +85,31 @@ def seed_graph(db: Database, project: str, embedder: Embedder, nodes: int,
                 else f"The {words} of {names[i % entities]} changed in step {i}.")
         items.append((kind, text, i % entities))
     vectors = embedder.embed(names + [text for _, text, _ in items])
+    ids = [_uuid(rng) for _ in names]
+    item_ids = [_uuid(rng) for _ in items]
     with db.connection() as conn:
         with conn.cursor().copy(
             "COPY graph_nodes (id, project, node_type, subtype, content, name_key, embedding, created_at,"
-            " attributes, source) FROM STDIN"
+            " attributes, source, valid_from, scope, can_summarize) FROM STDIN"
         ) as copy:
-            ids = [_uuid(rng) for _ in names]
             for i, name in enumerate(names):
                 copy.write_row((ids[i], project, "entity", "tool", name, normalise_name(name),
-                                vector(vectors[i]), BASE + timedelta(minutes=i), '{"aliases": []}', "user"))
+                                vector(vectors[i]), BASE + timedelta(minutes=i), '{"aliases": []}', "user",
+                                None, None, True))
+            for n, (kind, text, _) in enumerate(items):
+                # Distinct creation times: items sharing one would rank in no set order.
+                draft = NodeDraft(project, kind, text, valid_from=BASE + timedelta(days=n % 300),
+                                  attributes={"step": n}).checked()
+                copy.write_row((item_ids[n], project, kind, draft.subtype, draft.content, None,
+                                vector(vectors[len(names) + n]), BASE + timedelta(minutes=n),
+                                json.dumps(draft.attributes), draft.source, draft.valid_from, draft.scope,
+                                draft.can_summarize))
+        with conn.cursor().copy("COPY graph_edges (source_id, target_id, edge_type) FROM STDIN") as copy:
+            for n, (_, _, entity) in enumerate(items):
+                copy.write_row((item_ids[n], ids[entity], "about"))
+            for i in range(entities):
+                copy.write_row((ids[i], ids[(i + 1) % entities], "depends_on"))
         repo = PostgresGraphRepository(conn)
-        item_ids = []
-        for n, (kind, text, entity) in enumerate(items):
-            draft = NodeDraft(project, kind, text, valid_from=BASE + timedelta(days=n % 300),
-                              attributes={"step": n}).checked()
-            node = repo.insert_node(draft, vectors[len(names) + n])
-            item_ids.append(node.id)
-            repo.add_edge(node.id, ids[entity], "about")
-        # Stored in one transaction, items would share their creation time: ties rank in no set order.
-        conn.execute("UPDATE graph_nodes SET created_at = %s + (attributes ->> 'step')::int"
-                     " * interval '1 minute' WHERE project = %s AND attributes ? 'step'", (BASE, project))
-        for i in range(entities):
-            repo.add_edge(ids[i], ids[(i + 1) % entities], "depends_on")
         old = next(i for i, (kind, _, _) in zip(item_ids, items, strict=True) if kind == "instruction")
         text = "Always keep the deploy queue of service_0 cache in step zero, reviewed."
         new = repo.insert_node(NodeDraft(project, "instruction", text).checked(), embedder.embed([text])[0])

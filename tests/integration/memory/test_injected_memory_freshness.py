@@ -42,6 +42,24 @@ def test_a_superseded_memory_reaches_neither_the_prompt_nor_the_briefing(api: Ru
     assert [r["id"] for r in recent["results"]] == [new]
 
 
+def test_a_decision_no_longer_valid_or_archived_is_left_out_of_the_briefing(api: RunningApi) -> None:
+    ids = {}
+    for name, text in {"retired": "We decided to deploy from the release branch.",
+                       "archived": "We decided to keep a changelog per package.",
+                       "live": "We decided to deploy from main with a tag."}.items():
+        body = {"project": "brief", "category": "decision", "content": text}
+        status, answer = call(api, "POST", "/api/memory", body)
+        assert status in (200, 201), answer
+        ids[name] = answer["id"]
+    with api.container.db.connection() as conn:
+        conn.execute("UPDATE memories SET valid_until = now() - interval '1 hour' WHERE id = %s",
+                     (ids["retired"],))
+        conn.execute("UPDATE memories SET phase = 3 WHERE id = %s", (ids["archived"],))
+
+    briefing = call(api, "GET", "/api/session/briefing", project="brief")[1]
+    assert briefing["recent_decisions"] == ["We decided to deploy from main with a tag."]
+
+
 def test_an_old_unconfirmed_memory_reads_possibly_stale_until_it_is_restated(api: RunningApi) -> None:
     said = "The staging database runs Postgres 16 on a db.t4g.large."
     memory_id = _remember(api, "dated", said)

@@ -1,6 +1,6 @@
 """Memory lifecycle at scale through the real API: eviction runs, export and import of 100k memories.
 
-    .venv/bin/python bench/memory_lifecycle.py [--rows 100000]
+    .venv/bin/python bench/memory_lifecycle.py [--rows 100000] [--graph-nodes 2000] [--no-eviction]
 
 Starts `itachi up` in a throwaway home with a budget of half the rows, COPYs `--rows` memories
 into one project (no vectors: eviction, export and import never read them), with 60 sessions
@@ -9,6 +9,10 @@ over the year and an access count on a third of them, then:
   archived for the lowest-priority half), printing each run's steps, seconds and rows/s;
 - `itachi export DIR --project P` (timed), again (nothing may be written), wipes the project,
   `itachi import DIR --defer-embeddings` (timed), exports again and compares every byte.
+With `--graph-nodes N` the project also holds a graph of N nodes with their edges, a superseded
+instruction and an open contradiction (`tests/support/graph_seed.py`, vectors from the test
+embedder): export and import carry it (the import embeds the nodes with the server's embedder),
+and the rates count every row (memories, nodes, edges, contradictions).
 """
 
 from __future__ import annotations
@@ -68,6 +72,21 @@ def seed(url: str, rows: int) -> float:
     return time.perf_counter() - started
 
 
+def seed_graph_rows(url: str, nodes: int) -> int:
+    """Seed the project's graph; how many rows it holds (nodes, edges, contradictions)."""
+    from chalicelib.kernel.database import Database
+    from tests.fakes.fake_embedder import WordEmbedder
+    from tests.support.graph_seed import seed_graph
+
+    started = time.perf_counter()
+    db = Database(url, min_size=1, max_size=2)
+    seeded = seed_graph(db, PROJECT, WordEmbedder(), nodes)
+    db.close()
+    took = time.perf_counter() - started
+    print(f"seeded {seeded.nodes} graph nodes and {seeded.edges} edges in {took:.1f} s")
+    return seeded.nodes + seeded.edges + 1
+
+
 def itachi(server: ItachiServer, *args: str) -> tuple[float, str]:
     env = {**os.environ, "ITACHI_API_URL": server.url, "ITACHI_API_KEY": server.key,
            "ITACHI_HOME": str(server.home), "PYTHONPATH": str(ROOT)}
@@ -90,6 +109,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--graph-nodes", type=int, default=0)
+    parser.add_argument("--no-eviction", action="store_true")
     args = parser.parse_args()
     from bench.locomo import postgres_url
 
@@ -100,8 +121,9 @@ def main() -> int:
         handle, url = postgres_url(server)
         try:
             print(f"seeded {args.rows} memories in {seed(url, args.rows):.1f} s")
+            rows = args.rows + (seed_graph_rows(url, args.graph_nodes) if args.graph_nodes else 0)
             client = server.client()
-            for run in (1, 2, 3):
+            for run in () if args.no_eviction else (1, 2, 3):
                 steps, seconds, calls = 0, 0.0, 0
                 while True:
                     report = client.call("POST", "/api/memory/evict", {
@@ -114,7 +136,7 @@ def main() -> int:
             print("phases:", client.call("GET", "/api/memory/phases", project=PROJECT)["phases"])
             first, second = work / "first", work / "second"
             took, said = itachi(server, "export", str(first), "--project", PROJECT)
-            print(f"export: {took:.1f} s ({args.rows / took:.0f} memories/s): {said}")
+            print(f"export: {took:.1f} s ({rows / took:.0f} rows/s): {said}")
             took, said = itachi(server, "export", str(first), "--project", PROJECT)
             print(f"export again: {took:.1f} s: {said}")
             from chalicelib.kernel.database import Database
@@ -123,9 +145,10 @@ def main() -> int:
             with db.connection() as conn:
                 conn.execute("DELETE FROM memory_archive WHERE project = %s", (PROJECT,))
                 conn.execute("DELETE FROM memories WHERE project = %s", (PROJECT,))
+                conn.execute("DELETE FROM graph_nodes WHERE project = %s", (PROJECT,))  # edges cascade
             db.close()
             took, said = itachi(server, "import", str(first), "--defer-embeddings")
-            print(f"import into the wiped project: {took:.1f} s ({args.rows / took:.0f} memories/s): {said}")
+            print(f"import into the wiped project: {took:.1f} s ({rows / took:.0f} rows/s): {said}")
             itachi(server, "export", str(second), "--project", PROJECT)
             print(f"round trip byte-identical: {same_tree(first, second)}")
         finally:

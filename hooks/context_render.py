@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 # The prompt hook's block is shared with `itachi context --prompt` and the console's preview.
-from chalicelib.contracts.prompt_context import RECALLED, graph_context, search_context, trim
-from chalicelib.contracts.prompt_context import memory_line as _memory_line
+from chalicelib.contracts.prompt_context import (
+    RECALLED,
+    STALE_AFTER_DAYS,
+    graph_context,
+    memory_line,
+    search_context,
+    stale_after_days,
+    trim,
+)
 
 TYPE_CHECKING = False  # typing itself is not imported at run time (hooks.launch)
 if TYPE_CHECKING:
@@ -14,8 +21,8 @@ if TYPE_CHECKING:
 
 MAX_RULES = 15
 MAX_CONTEXT_CHARS = 6000
-__all__ = ["graph_context", "rule_lines", "search_context", "session_context_lines",
-           "session_start_context", "trim"]
+__all__ = ["graph_context", "memory_line", "rule_lines", "search_context", "session_context_lines",
+           "session_start_context", "stale_after_days", "trim"]
 
 
 def _items(answer: Json | None, key: str) -> list[Any]:
@@ -23,8 +30,10 @@ def _items(answer: Json | None, key: str) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def session_context_lines(briefing: Json | None, recent: Json | None) -> list[str]:
-    """Lines for MEMORY.md's session context: hot files, patterns, decisions, tasks, recent."""
+def session_context_lines(briefing: Json | None, recent: Json | None,
+                          stale_after: int = STALE_AFTER_DAYS) -> list[str]:
+    """Lines for MEMORY.md's session context: hot files, patterns, decisions, tasks, recent (with
+    each memory's age)."""
     lines: list[str] = []
     style = (briefing or {}).get("style")
     if isinstance(style, str) and style:
@@ -51,7 +60,8 @@ def session_context_lines(briefing: Json | None, recent: Json | None) -> list[st
         [f"{str(s.get('ended_at') or '')[:10]} {trim(s.get('summary'), 180)}".strip() for s in sessions],
         limit=3,
     )
-    _block(lines, "Recent memory", [_memory_line(m) for m in _items(recent, "results")])
+    recent_lines = [memory_line(m, stale_after=stale_after) for m in _items(recent, "results")]
+    _block(lines, "Recent memory", recent_lines)
     return lines or ["_No briefing yet for this project._"]
 
 
@@ -78,13 +88,14 @@ def _level(rule: Json) -> str:
 
 
 def session_start_context(
-    project: str, briefing: Json | None, learnings: Json | None, recent: Json | None
+    project: str, briefing: Json | None, learnings: Json | None, recent: Json | None,
+    stale_after: int = STALE_AFTER_DAYS,
 ) -> str:
     """The additionalContext printed by the SessionStart hook ('' when the API gave nothing)."""
     if briefing is None and learnings is None and recent is None:
         return ""
     parts = [f"=== Itachi Session Briefing ({project}) ===", RECALLED]
-    parts += session_context_lines(briefing, recent)
+    parts += session_context_lines(briefing, recent, stale_after)
     if learnings is not None:
         parts += ["", "Project rules:", *rule_lines(learnings)]
     text = "\n".join(parts)

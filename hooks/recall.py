@@ -16,7 +16,7 @@ from typing import Any
 
 from chalicelib.contracts.local_home import read_json
 from hooks import injected
-from hooks.context_render import trim
+from hooks.context_render import memory_line, stale_after_days
 from hooks.edits import relative_path
 from hooks.runtime import Deadline, HookContext, context_output
 
@@ -93,6 +93,6 @@ def recall_output(ctx: HookContext) -> str | None:
     ctx.notes.append(f"recall={kind}:{len(fresh)}")
     title = (f"=== Itachi Memory about {query['file']} ===" if kind == "file"
              else "=== Itachi Memory: recorded fixes for this error ===")
-    lines = [f"- [{r.get('category') or 'memory'}] {trim(r.get('content'), ITEM_CHARS)}" for r in fresh]
+    lines = [memory_line(r, stale_after=stale_after_days(os.environ)) for r in fresh]
     event_name = str(ctx.payload.get("hook_event_name") or "PostToolUse")
     return context_output(event_name, "\n".join([title, *lines]))

@@ -7,8 +7,10 @@ The reads run in parallel under one deadline; whatever arrived is used.
 
 from __future__ import annotations
 
+import os
+
 from hooks import file_sync, injected
-from hooks.context_render import rule_lines, session_context_lines, session_start_context
+from hooks.context_render import rule_lines, session_context_lines, session_start_context, stale_after_days
 from hooks.memory_md import (
     CONTEXT_HEADING,
     RULES_HEADING,
@@ -56,7 +58,7 @@ def handle(ctx: HookContext) -> str | None:
         file_sync.pull_if_needed(ctx, sync_answer[0])
     if ctx.config.client == "claude":
         _refresh_memory_md(ctx, briefing, learnings, recent)
-    text = session_start_context(project, briefing, learnings, recent)
+    text = session_start_context(project, briefing, learnings, recent, stale_after_days(os.environ))
     if text:  # what the briefing carries is not injected again in this session
         injected.add(ctx, injected.briefing_ids(briefing, learnings, recent),
                      reset=source in FRESH_CONTEXT)
@@ -68,7 +70,7 @@ def _refresh_memory_md(ctx: HookContext, briefing: dict | None, learnings: dict 
                        recent: dict | None) -> None:
     bodies: dict[str, list[str]] = {}
     if briefing is not None or recent is not None:
-        bodies[CONTEXT_HEADING] = session_context_lines(briefing, recent)
+        bodies[CONTEXT_HEADING] = session_context_lines(briefing, recent, stale_after_days(os.environ))
     if learnings is not None:
         bodies[RULES_HEADING] = rule_lines(learnings)
     if bodies:

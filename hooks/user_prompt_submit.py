@@ -8,6 +8,8 @@ SubagentStart: what a subagent's start or prompt gets is decided by `hooks/subag
 
 from __future__ import annotations
 
+import os
+
 from chalicelib.contracts.prompt_context import (
     GLOBAL_LIMIT,
     MAX_QUERY_CHARS,
@@ -15,6 +17,7 @@ from chalicelib.contracts.prompt_context import (
     NAMESPACE_LIMIT,
     PROJECT_LIMIT,
     RECALLED,
+    stale_after_days,
 )
 from hooks import injected, subagent_injection
 from hooks.context_render import rule_lines, search_context
@@ -60,7 +63,7 @@ def _searched(ctx: HookContext, prompt: str, already: set[str], *, record: bool 
         ]
     )
     answer = injected.unseen(answer, already, ctx.project, (PROJECT_LIMIT, GLOBAL_LIMIT, NAMESPACE_LIMIT))
-    text = search_context(answer, ctx.project)
+    text = search_context(answer, ctx.project, stale_after=stale_after_days(os.environ))
     if text and record:
         injected.add(ctx, [r.get("id") for r in (answer or {}).get("results") or [] if isinstance(r, dict)])
     return text

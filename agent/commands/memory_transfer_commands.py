@@ -1,8 +1,9 @@
 """`itachi export DIR [--project P]` and `itachi import DIR`: the memory as files git can hold.
 
-Export writes one Markdown file per memory (and per archived original) in the format of
-`chalicelib/contracts/memory_files.py`, rewriting only files whose bytes change and removing
-the files of memories that are gone, so exporting an unchanged store twice gives no diff.
+Export writes one Markdown file per memory (and per archived original) and the graph
+(`graph_transfer_files.py`) in the format of `chalicelib/contracts/memory_files.py`, rewriting
+only files whose bytes change and removing the files of rows that are gone, so exporting an
+unchanged store twice gives no diff.
 Import reads every file first; a file that does not parse (or whose archive does not) is
 reported by path and skipped with its archive, the others go to the API in batches. A batch the
 API refuses is split until the refused records are found, so one bad file costs nothing else.
@@ -16,9 +17,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agent.commands.graph_transfer_files import export_graph, graph_files, import_graph, read_graph
 from chalicelib.contracts.memory_files import (
     ARCHIVE_KEYS,
     MEMORY_KEYS,
+    MEMORY_OPTIONAL_KEYS,
     BadMemoryFile,
     parse,
     project_dir,
@@ -38,7 +41,7 @@ def _client() -> Any:
 
 
 def add_export_parser(sub: Any) -> None:
-    p = sub.add_parser("export", help="write memories as Markdown files with front matter (git-friendly)")
+    p = sub.add_parser("export", help="write memories and the graph as git-friendly files")
     p.add_argument("dir")
     p.add_argument("--project", help="only this project (default: every project)")
     p.set_defaults(func=cmd_export)
@@ -48,7 +51,7 @@ def add_import_parser(sub: Any) -> None:
     p = sub.add_parser("import", help="read a directory written by `itachi export` back (idempotent)")
     p.add_argument("dir")
     p.add_argument("--defer-embeddings", action="store_true",
-                   help="store without vectors; `itachi memory check --fix` computes them later")
+                   help="store memories without vectors; `itachi memory check --fix` computes them later")
     p.set_defaults(func=cmd_import)
 
 
@@ -67,16 +70,19 @@ def cmd_export(args: argparse.Namespace) -> int:
             after = page["next_after"]
             if not after:
                 break
+        graph_written, graph_kept, nodes = export_graph(client, root, args.project, PAGE)
     except ApiError as exc:
         print(f"export failed: {exc.message}", file=sys.stderr)
         return 1
+    written += graph_written
     if args.project:
         dirs = [root / project_dir(args.project)]
     else:
         dirs = [p for p in root.iterdir() if p.is_dir()] if root.exists() else []
-    removed = prune(dirs, kept)
-    print(f"exported {len([p for p in kept if p.parent.name == 'memories'])} memories to {root}: "
-          f"{written} file(s) written, {removed} removed")
+    removed = prune(dirs, kept | graph_kept)
+    memories = len([p for p in kept if p.parent.name == "memories"])
+    print(f"exported {memories} memories and {nodes} graph nodes to {root}: {written} file(s) written, "
+          f"{removed} removed")
     return 0
 
 
@@ -95,8 +101,8 @@ def export_files(root: Path, record: dict[str, Any]) -> list[tuple[Path, str]]:
 def prune(dirs: list[Path], kept: set[Path]) -> int:
     removed = 0
     for folder in dirs:
-        for path in [*folder.glob("memories/*.md"), *folder.glob("archives/*.md")]:
-            if path not in kept:
+        for path in [*folder.glob("memories/*.md"), *folder.glob("archives/*.md"), *graph_files(folder)]:
+            if path not in kept and path.exists():
                 path.unlink()
                 removed += 1
     return removed
@@ -118,7 +124,7 @@ def read_export(root: Path) -> tuple[list[tuple[Path, dict[str, Any]]], list[tup
     good: list[tuple[Path, dict[str, Any]]] = []
     for path in sorted(root.glob("*/memories/*.md")):
         try:
-            head, content = parse(path.read_text(encoding="utf-8"), MEMORY_KEYS)
+            head, content = parse(path.read_text(encoding="utf-8"), MEMORY_KEYS, MEMORY_OPTIONAL_KEYS)
             _same_id(path, head)
         except (BadMemoryFile, OSError, UnicodeDecodeError) as exc:
             bad.append((path, str(exc)))
@@ -141,6 +147,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     from chalicelib.contracts.api_transport import ApiError
 
     good, bad = read_export(Path(args.dir))
+    graph, unreadable = read_graph(Path(args.dir))
+    bad += unreadable
     client, totals, deferred = _client(), {"inserted": 0, "updated": 0, "unchanged": 0}, []
     try:
         for batch in batches(good):
@@ -160,11 +168,16 @@ def cmd_import(args: argparse.Namespace) -> int:
                          "not there") for d in left]
                 break
             deferred = left
+        counts, graph_bad = import_graph(client, graph, lambda b, key: send(client, b, False, key), batches)
+        bad += graph_bad
     except ApiError as exc:
         print(f"import failed: {exc.message}", file=sys.stderr)
         return 1
     print(f"imported {sum(totals.values())} memories ({totals['inserted']} new, {totals['updated']} updated, "
           f"{totals['unchanged']} unchanged)")
+    print("imported the graph: " + ", ".join(
+        f"{sum(c.values())} {part} ({c['inserted']} new, {c['updated']} updated, {c['unchanged']} unchanged)"
+        for part, c in counts.items()))
     for path, why in bad:
         print(f"skipped {path}: {why}", file=sys.stderr)
     return 1 if bad else 0
@@ -183,13 +196,13 @@ def batches(items: list[tuple[Path, dict[str, Any]]]) -> list[list[tuple[Path, d
     return [b for b in out if b]
 
 
-def send(client: Any, batch: list[tuple[Path, dict[str, Any]]], embed: bool
+def send(client: Any, batch: list[tuple[Path, dict[str, Any]]], embed: bool, key: str = "records"
          ) -> list[tuple[Path | None, str | None, dict[str, Any]]]:
-    """Post a batch; a refused batch is split until each refused record is named by its path."""
+    """Post a batch (as `key`); a refused batch is split until each refused record is named by its path."""
     from chalicelib.contracts.api_transport import ApiError
 
     try:
-        answer = client.post("/api/memory/import", {"records": [r for _, r in batch], "embed": embed})
+        answer = client.post("/api/memory/import", {key: [r for _, r in batch], "embed": embed})
         return [(None, None, answer)]
     except ApiError as exc:
         if exc.status not in (400, 413):
@@ -197,4 +210,4 @@ def send(client: Any, batch: list[tuple[Path, dict[str, Any]]], embed: bool
         if len(batch) == 1:
             return [(batch[0][0], f"refused by the API: {exc.message}", {})]
         half = len(batch) // 2
-        return send(client, batch[:half], embed) + send(client, batch[half:], embed)
+        return send(client, batch[:half], embed, key) + send(client, batch[half:], embed, key)

@@ -5,13 +5,17 @@ Layout of an export directory:
 
     <DIR>/<project>/memories/<id>.md     a memory: front matter, then its content
     <DIR>/<project>/archives/<id>.md     the archived original of an evicted memory
+    <DIR>/<project>/graph/nodes/<id>.md  a graph node: front matter, then its content
+    <DIR>/<project>/graph/edges.jsonl    the edges leaving the project's nodes, one a line
+    <DIR>/<project>/graph/contradictions.jsonl   the contradictions its nodes raised, one a line
 
 The front matter is YAML in its JSON-compatible subset: one `key: <JSON value>` per line, keys
 sorted, so any YAML parser reads it and the same record always renders to the same bytes. The
 body is the content followed by one newline (a reader removes exactly one). A content holding a
 carriage return is put in the front matter (`content:`) instead, so files only ever hold LF
 line endings. Nothing volatile is written (no export time, no access counts), so exporting an
-unchanged store twice gives no diff.
+unchanged store twice gives no diff. A `.jsonl` file holds one JSON object a line (keys
+sorted), lines in the order of their ids, so an added or removed row is one line of diff.
 """
 
 from __future__ import annotations
@@ -26,7 +30,13 @@ MEMORY_KEYS = frozenset({
     "category", "confidence", "content_hash", "created_at", "files", "id", "last_reinforced_at", "metadata",
     "phase", "project", "session_id", "significance", "source", "source_ids", "summary", "superseded_by",
     "tags", "times_reinforced", "trusted"})
+# An instruction's validity, written only when set: files of other memories, and files written
+# before validity existed, read unchanged.
+MEMORY_OPTIONAL_KEYS = frozenset({"valid_from", "valid_until"})
 ARCHIVE_KEYS = frozenset({"archived_at", "category", "id", "project", "summary"})
+NODE_KEYS = frozenset({
+    "attributes", "can_summarize", "confidence", "created_at", "id", "name_key", "node_type", "project",
+    "salience", "scope", "source", "subtype", "superseded_by", "trusted", "valid_from", "valid_until"})
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
@@ -51,8 +61,10 @@ def render(record: dict[str, Any], content: str) -> str:
     return "\n".join(lines) + "\n" + (body + "\n" if body else "")
 
 
-def parse(text: str, allowed: frozenset[str]) -> tuple[dict[str, Any], str]:
-    """(front matter, content) of a file; BadMemoryFile naming what is wrong."""
+def parse(text: str, allowed: frozenset[str], optional: frozenset[str] = frozenset()
+          ) -> tuple[dict[str, Any], str]:
+    """(front matter, content) of a file (every key of `allowed`, those of `optional` when given);
+    BadMemoryFile naming what is wrong."""
     if not text.startswith(FENCE + "\n"):
         raise BadMemoryFile("does not start with a '---' front matter")
     end = text.find("\n" + FENCE + "\n", len(FENCE))
@@ -63,7 +75,7 @@ def parse(text: str, allowed: frozenset[str]) -> tuple[dict[str, Any], str]:
         key, sep, raw = line.partition(": ")
         if not sep or not key:
             raise BadMemoryFile(f"line {number}: expected 'key: value'")
-        if key not in allowed and key != "content":
+        if key not in allowed and key not in optional and key != "content":
             raise BadMemoryFile(f"line {number}: unknown key {key!r}")
         try:
             head[key] = json.loads(raw)
@@ -79,6 +91,26 @@ def parse(text: str, allowed: frozenset[str]) -> tuple[dict[str, Any], str]:
             raise BadMemoryFile("content is given twice")
         return head, content
     return head, body[:-1] if body.endswith("\n") else body
+
+
+def render_lines(records: list[dict[str, Any]]) -> str:
+    """The `.jsonl` text of records: one a line, keys sorted, in the order of their ids."""
+    ordered = sorted(records, key=lambda r: str(r["id"]))
+    return "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in ordered)
+
+
+def parse_lines(text: str) -> list[dict[str, Any]]:
+    """The records of a `.jsonl` text; BadMemoryFile naming the first line that is not one."""
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            raise BadMemoryFile(f"line {number}: not a JSON object") from None
+        if not isinstance(record, dict) or "id" not in record:
+            raise BadMemoryFile(f"line {number}: not a record with an id")
+        records.append(record)
+    return records
 
 
 def write_if_changed(path: Path, text: str) -> bool:

@@ -17,6 +17,7 @@ from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, SettingsConfigDict
 
 from chalicelib.contracts.local_home import itachi_home, read_json
+from chalicelib.contracts.prompt_context import STALE_AFTER_DAYS
 
 
 def _env(name: str, *more: str) -> Any:
@@ -87,6 +88,10 @@ class Settings(BaseSettings):
                                             validation_alias=_env("ITACHI_SEARCH_NEIGHBOURS_WEIGHT"))
     # A query naming a time favours memories stored near it by this weight (0: off; docs/memory.md).
     search_dates_weight: float = Field(0.3, ge=0, le=1, validation_alias=_env("ITACHI_SEARCH_DATES_WEIGHT"))
+    # An injected memory neither stated nor confirmed within this many days reads "possibly stale"
+    # (the hooks read the same variable; `contracts/prompt_context.STALE_AFTER_DAYS`, docs/hooks.md).
+    stale_after_days: int = Field(STALE_AFTER_DAYS, ge=1, le=36_500,
+                                  validation_alias=_env("ITACHI_STALE_AFTER_DAYS"))
     # Memory lifecycle (docs/memory.md): live memories per project before eviction starts, and
     # the size and time bound of one eviction run (a Lambda finishes well inside 15 minutes).
     memory_budget: int = Field(5000, ge=1, validation_alias=_env("ITACHI_MEMORY_BUDGET"))

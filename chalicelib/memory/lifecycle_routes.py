@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from chalice import Response
 
+from chalicelib.auth.request_principal import request_writer
 from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body, parse_query
 from chalicelib.memory.lifecycle_schemas import EvictIn, FixIn, ListQuery, PhaseQuery, TagsIn, page_json
@@ -70,20 +71,33 @@ def fix() -> Response:
 
 @bp.route("/api/memory/export", methods=["GET"])
 def export() -> Response:
-    """A page of memories (with archived originals) as the git-friendly files hold them."""
-    from chalicelib.memory.transfer_schemas import record_json
+    """A page of memories (with archived originals), or of graph nodes (with their outgoing edges and
+    the contradictions they raised), as the git-friendly files hold them."""
+    from chalicelib.memory.transfer_schemas import graph_json, record_json
 
     q = parse_query(bp.current_request, ExportQuery)
-    rows = get_container().memory_transfer.export_page(q.project, str(q.after) if q.after else None, q.limit)
+    after, transfer = str(q.after) if q.after else None, get_container().memory_transfer
+    if q.part == "graph":
+        page = transfer.export_graph_page(q.project, after, q.limit)
+        nodes = page["nodes"]
+        return ok({**{part: [graph_json(part, r) for r in rows] for part, rows in page.items()},
+                   "next_after": nodes[-1]["id"] if len(nodes) == q.limit else None})
+    rows = transfer.export_page(q.project, after, q.limit)
     last = rows[-1]["id"] if len(rows) == q.limit else None
     return ok({"records": [record_json(r) for r in rows], "next_after": last})
 
 
 @bp.route("/api/memory/import", methods=["POST"])
 def import_records() -> Response:
-    """Upsert exported records by id (idempotent); links whose ends are missing come back deferred."""
+    """Upsert exported records by id (idempotent); links whose ends are missing come back deferred.
+    Rows keep their trust flag only when a person (an admin key) imports them."""
     body = parse_body(bp.current_request, ImportIn)
+    person, transfer = request_writer() == "person", get_container().memory_transfer
     links = [(str(link.id), str(link.superseded_by) if link.superseded_by else None) for link in body.links]
-    report = get_container().memory_transfer.import_batch([r.stored() for r in body.records], links,
-                                                          embed=body.embed)
-    return ok(report.as_json())
+    records = [{**r.stored(), "trusted": r.trusted and person} for r in body.records]
+    report = transfer.import_batch(records, links, embed=body.embed).as_json()
+    graph_links = [(str(link.id), str(link.superseded_by) if link.superseded_by else None)
+                   for link in body.graph_links]
+    if body.graph_nodes or body.graph_edges or body.graph_contradictions or graph_links:
+        report["graph"] = transfer.import_graph(body.graph_parts(person), graph_links).as_json()
+    return ok(report)

@@ -171,7 +171,7 @@ def hit_json(hit: SearchHit) -> dict[str, Any]:
     return {"id": hit.id, "project": hit.project, "category": hit.category, "content": hit.content,
             "summary": hit.summary, "score": hit.score, "created_at": _iso(hit.created_at),
             "metadata": hit.metadata, "files": list(hit.files), "source": hit.source,
-            "trusted": hit.trusted}
+            "trusted": hit.trusted, "confirmed_at": _iso(hit.confirmed_at)}
 
 
 def search_json(result: SearchResult) -> dict[str, Any]:

@@ -263,7 +263,8 @@ class InMemorySearchIndex:
         scored.sort(key=lambda s: (-s[0], -s[1].created_at.timestamp(), s[1].id))
         return [model.SearchHit(id=m.id, project=m.project, category=m.category, content=m.content,
                           summary=m.summary, score=score, created_at=m.created_at, metadata=m.metadata,
-                          files=m.files, source=m.source, trusted=m.trusted)
+                          files=m.files, source=m.source, trusted=m.trusted,
+                          confirmed_at=max(m.last_reinforced_at, m.promoted_at or m.last_reinforced_at))
                 for score, m in scored[:limit]]
 
     def refresh_statistics(self) -> float:

@@ -61,6 +61,7 @@ def context(ctx: Ctx) -> Response:
     ]
     if prompt and chosen:
         container = get_container()
-        found = PromptPreview(container.memory.search_each, _graph_block).preview(prompt, chosen)
+        found = PromptPreview(container.memory.search_each, _graph_block,
+                              container.settings.stale_after_days).preview(prompt, chosen)
         body += _result(ctx, found)
     return html(page(ctx.base, ctx.session.csrf_token, ctx.session.signed_in_as, "Prompt preview", *body))

@@ -20,6 +20,7 @@ from chalicelib.contracts.prompt_context import (
     MIN_PROMPT_CHARS,
     NAMESPACE_LIMIT,
     PROJECT_LIMIT,
+    STALE_AFTER_DAYS,
     search_context,
     tokens,
 )
@@ -47,9 +48,11 @@ class Preview:
 
 
 class PromptPreview:
-    def __init__(self, search_each: SearchEach, graph_fast: GraphFast | None = None) -> None:
+    def __init__(self, search_each: SearchEach, graph_fast: GraphFast | None = None,
+                 stale_after: int = STALE_AFTER_DAYS) -> None:
         self._search_each = search_each
         self._graph_fast = graph_fast
+        self._stale_after = stale_after
 
     def preview(self, prompt: str, project: str) -> Preview:
         prompt = prompt.strip()
@@ -59,10 +62,14 @@ class PromptPreview:
         found = self._search_each(query, project, project_limit=PROJECT_LIMIT, global_limit=GLOBAL_LIMIT,
                                   namespace_limit=NAMESPACE_LIMIT, mode="hybrid")
         memories = [{"id": h.id, "project": h.project, "category": h.category, "content": h.content,
-                     "summary": h.summary, "score": h.score, "source": h.source} for h in found.hits]
+                     "summary": h.summary, "score": h.score, "source": h.source,
+                     "created_at": h.created_at.isoformat(),
+                     "confirmed_at": h.confirmed_at.isoformat() if h.confirmed_at else None}
+                    for h in found.hits]
         graph = self._graph(query, project)
         answer = {"results": memories, "graph": {"text": graph} if graph else None}
-        return Preview(search_context(answer, project), memories, graph, found.degraded)
+        text = search_context(answer, project, stale_after=self._stale_after)
+        return Preview(text, memories, graph, found.degraded)
 
     def _graph(self, query: str, project: str) -> str:
         if self._graph_fast is None:

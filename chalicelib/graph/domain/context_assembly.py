@@ -2,7 +2,8 @@
 
 Entities 15 (by score), relationships 8 per entity (by salience, as fetched), instructions 15
 (score first, scope as tie-breaker), facts and opinions 30 (score), events 15 (score), plans 10
-(soonest first). A plan whose date has passed is read as an event. Superseded nodes never show.
+(soonest first). A plan whose date has passed is read as an event. Superseded nodes, and nodes
+past their `valid_until`, never show.
 """
 
 from __future__ import annotations
@@ -53,10 +54,10 @@ def assemble(
     """Dedupe by id (keeping the best score), drop superseded nodes, sort and cut each section."""
     best: dict[str, Node] = {}
     for node in found:
-        if node.live and (node.id not in best or node.score > best[node.id].score):
+        if node.valid_at(now) and (node.id not in best or node.score > best[node.id].score):
             best[node.id] = node
     out = Sections()
-    ents = {e.id: e for e in entities if e.live}
+    ents = {e.id: e for e in entities if e.valid_at(now)}
     for node in best.values():
         if node.node_type == "entity":
             ents.setdefault(node.id, node)
@@ -70,7 +71,7 @@ def assemble(
             out.plans.append(node)
     out.entities = sorted(ents.values(), key=lambda n: -n.score)[: LIMITS["entities"]]
     out.relations = {
-        e.id: [r for r in relations.get(e.id, []) if r.other.live][:RELATIONS_PER_ENTITY]
+        e.id: [r for r in relations.get(e.id, []) if r.other.valid_at(now)][:RELATIONS_PER_ENTITY]
         for e in out.entities
     }
     out.instructions = sorted(out.instructions, key=lambda n: (-n.score, -(n.scope or 0)))[

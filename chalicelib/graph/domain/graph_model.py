@@ -116,6 +116,10 @@ class Node:
     def live(self) -> bool:
         return self.superseded_by is None
 
+    def valid_at(self, now: datetime) -> bool:
+        """Live and not past its `valid_until` (a fact no longer true, a rule retired)."""
+        return self.live and (self.valid_until is None or self.valid_until > now)
+
     def as_json(self) -> dict[str, Any]:
         return {
             "id": self.id,

@@ -99,10 +99,13 @@ RECENCY = ("(1 - %(w_recency)s + %(w_recency)s * power(0.5, least(%(max_half_liv
            " now() - least(now(), greatest(m.created_at, m.last_reinforced_at, %(earliest)s))) / 86400.0"
            " / %(half_life)s)))")
 CREATED_AT = "least(greatest(m.created_at, %(earliest)s), %(latest)s) AS created_at"
+# When the memory was last confirmed: restated (reinforced) or promoted by a person.
+CONFIRMED_AT = ("least(greatest(m.last_reinforced_at, m.promoted_at, %(earliest)s), %(latest)s)"
+                " AS confirmed_at")
 _FINAL = """
 candidates AS ({candidates})
 SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {created_at}, m.source,
-  m.trusted, ({score}) * {recency} AS score
+  m.trusted, {confirmed_at}, ({score}) * {recency} AS score
 FROM candidates c JOIN memories m ON m.id = c.id CROSS JOIN query q
 ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(limit)s
 """
@@ -112,7 +115,7 @@ ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(limit)s
 NEIGHBOUR_PARENTS, NEIGHBOURS_PER_SIDE, NEIGHBOUR_WINDOW = 5, 2, "30 minutes"  # chosen on LoCoMo 1-5
 _NEIGHBOURS = """
 SELECT h.n, m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {created_at},
-  m.source, m.trusted
+  m.source, m.trusted, {confirmed_at}
 FROM unnest(%(parents)s::uuid[]) WITH ORDINALITY AS h(id, n) JOIN memories p ON p.id = h.id
 CROSS JOIN LATERAL ((
   SELECT m.* FROM memories m WHERE m.project = p.project AND m.created_at < p.created_at
@@ -162,7 +165,7 @@ def build_statement(mode: SearchMode, scope: SearchScope) -> str:
         parts.append(_branches("vec_exact", _VEC_EXACT, scope))
     score = _SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE)
     parts.append(_FINAL.format(candidates=_CANDIDATES[mode], score=score, created_at=CREATED_AT,
-                               recency=RECENCY))
+                               confirmed_at=CONFIRMED_AT, recency=RECENCY))
     return "".join(parts)
 
 
@@ -176,7 +179,7 @@ def _hit(r: dict[str, Any], score: float) -> SearchHit:
     return SearchHit(id=str(r["id"]), project=r["project"], category=r["category"], content=r["content"],
                      summary=r["summary"], score=round(score, 6), created_at=r["created_at"],
                      metadata=dict(r["metadata"] or {}), files=tuple(r["files"] or ()),
-                     source=r["source"], trusted=bool(r["trusted"]))
+                     source=r["source"], trusted=bool(r["trusted"]), confirmed_at=r["confirmed_at"])
 
 
 class PostgresMemorySearch:
@@ -227,7 +230,8 @@ class PostgresMemorySearch:
         """Add the neighbours of the best hits at `share` of their parent's score; best `limit` stay."""
         parents = hits[:NEIGHBOUR_PARENTS]
         rows = self._conn.execute(
-            _NEIGHBOURS.format(filters=scope_filters(scope), created_at=CREATED_AT),
+            _NEIGHBOURS.format(filters=scope_filters(scope), created_at=CREATED_AT,
+                               confirmed_at=CONFIRMED_AT),
             {**params, "parents": [h.id for h in parents], "window": NEIGHBOUR_WINDOW,
              "per_side": NEIGHBOURS_PER_SIDE}, prepare=False).fetchall()
         best = {h.id: h for h in hits}

@@ -13,6 +13,7 @@ from typing import Any
 import psycopg
 
 from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.memory.adapters.graph_transfer_repository import PostgresGraphTransferRepository
 from chalicelib.memory.adapters.import_repository import PostgresImportCheck
 from chalicelib.memory.adapters.integrity_repository import PostgresIntegrityRepository
 from chalicelib.memory.adapters.lifecycle_repository import PostgresLifecycleRepository
@@ -35,6 +36,7 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
     lifecycle: PostgresLifecycleRepository
     integrity: PostgresIntegrityRepository
     transfer: PostgresTransferRepository
+    graph_transfer: PostgresGraphTransferRepository
     snapshots: PostgresSnapshotRepository
     recall: PostgresMemoryRecall
     explain: PostgresSearchExplain
@@ -51,6 +53,7 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
         self.lifecycle = PostgresLifecycleRepository(conn)
         self.integrity = PostgresIntegrityRepository(conn)
         self.transfer = PostgresTransferRepository(conn)
+        self.graph_transfer = PostgresGraphTransferRepository(conn)
         self.snapshots = PostgresSnapshotRepository(conn)
         self.recall = PostgresMemoryRecall(conn)
         self.explain = PostgresSearchExplain(conn, self._statistics)

@@ -1,11 +1,11 @@
 """SQL of snapshots: a consistent copy of one project's memory, restorable in place.
 
 A snapshot is a row of `memory_snapshots` and JSON items per part, taken in one REPEATABLE READ
-transaction. The parts are a table of (name, statement selecting the project's rows); a part
-restores into its table through `jsonb_populate_record`, over the table's columns as the catalog
-lists them (generated ones left out), so a column added later is carried without a change here.
-Graph memory does not exist yet: when its tables do, they join by adding their parts to
-`PARTS` (nodes before edges), and snapshot, load and the counts take them in.
+transaction. The parts are a table of (name, statement selecting the project's rows); a row is
+kept as `to_jsonb` of it (`as_items`) and restores into its table through `jsonb_populate_record`
+(`populated`), over the table's columns as the catalog lists them (`stored_columns`: generated
+ones left out), so a column added later is carried without a change here. Export and import
+(`transfer_repository`, `graph_transfer_repository`) read and write the graph's rows the same way.
 """
 
 from __future__ import annotations
@@ -48,6 +48,27 @@ PARTS: tuple[Part, ...] = (
 )
 
 
+def as_items(rows: str) -> sql.Composed:
+    """A SELECT of `item`, the `to_jsonb` of each row `rows` (a constant statement) selects."""
+    return sql.SQL("SELECT to_jsonb(t) AS item FROM ({rows}) t").format(
+        rows=sql.SQL(rows))  # type: ignore[arg-type]  # constant text of this package
+
+
+def populated(table: str, item: sql.Composable) -> sql.Composed:
+    """The row of `table` that the JSON `item` (a `to_jsonb` of such a row) holds."""
+    return sql.SQL("jsonb_populate_record(NULL::{table}, {item})").format(table=sql.Identifier(table),
+                                                                          item=item)
+
+
+def stored_columns(conn: Conn, table: str, data_type: str | None = None) -> list[str]:
+    """The table's stored columns in order (only those of `data_type` when given)."""
+    rows = conn.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()"
+        " AND table_name = %s AND is_generated = 'NEVER' AND (%s::text IS NULL OR data_type = %s)"
+        " ORDER BY ordinal_position", (table, data_type, data_type)).fetchall()
+    return [r["column_name"] for r in rows]
+
+
 class PostgresSnapshotRepository:
     def __init__(self, conn: Conn) -> None:
         self._conn = conn
@@ -65,9 +86,8 @@ class PostgresSnapshotRepository:
             return None
         counts = {}
         for part in PARTS:
-            statement = sql.SQL("INSERT INTO memory_snapshot_items (snapshot_id, part, item)"
-                                " SELECT %(s)s, %(part)s, to_jsonb(t) FROM ({rows}) t").format(
-                rows=sql.SQL(part.rows))  # type: ignore[arg-type]  # constant text of PARTS
+            statement = sql.SQL("INSERT INTO memory_snapshot_items (snapshot_id, part, item) SELECT %(s)s,"
+                                " %(part)s, item FROM ({items}) i").format(items=as_items(part.rows))
             counts[part.name] = self._conn.execute(
                 statement, {"s": row["id"], "part": part.name, "p": project}).rowcount
         self._conn.execute("UPDATE memory_snapshots SET counts = %s WHERE id = %s",
@@ -98,12 +118,12 @@ class PostgresSnapshotRepository:
         self.clear(project)
         counts = {}
         for part in PARTS:
-            columns = [sql.Identifier(c) for c in self._columns(part.table)]
+            columns = [sql.Identifier(c) for c in stored_columns(self._conn, part.table)]
             counts[part.name] = self._conn.execute(
                 sql.SQL("INSERT INTO {table} ({cols}) SELECT {picked} FROM memory_snapshot_items i,"
-                        " jsonb_populate_record(NULL::{table}, i.item) r"
-                        " WHERE i.snapshot_id = %s AND i.part = %s").format(
+                        " {populated} r WHERE i.snapshot_id = %s AND i.part = %s").format(
                     table=sql.Identifier(part.table), cols=sql.SQL(", ").join(columns),
+                    populated=populated(part.table, sql.SQL("i.item")),
                     picked=sql.SQL(", ").join(sql.SQL("r.") + c for c in columns)),
                 (found["id"], part.name)).rowcount
         return counts
@@ -115,28 +135,20 @@ class PostgresSnapshotRepository:
         if found is None:
             return None
         for part in PARTS:
-            times = [sql.Identifier(c) for c in self._columns(part.table, "timestamp with time zone")]
+            times = [sql.Identifier(c)
+                     for c in stored_columns(self._conn, part.table, "timestamp with time zone")]
             if not times:
                 continue
             outside = sql.SQL(" OR ").join(sql.SQL("r.{} NOT BETWEEN %(lo)s AND %(hi)s").format(c)
                                            for c in times)
             row = self._conn.execute(
-                sql.SQL("SELECT 1 FROM memory_snapshot_items i,"
-                        " jsonb_populate_record(NULL::{table}, i.item) r"
+                sql.SQL("SELECT 1 FROM memory_snapshot_items i, {populated} r"
                         " WHERE i.snapshot_id = %(s)s AND i.part = %(part)s AND ({outside}) LIMIT 1").format(
-                    table=sql.Identifier(part.table), outside=outside),
+                    populated=populated(part.table, sql.SQL("i.item")), outside=outside),
                 {"s": found["id"], "part": part.name, "lo": earliest, "hi": latest}).fetchone()
             if row is not None:
                 return part.name
         return None
-
-    def _columns(self, table: str, data_type: str | None = None) -> list[str]:
-        """The table's stored columns in order (only those of `data_type` when given)."""
-        rows = self._conn.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema()"
-            " AND table_name = %s AND is_generated = 'NEVER' AND (%s::text IS NULL OR data_type = %s)"
-            " ORDER BY ordinal_position", (table, data_type, data_type)).fetchall()
-        return [r["column_name"] for r in rows]
 
     def load_drafts(self, project: str, drafts: Iterable[MemoryDraft]) -> int:
         """COPY generated drafts into the project (a profile's items); return how many."""

@@ -12,13 +12,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import psycopg
+from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from chalicelib.memory.adapters.memory_repository import Conn, savepoint
 
 FIELDS = ("project", "category", "content", "summary", "files", "metadata", "tags", "phase", "significance",
           "confidence", "times_reinforced", "created_at", "last_reinforced_at", "session_id", "source_ids",
-          "content_hash", "source", "trusted")
+          "content_hash", "source", "trusted", "valid_from", "valid_until")
 _COLUMNS = ", ".join(FIELDS)
 _CHANGED = " OR ".join(f"m.{f} IS DISTINCT FROM excluded.{f}" for f in FIELDS)
 _UPSERT = (
@@ -106,19 +107,7 @@ class PostgresTransferRepository:
 
     def link(self, links: Sequence[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
         """Set superseded_by where both ends exist; return the links whose ends are missing."""
-        if not links:
-            return []
-        ids, targets = [i for i, _ in links], [t for _, t in links]
-        self._conn.execute(
-            "UPDATE memories m SET superseded_by = u.t FROM unnest(%s::uuid[], %s::uuid[]) AS u(id, t)"
-            " WHERE m.id = u.id AND m.superseded_by IS DISTINCT FROM u.t"
-            " AND (u.t IS NULL OR EXISTS (SELECT 1 FROM memories x WHERE x.id = u.t))", (ids, targets))
-        rows = self._conn.execute(
-            "SELECT u.id, u.t FROM unnest(%s::uuid[], %s::uuid[]) AS u(id, t)"
-            " WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = u.id)"
-            " OR (u.t IS NOT NULL AND NOT EXISTS (SELECT 1 FROM memories x WHERE x.id = u.t))",
-            (ids, targets)).fetchall()
-        return [(str(r["id"]), str(r["t"]) if r["t"] else None) for r in rows]
+        return link_rows(self._conn, "memories", links)
 
     def unembedded(self, memory_ids: Sequence[str]) -> list[tuple[str, str, str]]:
         """(id, text, summary) of these memories without a vector (the archived original if any)."""
@@ -128,3 +117,24 @@ class PostgresTransferRepository:
             " FROM memories m LEFT JOIN memory_archive a ON a.memory_id = m.id"
             " WHERE m.id = ANY(%s::uuid[]) AND m.embedding IS NULL", (list(memory_ids),)).fetchall()
         return [(str(r["id"]), r["content"], r["summary"]) for r in rows]
+
+
+Links = Sequence[tuple[str, str | None]]
+
+
+def link_rows(conn: Conn, table: str, links: Links) -> list[tuple[str, str | None]]:
+    """Set `superseded_by` of `table`'s rows where both ends exist; the links whose ends are missing."""
+    if not links:
+        return []
+    ids, targets = [i for i, _ in links], [t for _, t in links]
+    conn.execute(sql.SQL(
+        "UPDATE {t} m SET superseded_by = u.t FROM unnest(%s::uuid[], %s::uuid[]) AS u(id, t)"
+        " WHERE m.id = u.id AND m.superseded_by IS DISTINCT FROM u.t"
+        " AND (u.t IS NULL OR EXISTS (SELECT 1 FROM {t} x WHERE x.id = u.t))").format(
+        t=sql.Identifier(table)), (ids, targets))
+    rows = conn.execute(sql.SQL(
+        "SELECT u.id, u.t FROM unnest(%s::uuid[], %s::uuid[]) AS u(id, t)"
+        " WHERE NOT EXISTS (SELECT 1 FROM {t} m WHERE m.id = u.id)"
+        " OR (u.t IS NOT NULL AND NOT EXISTS (SELECT 1 FROM {t} x WHERE x.id = u.t))").format(
+        t=sql.Identifier(table)), (ids, targets)).fetchall()
+    return [(str(r["id"]), str(r["t"]) if r["t"] else None) for r in rows]

@@ -125,6 +125,7 @@ class SearchHit:
     files: tuple[str, ...] = ()
     source: str = "unspecified"
     trusted: bool = True
+    confirmed_at: datetime | None = None  # last restated (reinforced) or promoted by a person
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,23 @@ class TransferRepository(Protocol):
     def unembedded(self, memory_ids: Sequence[str]) -> list[tuple[str, str, str]]: ...
 
 
+class GraphTransferRepository(Protocol):
+    """The graph's rows as export and import carry them (nodes without their vectors)."""
+
+    def export_page(self, project: str | None, after: str | None, limit: int
+                    ) -> dict[str, list[dict[str, Any]]]:
+        """Nodes by id after `after`, with their outgoing edges and the contradictions they raised."""
+        ...
+
+    def upsert(self, table: str, records: Sequence[dict[str, Any]]) -> dict[str, str]:
+        """Each id's outcome: "inserted", "updated", "unchanged", "conflict" or "missing" (its nodes)."""
+        ...
+
+    def link(self, links: Sequence[tuple[str, str | None]]) -> list[tuple[str, str | None]]: ...
+    def unembedded(self, node_ids: Sequence[str]) -> list[tuple[str, str]]: ...
+    def set_vectors(self, vectors: Sequence[tuple[str, Sequence[float]]]) -> None: ...
+
+
 class SnapshotRepository(Protocol):
     """A project's memory copied and restored in place (`memory_snapshots`)."""
 
@@ -102,6 +119,9 @@ class LifecycleUnitOfWork(MemoryUnitOfWork, Protocol):
 
     @property
     def transfer(self) -> TransferRepository: ...
+
+    @property
+    def graph_transfer(self) -> GraphTransferRepository: ...
 
     @property
     def snapshots(self) -> SnapshotRepository: ...

@@ -7,11 +7,14 @@ the rest of the batch goes on); links between memories are set once both ends ex
 back as deferred for the caller to send again after the last batch. New or changed texts are
 embedded after the commit within the write deadline (a failure leaves them for
 `itachi memory check --fix`).
+
+The graph travels beside them: nodes (their vectors computed again after the commit), edges,
+and contradictions, upserted by id in that order, node supersedes linked as memories' are.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +33,22 @@ class ImportReport:
 
     def as_json(self) -> dict[str, Any]:
         return {**self.counts, "conflicts": self.conflicts, "embedded": self.embedded,
+                "deferred": [{"id": i, "superseded_by": t} for i, t in self.deferred]}
+
+
+GRAPH_PARTS = (("nodes", "graph_nodes"), ("edges", "graph_edges"), ("contradictions", "graph_contradictions"))
+
+
+@dataclass
+class GraphImportReport:
+    counts: dict[str, dict[str, int]] = field(default_factory=dict)
+    refused: dict[str, list[str]] = field(default_factory=lambda: {"conflict": [], "missing": []})
+    deferred: list[tuple[str, str | None]] = field(default_factory=list)
+    embedded: int = 0
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.counts, "conflicts": self.refused["conflict"], "missing": self.refused["missing"],
+                "embedded": self.embedded,
                 "deferred": [{"id": i, "superseded_by": t} for i, t in self.deferred]}
 
 
@@ -63,6 +82,51 @@ class MemoryTransfer:
         if embed and touched:
             report.embedded = self._embed(touched)
         return report
+
+    def export_graph_page(self, project: str | None, after: str | None, limit: int
+                          ) -> dict[str, list[dict[str, Any]]]:
+        with self._units() as uow:
+            return uow.graph_transfer.export_page(project, after, limit)
+
+    def import_graph(self, parts: Mapping[str, Sequence[dict[str, Any]]],
+                     links: Sequence[tuple[str, str | None]] = ()) -> GraphImportReport:
+        """Upsert nodes, then edges, then contradictions by id (idempotent), and link supersedes."""
+        report = GraphImportReport()
+        with self._units() as uow:
+            repo = uow.graph_transfer
+            for part, table in GRAPH_PARTS:
+                records = parts.get(part, ())
+                outcomes = repo.upsert(table, [{k: v for k, v in r.items() if k != "superseded_by"}
+                                               for r in records])
+                report.counts[part] = {k: 0 for k in ("inserted", "updated", "unchanged")}
+                for ident, outcome in outcomes.items():
+                    if outcome in report.refused:
+                        report.refused[outcome].append(ident)
+                    else:
+                        report.counts[part][outcome] += 1
+                if part == "nodes":
+                    stored = [r for r in records if outcomes[str(r["id"])] not in report.refused]
+                    report.deferred = repo.link([*((str(r["id"]), r.get("superseded_by")) for r in stored),
+                                                 *links])
+            uow.commit()
+        touched = [str(r["id"]) for r in parts.get("nodes", ())
+                   if str(r["id"]) not in report.refused["conflict"]]
+        report.embedded = self._embed_nodes(touched) if touched else 0
+        return report
+
+    def _embed_nodes(self, node_ids: list[str]) -> int:
+        with self._units() as uow:
+            pending = uow.graph_transfer.unembedded(node_ids)
+        if not pending:
+            return 0
+        try:
+            vectors = self._embedder.embed([text for _, text in pending])
+        except Exception:  # the embedder is down: the nodes are found by name and words meanwhile
+            return 0
+        with self._units() as uow:
+            uow.graph_transfer.set_vectors([(i, v) for (i, _), v in zip(pending, vectors, strict=True)])
+            uow.commit()
+        return len(pending)
 
     def _embed(self, memory_ids: list[str]) -> int:
         with self._units() as uow:

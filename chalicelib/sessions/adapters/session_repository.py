@@ -99,7 +99,9 @@ class PostgresSessionRepository:
                             limit: int) -> list[tuple[str, str]]:
         rows = self._conn.execute(
             "SELECT id::text AS id, COALESCE(NULLIF(summary, ''), content) AS text FROM memories"
-            " WHERE project = %s AND category = ANY(%s) AND superseded_by IS NULL AND trusted"
+            # Live ones only, as search reads them: not superseded, retired or archived.
+            " WHERE project = %s AND category = ANY(%s) AND superseded_by IS NULL AND valid_until IS NULL"
+            " AND phase < 3 AND trusted"
             " ORDER BY created_at DESC LIMIT %s",
             (project, list(categories), limit),
         ).fetchall()

@@ -74,7 +74,7 @@ def test_the_installed_prompt_hook_starts_without_site_and_injects_the_projects_
         if done.stdout:
             contexts.append(json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"])
             break
-    assert contexts and f"- [decision] {DECISION}" in contexts[0].splitlines()
+    assert contexts and f"- [decision] {DECISION} (today)" in contexts[0].splitlines()
     assert installed.log_lines()[-1].split()[2:4] == ["user_prompt_submit", "ok"]
 
 

@@ -37,7 +37,7 @@ OPEN_TO_ANY_MACHINE = {
     "GET /api/graph/traces/{trace_id}",
     "POST /api/session/event", "POST /api/session/edit", "POST /api/session/complete",
     "GET /api/session/briefing", "POST /api/session/extract-insights", "GET /api/project/learnings",
-    "GET /api/rules",
+    "GET /api/rules", "POST /api/memory-tool",
     "POST /api/project/rules", "POST /api/lessons/outcome", "GET /api/lessons",
     "GET /api/lessons/{lesson_id}", "POST /api/lessons/{lesson_id}/feedback",
     "POST /api/approvals", "GET /api/approvals/{approval_id}",

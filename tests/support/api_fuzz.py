@@ -30,9 +30,11 @@ from chalicelib.graph import schemas as graph
 from chalicelib.learning import routes as learning
 from chalicelib.llm import routes as usage
 from chalicelib.memory import lifecycle_schemas as lifecycle
+from chalicelib.memory import memory_tool_routes as memory_tool
 from chalicelib.memory import schemas as memory
 from chalicelib.memory import snapshot_routes as snapshots
 from chalicelib.memory import transfer_schemas as transfer
+from chalicelib.namespaces import routes as namespaces
 from chalicelib.sessions import routes as sessions
 from chalicelib.ssh import routes as ssh
 from chalicelib.sync import routes as sync
@@ -169,6 +171,14 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("DELETE", "/api/keys/{name}"): (None, None),
     ("POST", "/api/machines/invites"): (invites.InviteBody, None),
     ("POST", "/api/machines/join"): (invites.JoinBody, None),
+    ("POST", "/api/machines/{machine_id}/credentials"): (None, None),
+    ("POST", "/api/memory-tool"): (memory_tool.MemoryToolIn, None),
+    ("POST", "/api/namespaces"): (namespaces.NewNamespaceBody, None),
+    ("GET", "/api/namespaces"): (None, None),
+    ("GET", "/api/namespaces/{name}"): (None, None),
+    ("POST", "/api/namespaces/{name}/projects"): (namespaces.MembersBody, None),
+    ("DELETE", "/api/namespaces/{name}/projects"): (None, namespaces.MemberQuery),
+    ("POST", "/api/namespaces/{name}/rules"): (namespaces.PromoteBody, None),
     # the web console: HTML behind a session cookie (the fuzzer has none: 303 / 401 / 403 answers)
     ("POST", "/api/console/links"): (None, None),
     **{(method, path): (None, None) for method, path in (
@@ -182,7 +192,8 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
         ("GET", "/console/brain"), ("POST", "/console/brain/{proposal_id}/{decision}"),
         ("GET", "/console/graph"), ("GET", "/console/graph/{node_id}"),
         ("POST", "/console/graph/contradictions/{contradiction_id}/{resolution}"),
-        ("POST", "/console/agents/{run_id}/cancel"))},
+        ("POST", "/console/agents/{run_id}/cancel"), ("GET", "/console/review"),
+        ("POST", "/console/review/{memory_id}/{decision}"), ("POST", "/console/learning/{rule_id}/promote"))},
 }
 
 def _with_nul(before: str, after: str) -> str:

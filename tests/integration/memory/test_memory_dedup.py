@@ -8,7 +8,9 @@ from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.memory.services.memory_service import NEAR_DUPLICATE_COSINE, MemoryService
 
 
-def _fact(text: str, project: str = "d", category: str = "project_rule") -> MemoryDraft:
+# The memory core's own dedup: a category outside the instruction store, which reconciles rules itself
+# (tests/integration/test_instruction_store.py).
+def _fact(text: str, project: str = "d", category: str = "decision") -> MemoryDraft:
     return MemoryDraft(project=project, category=category, content=text)
 
 
@@ -49,7 +51,7 @@ def test_rewordings_inside_one_batch_collapse_too(memory: MemoryService) -> None
 def test_similar_statements_that_differ_in_a_date_number_or_name_stay_apart(
         memory: MemoryService, first: str, second: str) -> None:
     kept = memory.remember(_fact(first))
-    similar = memory.find_similar("d", "project_rule", second, threshold=0.0, limit=1)
+    similar = memory.find_similar("d", "decision", second, threshold=0.0, limit=1)
     assert similar[0].memory.id == kept.id
     assert similar[0].similarity >= NEAR_DUPLICATE_COSINE, "the pair must look like a near duplicate"
     other = memory.remember(_fact(second))
@@ -59,22 +61,22 @@ def test_similar_statements_that_differ_in_a_date_number_or_name_stay_apart(
 
 def test_the_same_text_in_another_project_or_category_is_a_separate_memory(memory: MemoryService) -> None:
     ids = {memory.remember(_fact("Run the linter before committing.", project=p, category=c)).id
-           for p, c in (("d", "project_rule"), ("e", "project_rule"), ("d", "task_lesson"))}
+           for p, c in (("d", "decision"), ("e", "decision"), ("d", "task_lesson"))}
     assert len(ids) == 3
 
 
 def test_find_similar_reinforce_and_update_serve_the_learning_loop(memory: MemoryService) -> None:
     rule = memory.remember(_fact("Prefer uv over pip for installing packages."))
-    similar = memory.find_similar("d", "project_rule", "Install packages with uv, not pip.", threshold=0.6)
+    similar = memory.find_similar("d", "decision", "Install packages with uv, not pip.", threshold=0.6)
     assert [s.memory.id for s in similar] == [rule.id]
-    assert memory.find_similar("d", "project_rule", "The sky is blue.", threshold=0.6) == []
+    assert memory.find_similar("d", "decision", "The sky is blue.", threshold=0.6) == []
     assert memory.reinforce(rule.id).times_reinforced == 2
     updated = memory.update_content(rule.id, "Always install Python packages with uv, never pip.")
     assert updated.content.startswith("Always install") and updated.times_reinforced == 2
     tagged = memory.update_metadata(rule.id, {"source": "user", "applications": 3})
     assert tagged.metadata == {"source": "user", "applications": 3}
     assert memory.update_scores(rule.id, confidence=0.95).confidence == 0.95
-    tagged_rules = memory.recent("d", category="project_rule", metadata={"source": "user"})
+    tagged_rules = memory.recent("d", category="decision", metadata={"source": "user"})
     assert [m.id for m in tagged_rules] == [rule.id]
 
 
@@ -87,7 +89,7 @@ def test_a_batch_decides_as_storing_its_drafts_one_by_one_would(memory: MemorySe
         _fact("The API timeout is 60 seconds."),  # a changed number: a memory of its own
         _fact("The timeout of the API is 60 seconds."),  # a rewording of the draft before
         _fact("The API timeout is 60 seconds."),  # the same text as a draft before
-        _fact("The API timeout is 30 seconds.", category="decision"),  # another category
+        _fact("The API timeout is 30 seconds.", category="pattern"),  # another category
     ])
     assert [(r.deduplicated, r.duplicate_kind) for r in results] == [
         (True, "near"), (False, None), (True, "near"), (True, "exact"), (False, None)]

@@ -102,7 +102,7 @@ class Container(TaskWiring, AgentWiring, MemoryWiring, GraphWiring, LearningWiri
                                              snapshots=lambda: self.memory_snapshots),
             onboarding=self.machine_onboarding, public_url=self.settings.public_url,
             brain=self.brain_decisions, logs=self.log_tail, machine_controls=self.machine_controls,
-            graph_admin=self.graph_admin, approvals=self.tool_approvals,
+            graph_admin=self.graph_admin, rule_clashes=self.rule_clashes, approvals=self.tool_approvals,
             graph_recall=lambda query, project: self.graph_retrieve.deep(project, query).text,
             assistant=self.user_model, offers=self.task_offers, deploys=self.project_deploys,
             repo_registry=self.codeintel.github_sync.repos, agent_runs=self.agent_runs,

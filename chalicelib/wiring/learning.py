@@ -15,17 +15,23 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.lessons import Lessons
     from chalicelib.learning.services.ports import LearningUnits
     from chalicelib.learning.services.project_rules import ProjectRules
+    from chalicelib.learning.services.rule_clashes import RuleClashes
     from chalicelib.learning.services.rule_promotion import RulePromotion
     from chalicelib.learning.services.task_feedback import TaskFeedback
     from chalicelib.learning.services.task_lessons import TaskLessons
     from chalicelib.memory.services.memory_service import MemoryService
     from chalicelib.namespaces.services.namespaces import Namespaces
+    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
 
 
 class LearningWiring(CoreWiring):
     if TYPE_CHECKING:  # built by the other capabilities' wiring
         @property
         def memory(self) -> MemoryService: ...
+        @property
+        def telegram_enabled(self) -> bool: ...
+        @property
+        def telegram_gateway(self) -> TelegramGateway: ...
 
         @property
         def namespaces(self) -> Namespaces: ...
@@ -46,7 +52,7 @@ class LearningWiring(CoreWiring):
         from chalicelib.learning.services.project_rules import ProjectRules
 
         return ProjectRules(self.learning_units, self.embedder, redact, self.memory.store,
-                            namespaces=self.namespaces.scopes_of)
+                            namespaces=self.namespaces.scopes_of, on_flagged=self._announce_rule_clash)
 
     @cached_property
     def rule_promotion(self) -> RulePromotion:
@@ -55,6 +61,19 @@ class LearningWiring(CoreWiring):
 
         return RulePromotion(self.learning_units, self.embedder, self.memory.store,
                              lambda name: self.namespaces.get(name).projects)
+
+    def _announce_rule_clash(self, clash: object) -> None:
+        if self.telegram_enabled and self.settings.telegram_chat_id:
+            from chalicelib.telegram.services.graph_contradictions import announce_rule_clash
+
+            announce_rule_clash(self.telegram_gateway, self.settings.telegram_chat_id, clash)
+
+    @cached_property
+    def rule_clashes(self) -> RuleClashes:
+        """Flagged rules waiting for a person: Keep new / Keep old / Keep both."""
+        from chalicelib.learning.services.rule_clashes import RuleClashes
+
+        return RuleClashes(self.learning_units)
 
     @cached_property
     def lessons(self) -> Lessons:

@@ -3,6 +3,7 @@ edges, contradictions and their resolution, traces."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from chalicelib.graph.domain.graph_model import Node, NodeDraft, check_edge
@@ -18,7 +19,9 @@ class ContradictionClosed(ValueError):
 
 
 class GraphAdmin:
-    def __init__(self, units: GraphUnits, embedder: Embedder | None) -> None:
+    def __init__(self, units: GraphUnits, embedder: Embedder | None, *,
+                 on_resolved: Callable[[str, str], Any] | None = None) -> None:
+        self._on_resolved = on_resolved  # (the new node's id, resolution): its rule settled the same way
         self._units = units
         self._embedder = embedder
 
@@ -96,6 +99,8 @@ class GraphAdmin:
                 uow.graph.supersede(found.new.id, found.old.id)
             uow.graph.close_contradiction(contradiction_id, resolution)
             uow.commit()
+        if self._on_resolved is not None:
+            self._on_resolved(found.new.id, resolution)
         return {"id": contradiction_id, "status": resolution, "project": found.project}
 
     def trace(self, trace_id: str) -> dict[str, Any]:

@@ -33,7 +33,7 @@ from chalicelib.graph.domain.llm_prompts import (
 from chalicelib.graph.domain.names import candidate_keys, template_key
 from chalicelib.graph.services.graph_tools import GraphTools
 from chalicelib.graph.services.graph_writer import embed_all
-from chalicelib.graph.services.ports import GraphUnits
+from chalicelib.graph.services.ports import GraphUnits, LiveRules, Vector
 from chalicelib.graph.services.tool_loop import run_tool_loop
 from chalicelib.kernel.redaction import redact
 from chalicelib.llm.services.ports import LanguageModel, ToolModel
@@ -70,8 +70,10 @@ class GraphRetrieve:
         tools: ToolModel | None,
         *,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        rules: LiveRules | None = None,
     ) -> None:
         self._units = units
+        self._rules = rules
         self._embedder = embedder
         self._llm = llm
         self._tools = tools
@@ -114,7 +116,17 @@ class GraphRetrieve:
                 for r in rels
                 if r.other.node_type != "entity"
             ]
+        if self._rules is not None and vector is not None:
+            found = self._with_rules(project, vector, found)
         return assemble(entities, between, found, self._clock())
+
+    def _with_rules(self, project: str, vector: Vector, found: list[Node]) -> list[Node]:
+        """The instruction store owns which instructions are live: a graph instruction it retired or
+        flagged is left out, and its live rules near the query (a `/learn`, a rule file) come in."""
+        assert self._rules is not None
+        shown = [n.id for n in found if n.node_type == "instruction"]
+        added, dropped = self._rules(project, vector, shown)
+        return [n for n in found if n.id not in dropped] + added
 
     def deep(self, project: str, query: str) -> GraphContext:
         """The deep path; without a model it is the fast path."""

@@ -8,6 +8,8 @@ filter for storage and extract instructions, then the store tool loop (at most 8
 the force-store fallback when the loop stored nothing, and the reconciliation of new
 instructions with the old ones. Without one (or when the model fails) the heuristic extractor
 writes the graph and the instructions' wording reconciles them (`domain/reconcile_rules.py`).
+The new instructions of trusted text are then handed to the instruction store (`on_instructions`,
+the learning loop's `ProjectRules.absorb_stated`), which owns which rules are live.
 Every run leaves a trace (`itachi graph trace ID`).
 """
 
@@ -15,11 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from chalicelib.graph.domain.graph_model import Contradiction
+from chalicelib.graph.domain.graph_model import Contradiction, Node
 from chalicelib.graph.domain.heuristic_extractor import Extraction, extract
 from chalicelib.graph.services.graph_writer import write_extraction
 from chalicelib.graph.services.llm_extraction import LlmStorePipeline
@@ -54,6 +56,7 @@ class GraphStore:
         *,
         clock: Clock = lambda: datetime.now(UTC),
         on_contradiction: Callable[[Contradiction], None] | None = None,
+        on_instructions: Callable[[str, Sequence[Node], Sequence[dict[str, Any]]], None] | None = None,
     ) -> None:
         self._units = units
         self._embedder = embedder
@@ -62,6 +65,7 @@ class GraphStore:
         self._enqueue = enqueue
         self._clock = clock
         self._on_contradiction = on_contradiction
+        self._on_instructions = on_instructions
 
     def submit(
         self, project: str, text: str, source: str = "user", origin: dict[str, Any] | None = None,
@@ -135,6 +139,8 @@ class GraphStore:
         with self._units() as uow:
             trace_id = uow.graph.add_trace(project, "store", trace, TRACE_DAYS)
             uow.commit()
+        self._hand_over(project, [n["id"] for n in written.get("nodes", [])] + list(trace.get("stored", [])),
+                        trace.get("reconciliation", []))
         for contradiction in contradictions:
             self._announce(contradiction)
         return {
@@ -145,6 +151,18 @@ class GraphStore:
             "stored": trace.get("stored", []),
             "contradictions": [c.id for c in contradictions],
         }
+
+    def _hand_over(self, project: str, stored: Sequence[str], verdicts: Sequence[dict[str, Any]]) -> None:
+        """The new live instructions of trusted text, to the instruction store (`on_instructions`),
+        with the reconciliation's verdicts on them (`new`, `old_id`, `verdict`, `reason`)."""
+        if self._on_instructions is None or not stored:
+            return
+        with self._units() as uow:
+            nodes = [uow.graph.get_node(node_id) for node_id in dict.fromkeys(stored)]
+        instructions = [n for n in nodes
+                        if n is not None and n.node_type == "instruction" and n.live and n.trusted]
+        if instructions:
+            self._on_instructions(project, instructions, verdicts)
 
     def _announce(self, contradiction: Contradiction) -> None:
         if self._on_contradiction is None:

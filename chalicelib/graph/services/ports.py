@@ -125,3 +125,12 @@ class GraphUnitOfWork(UnitOfWork, Protocol):
 
 
 GraphUnits = Callable[[], GraphUnitOfWork]
+
+
+class LiveRules(Protocol):
+    """The instruction store's word on the instructions a context shows (it owns which are live)."""
+
+    def __call__(self, project: str, embedding: Vector, shown: Sequence[str]) -> tuple[list[Node], set[str]]:
+        """The store's live rules nearest `embedding` (instruction nodes scored by cosine similarity)
+        that none of the `shown` instruction nodes states, and the `shown` ones it no longer holds live."""
+        ...

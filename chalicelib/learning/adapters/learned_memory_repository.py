@@ -57,6 +57,38 @@ class PostgresLearnedMemories:
         ).fetchall()
         return [_item(r) for r in rows]
 
+    def graph_nodes_held(self, node_ids: Sequence[str]) -> dict[str, str | None]:
+        """Of the graph nodes `node_ids`, those a rule was stated from, each with its live rule's id
+        (None: none of its rules is live)."""
+        rows = self._conn.execute(
+            "SELECT m.metadata ->> 'graph_node' AS node, (array_agg(m.id) FILTER (WHERE"
+            " m.superseded_by IS NULL AND m.valid_until IS NULL AND m.trusted))[1] AS live FROM memories m"
+            " WHERE m.category = ANY(%s) AND m.metadata ->> 'graph_node' = ANY(%s) GROUP BY 1",
+            (list(INSTRUCTION_CATEGORIES), list(node_ids)),
+        ).fetchall()
+        return {str(r["node"]): str(r["live"]) if r["live"] else None for r in rows}
+
+    def open_clashes(self, project: str | None, limit: int) -> list[LearnedItem]:
+        """Flagged rules (`metadata.contradicts`) not settled yet, newest first."""
+        rows = self._conn.execute(
+            f"SELECT {_ITEM} FROM memories m WHERE m.category = ANY(%s) AND m.metadata ? 'contradicts'"
+            " AND NOT m.metadata ? 'settled' AND NOT m.trusted AND m.superseded_by IS NULL"
+            " AND m.valid_until IS NULL AND (%s::text IS NULL OR m.project = %s)"
+            " ORDER BY m.created_at DESC LIMIT %s",
+            (list(INSTRUCTION_CATEGORIES), project, project, limit),
+        ).fetchall()
+        return [_item(r) for r in rows]
+
+    def flagged_from_node(self, node_id: str) -> LearnedItem | None:
+        """The open flagged rule a prompt stated as graph node `node_id`."""
+        row = self._conn.execute(
+            f"SELECT {_ITEM} FROM memories m WHERE m.category = ANY(%s) AND m.metadata ->> 'graph_node' = %s"
+            " AND m.metadata ? 'contradicts' AND NOT m.metadata ? 'settled' AND m.valid_until IS NULL"
+            " ORDER BY m.created_at DESC LIMIT 1",
+            (list(INSTRUCTION_CATEGORIES), node_id),
+        ).fetchone()
+        return _item(row) if row else None
+
     def from_file(self, project: str, path: str) -> list[LearnedItem]:
         """The live rules and guidelines imported from the file `path` of a project."""
         rows = self._conn.execute(

@@ -53,6 +53,8 @@ class Instruction:
             "category": self.category, "confidence": self.confidence,
             "last_reinforced": self.last_reinforced_at.isoformat(),
         }
+        if self.metadata.get("graph_node"):  # stated in a prompt: its node in the graph
+            out["graph_node"] = self.metadata["graph_node"]
         if self.metadata.get("import_path"):
             out["file"] = {"path": self.metadata["import_path"], "line": self.metadata.get("import_line")}
         return out

@@ -6,7 +6,8 @@ memory core's rule (`dedup_guard.reconcile`): a consistent restatement or refine
 it; a contradiction or a changed fact supersedes it when the new rule is at least as trusted,
 and is otherwise flagged. Less similar rules on the same subject are judged by the graph's
 wording rules (`reconcile_rules.judge`): an explicit replacement supersedes, opposite polarity
-without one is an unclear clash, flagged for a person; the same rule naming one thing in place of
+without one is an unclear clash, flagged for a person (unless a person states the new rule: then it
+supersedes); the same rule naming one thing in place of
 another ("use npm for installs" after "use yarn for installs") is a changed rule, judged as a
 near-identical contradiction is. A rule imported from a file never
 silently replaces a rule from elsewhere: that clash is flagged too.
@@ -46,8 +47,22 @@ class Decision:
     reason: str = ""
 
 
-def decide(text: str, confidence: float, known: Sequence[Known], *, file: str | None = None) -> Decision:
-    """The verdict for a new rule against the live ones (best first)."""
+@dataclass(frozen=True)
+class StatedRule:
+    """A rule a prompt stated, as the graph's store pipeline hands it over: its graph node, wording,
+    memory source, and the graph reconciler's verdict on it against an older node (`supersede` or
+    `flag`, the older node, why), which is the verdict when that node's rule is live here."""
+
+    node: str
+    text: str
+    source: str
+    judged: tuple[Verdict, str, str] | None = None
+
+
+def decide(text: str, confidence: float, known: Sequence[Known], *, file: str | None = None,
+           person: bool = False) -> Decision:
+    """The verdict for a new rule against the live ones (best first); `person`: a person states it
+    now (`/learn`), which settles an unclear clash in its favour."""
     ranked = sorted(known, key=lambda k: k.similarity, reverse=True)
     decision = Decision("new")
     if ranked and ranked[0].similarity > NEAR_IDENTICAL:
@@ -63,7 +78,7 @@ def decide(text: str, confidence: float, known: Sequence[Known], *, file: str | 
                 decision = Decision("supersede", old, judged.reason)
                 break
             if judged.verdict == CONTRADICTION:
-                decision = Decision("flag", old, judged.reason)
+                decision = Decision("supersede" if person and file is None else "flag", old, judged.reason)
                 break
             if old.similarity >= SWAP_SIMILARITY and same_subject(text, old.text) and swapped(text, old.text):
                 # One thing named in place of another ("use npm" for "use yarn"): a changed rule.

@@ -150,8 +150,9 @@ class InsightExtraction:
             if stored is not None or not uow.claims.claim(CONSUMER, t.session_id):
                 return {**(stored or uow.extractions.get(t.session_id) or {}), "replayed": True}
             written = self._memory.write(uow, drafts, near_dedup=False)
-            outcomes = [self._rules.absorb(uow, t.project, r, by_text[r.rule], source=t.source,
-                                           session_id=t.session_id).outcome for r in rules]
+            absorbed = [self._rules.absorb(uow, t.project, r, by_text[r.rule], source=t.source,
+                                           session_id=t.session_id) for r in rules]
+            outcomes = [a.outcome for a in absorbed]
             promoted = [self._lessons.promote(uow, t.project, i, kind, by_text[i.content], model,
                                               session_id=t.session_id, significance=extraction.significance,
                                               source=t.source)
@@ -167,6 +168,7 @@ class InsightExtraction:
             uow.extractions.save(t.session_id, t.project, extraction.extractor, extraction.significance,
                                  result)
             uow.commit()
+        self._rules.announce(absorbed)
         get_logger().info("session insights stored", extra={"session_id": t.session_id, **{
             k: result[k] for k in ("extractor", "insights_stored", "rules_stored", "rules_reinforced",
                                    "rules_superseded", "rlm_promoted")}})

@@ -59,6 +59,18 @@ class LearnedMemories(Protocol):
         """The project's live trusted rules and guidelines closest to `embedding`, best first."""
         ...
 
+    def graph_nodes_held(self, node_ids: Sequence[str]) -> dict[str, str | None]:
+        """Of the graph nodes `node_ids`, those a rule was stated from: its live rule's id, if any."""
+        ...
+
+    def open_clashes(self, project: str | None, limit: int) -> list[LearnedItem]:
+        """Flagged rules (`metadata.contradicts`) not settled yet, newest first."""
+        ...
+
+    def flagged_from_node(self, node_id: str) -> LearnedItem | None:
+        """The open flagged rule a prompt stated as graph node `node_id`."""
+        ...
+
     def from_file(self, project: str, path: str) -> list[LearnedItem]:
         """The live rules and guidelines imported from the file `path` of a project."""
         ...

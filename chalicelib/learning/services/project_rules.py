@@ -27,18 +27,18 @@ none of them), served as a rule only once a person promotes it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.logging import get_logger
-from chalicelib.learning.domain.insights import RuleCandidate
+from chalicelib.learning.domain.insights import DEFAULT_RULE_CONFIDENCE, RuleCandidate
 from chalicelib.learning.domain.instruction import GLOBAL_PROJECT
 from chalicelib.learning.domain.learned_item import LearnedItem
 from chalicelib.learning.domain.lesson_confidence import TAUGHT
 from chalicelib.learning.domain.rule_levels import layered
-from chalicelib.learning.domain.rule_reconciliation import NEAR_IDENTICAL, Known, decide
+from chalicelib.learning.domain.rule_reconciliation import NEAR_IDENTICAL, Decision, Known, StatedRule, decide
 from chalicelib.learning.domain.rule_wording import as_rule, more_specific
 from chalicelib.learning.services.ports import (
     LearningUnitOfWork,
@@ -47,6 +47,7 @@ from chalicelib.learning.services.ports import (
     Redact,
     TextEmbedder,
 )
+from chalicelib.learning.services.rule_clashes import RuleClash
 from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult, content_hash
 from chalicelib.memory.domain.provenance import Writer, is_trusted, trusted_on_write
 
@@ -56,6 +57,8 @@ MAX_LISTED = 200
 IMPORTED = 0.9  # a rule read from the project's rule files
 STATED = 0.8  # a rule stored as a memory by a machine path (a proposal until promoted)
 CATEGORY = "project_rule"
+CONTEXT_RULES = 15  # as many as a graph context's instructions
+CONTEXT_FLOOR = 0.2  # a rule less similar to the prompt than this is not about it
 
 
 @dataclass(frozen=True)
@@ -78,17 +81,20 @@ class Absorbed:
     id: str
     outcome: Literal["stored", "reinforced", "superseded", "flagged", "proposed"]
     replaces: str | None = None  # the rule it superseded or contradicts
+    clash: RuleClash | None = None  # flagged: what a person is asked to settle
 
 
 class ProjectRules:
     def __init__(self, units: LearningUnits, embedder: TextEmbedder, redact: Redact,
-                 memory: MemoryWriter, namespaces: Callable[[str], Sequence[str]] | None = None) -> None:
+                 memory: MemoryWriter, namespaces: Callable[[str], Sequence[str]] | None = None, *,
+                 on_flagged: Callable[[RuleClash], None] | None = None) -> None:
         self._units = units
         self._embedder = embedder
         self._redact = redact
         self._memory = memory
         # The namespace scopes whose rules a project reads beside its own (none without namespaces).
         self._namespaces = namespaces or (lambda project: ())
+        self._on_flagged = on_flagged
 
     def clean(self, text: str) -> str:
         """Redacted, one line, imperative wording without lead-ins or trailing punctuation."""
@@ -97,24 +103,27 @@ class ProjectRules:
     def absorb(self, uow: LearningUnitOfWork, project: str, candidate: RuleCandidate, embedding: list[float],
                *, source: str, session_id: str | None = None, writer: Writer = "pipeline",
                category: str = CATEGORY, origin: dict[str, Any] | None = None,
-               provenance: str = "unspecified") -> Absorbed:
+               provenance: str = "unspecified", judged: Decision | None = None) -> Absorbed:
         """Reinforce the matching rule, supersede a contradicted one, flag an unclear clash, or store a
         new one (caller's uow); a rule that may not be trusted is stored as a proposal beside them.
         `origin` is what the rule remembers of where it came from (`import_path`, `import_line`,
-        `graph_node`, `scope`)."""
+        `graph_node`, `scope`); `judged`: the verdict already given (the graph reconciler's on a
+        prompt's rule)."""
         rule = _Pending(project, candidate, embedding, source, session_id, writer, category, origin or {},
                         "import" if source == "import" else provenance)
         if not trusted_on_write(rule.provenance, writer, candidate.rule):
             return self._store(uow, rule, None)
-        known = [Known(k.id, k.content, k.similarity, k.confidence, k.metadata.get("import_path"))
-                 for k in uow.learned.similar_instructions(project, embedding, CANDIDATES)]
-        decision = decide(candidate.rule, candidate.confidence, known, file=rule.origin.get("import_path"))
+        decision = judged or decide(
+            candidate.rule, candidate.confidence,
+            [Known(k.id, k.content, k.similarity, k.confidence, k.metadata.get("import_path"))
+             for k in uow.learned.similar_instructions(project, embedding, CANDIDATES)],
+            file=rule.origin.get("import_path"), person=writer == "person")
         old = decision.old
         if decision.verdict == "new" or old is None:
             return self._store(uow, rule, None)
         if decision.verdict == "reinforce":
             return self._reinforce(uow, rule, old)
-        absorbed = self._store(uow, rule, old.id if decision.verdict == "flag" else None)
+        absorbed = self._store(uow, rule, old.id if decision.verdict == "flag" else None, decision.reason)
         if absorbed.id == old.id:  # the very same wording: a restatement, never its own successor
             return absorbed
         if decision.verdict == "supersede":
@@ -123,7 +132,21 @@ class ProjectRules:
         if absorbed.outcome == "flagged":
             get_logger().info("rule flagged: it contradicts a live rule", extra={
                 "project": project, "rule_id": absorbed.id, "contradicts": old.id, "reason": decision.reason})
+            if judged is None:  # the graph announced its own verdict already
+                clash = RuleClash(absorbed.id, project, candidate.rule, old.id, old.text, decision.reason)
+                return replace(absorbed, clash=clash)
         return absorbed
+
+    def announce(self, absorbed: Sequence[Absorbed]) -> None:
+        """Ask a person about each flagged rule (`on_flagged`, once its transaction committed); a
+        failed announcement is logged: the clash stays listed."""
+        for clash in (a.clash for a in absorbed if a.clash is not None):
+            if self._on_flagged is None:
+                return
+            try:
+                self._on_flagged(clash)
+            except Exception:
+                get_logger().exception("rule clash announcement failed", extra={"rule_id": clash.id})
 
     def _reinforce(self, uow: LearningUnitOfWork, rule: _Pending, old: Known) -> Absorbed:
         text = rule.candidate.rule
@@ -137,12 +160,13 @@ class ProjectRules:
                                         embedding=rule.embedding, embedding_model=self._embedder.model)
         return Absorbed(old.id, "reinforced")
 
-    def _store(self, uow: LearningUnitOfWork, rule: _Pending, contradicts: str | None) -> Absorbed:
+    def _store(self, uow: LearningUnitOfWork, rule: _Pending, contradicts: str | None,
+               reason: str = "") -> Absorbed:
         candidate = rule.candidate
         metadata: dict[str, Any] = {"source": rule.source, "first_seen": datetime.now(UTC).isoformat(),
                                     "transcript_lines": list(candidate.lines), **rule.origin}
         if contradicts is not None:
-            metadata["contradicts"] = contradicts
+            metadata.update(contradicts=contradicts, flag_reason=reason)
         draft = MemoryDraft(
             project=rule.project, category=rule.category, content=candidate.rule, embedding=rule.embedding,
             embedding_model=self._embedder.model, significance=0.7, confidence=candidate.confidence,
@@ -186,6 +210,32 @@ class ProjectRules:
                                   provenance=draft.source, cleaned=True)
         return StoreResult(absorbed.id, absorbed.outcome == "reinforced")
 
+    def absorb_stated(self, project: str, stated: Sequence[StatedRule]) -> list[Absorbed]:
+        """Rules a prompt stated (the graph's new instructions) into the one store, each remembering
+        its node (`metadata.graph_node`), at a user's 0.8. The graph reconciler's verdict against an
+        older node whose rule is live here is the verdict (one judgement, one announcement)."""
+        rules = [(s, self.clean(s.text)) for s in stated]
+        rules = [(s, text) for s, text in rules if text]
+        if not rules:
+            return []
+        vectors = self._embedder.embed([text for _, text in rules])
+        with self._units() as uow:
+            older = uow.learned.graph_nodes_held([s.judged[1] for s, _ in rules if s.judged])
+            absorbed = []
+            for (s, text), vector in zip(rules, vectors, strict=True):
+                rule_id = older.get(s.judged[1]) if s.judged else None
+                old = uow.learned.get(rule_id) if rule_id else None
+                judged = None
+                if s.judged and old is not None:
+                    known = Known(old.id, old.content, 1.0, old.confidence, old.metadata.get("import_path"))
+                    judged = Decision(s.judged[0], known, s.judged[2])
+                absorbed.append(self.absorb(
+                    uow, project, RuleCandidate(text, DEFAULT_RULE_CONFIDENCE), vector, source="prompt",
+                    origin={"graph_node": s.node}, provenance=s.source, judged=judged))
+            uow.commit()
+        self.announce(absorbed)
+        return absorbed
+
     def import_file(self, project: str, path: str, tool: str, lines: Sequence[tuple[str, str, int | None]],
                     *, writer: Writer) -> list[dict[str, Any]]:
         """A rule file's items ((category, text, line)) through the reconciler, tied to the file: a rule
@@ -197,6 +247,7 @@ class ProjectRules:
         vectors = self._embedder.embed([t for _, t, _ in texts]) if texts else []
         report: list[dict[str, Any]] = []
         kept: set[str] = set()
+        flagged: list[Absorbed] = []
         with self._units() as uow:
             held = {item.content: item for item in uow.learned.from_file(project, path)}
             vector_of = iter(vectors)
@@ -212,6 +263,7 @@ class ProjectRules:
                 absorbed = self.absorb(uow, project, RuleCandidate(text, IMPORTED), vector,
                                        source="import", writer=writer, category=category, origin=origin)
                 kept.add(absorbed.id)
+                flagged.append(absorbed)
                 if absorbed.outcome != "reinforced" and absorbed.id != absorbed.replaces:
                     uow.memories.update_fields(absorbed.id, metadata=origin)
                 report.append({"id": absorbed.id, "outcome": absorbed.outcome, "replaces": absorbed.replaces,
@@ -222,6 +274,7 @@ class ProjectRules:
                                    "category": gone.category, "content": gone.content, "path": path,
                                    "line": gone.metadata.get("import_line")})
             uow.commit()
+        self.announce(flagged)
         return report
 
     def _state(self, project: str, rule: str, confidence: float, *, source: str, writer: Writer,
@@ -238,6 +291,7 @@ class ProjectRules:
                                    provenance=provenance)
             stored = uow.learned.get(absorbed.id)
             uow.commit()
+        self.announce([absorbed])
         assert stored is not None
         return absorbed, stored
 
@@ -254,6 +308,21 @@ class ProjectRules:
                          if scopes and as_of is None else [])
             found = uow.learned.instructions(projects, as_of, limit + len(overrides))
         return layered([i.as_json() for i in found], overrides, limit)
+
+    def for_context(self, project: str, embedding: Sequence[float],
+                    shown: Sequence[str]) -> tuple[list[LearnedItem], set[str]]:
+        """For a prompt's graph context (whose instructions are graph nodes `shown`): the live rules
+        of the project and `_global` nearest `embedding` that none of them states, best first, and the
+        `shown` nodes whose rules are no longer live (superseded, retired or flagged)."""
+        projects = [project] if project == GLOBAL_PROJECT else [project, GLOBAL_PROJECT]
+        with self._units() as uow:
+            held = uow.learned.graph_nodes_held(shown) if shown else {}
+            near = [r for p in projects
+                    for r in uow.learned.similar_instructions(p, embedding, CONTEXT_RULES)]
+        added = [r for r in near
+                 if r.metadata.get("graph_node") not in shown and r.similarity >= CONTEXT_FLOOR]
+        added.sort(key=lambda r: r.similarity, reverse=True)
+        return added[:CONTEXT_RULES], {node for node, live in held.items() if live is None}
 
     def learnings(self, project: str, limit: int = MAX_LEARNINGS) -> list[dict[str, Any]]:
         """The one list under its older shape (`rule`), at most 15."""

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
     from chalicelib.graph.services.graph_admin import GraphAdmin
+    from chalicelib.learning.services.rule_clashes import RuleClashes
     from chalicelib.learning.services.task_feedback import TaskFeedback
     from chalicelib.memory.services.memory_review import MemoryReview
     from chalicelib.ops.services.log_tail import LogTail
@@ -97,6 +98,7 @@ class BotServices:
     logs: LogTail | None = None  # /logs
     machine_controls: MachineControls | None = None  # /engines <machine> <order>, /update, /restart
     graph_admin: GraphAdmin | None = None  # the graph memory's contradiction buttons
+    rule_clashes: RuleClashes | None = None  # a flagged rule's Keep new / Keep old / Keep both
     approvals: ToolApprovals | None = None  # tool approvals' Approve / Deny / Always buttons
     graph_recall: Callable[[str, str], str] | None = None  # /recall: the graph's deep context
     assistant: UserModel | None = None  # learns facts and personality traits from free text

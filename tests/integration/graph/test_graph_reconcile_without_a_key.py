@@ -1,6 +1,7 @@
 """Instruction reconciliation without an LLM key: each new instruction the heuristic extractor
 stores is judged against the similar live ones by its wording. A conflict with no explicit
-replacement is listed (both kept, announced, never resolved here); "from now on", "instead of",
+replacement is listed (both kept in the graph, announced; the instruction store keeps the older in
+force until a person settles it); "from now on", "instead of",
 "anymore" replace the older rule. Through the ingest queue on moto, into real Postgres."""
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def instructions(api: RunningApi, query: str) -> dict[str, dict[str, object]]:
     return {str(i["content"]): i for i in context["instructions"]}
 
 
-def test_opposite_rules_without_a_replacement_are_listed_and_both_stay_in_force(api: RunningApi) -> None:
+def test_opposite_rules_without_a_replacement_are_listed_and_the_older_holds_until_settled(api: RunningApi) -> None:
     learn(api, "Always deploy the billing service on Fridays.")
     learn(api, "Never deploy the billing service on Fridays.")
 
@@ -37,11 +38,11 @@ def test_opposite_rules_without_a_replacement_are_listed_and_both_stay_in_force(
     )
     assert "opposite rules (old: always, new: never)" in listed["reason"]
     assert listed["new"]["superseded_by"] is None and listed["old"]["superseded_by"] is None
+    # The instruction store, which owns what is live, keeps the older rule in force and the newer
+    # one waiting for a person.
     shown = instructions(api, "Can I deploy the billing service this Friday?")
-    assert {
-        "Never deploy the billing service on Fridays.",
-        "Always deploy the billing service on Fridays.",
-    } <= set(shown)
+    assert "Always deploy the billing service on Fridays." in shown
+    assert "Never deploy the billing service on Fridays." not in shown
     status, resolved = call(
         api, "POST", f"/api/graph/contradictions/{listed['id']}/resolve", {"resolution": "keep_old"}
     )

@@ -47,10 +47,29 @@ class ImportItem:
     content: str
     path: str  # relative to the repository
     tool: str
+    line: int | None = None  # the 1-based line of the file it starts on
 
-    def as_json(self) -> dict[str, str]:
+    def as_json(self) -> dict[str, str | int | None]:
         return {"kind": self.kind, "category": self.category, "content": self.content, "path": self.path,
-                "tool": self.tool}
+                "tool": self.tool, "line": self.line}
+
+
+def batches(items: list[ImportItem], size: int) -> list[list[ImportItem]]:
+    """The items in requests of at most `size`, never splitting one file's items over two requests (the
+    server retires a file's rules that its request does not hold): a larger file is a request alone."""
+    files: list[list[ImportItem]] = []
+    for item in items:
+        if files and files[-1][-1].path == item.path:
+            files[-1].append(item)
+        else:
+            files.append([item])
+    out: list[list[ImportItem]] = []
+    for file in files:
+        if out and len(out[-1]) + len(file) <= size:
+            out[-1].extend(file)
+        else:
+            out.append(list(file))
+    return out
 
 
 def rule_files(root: Path) -> list[tuple[Path, str, str]]:
@@ -71,30 +90,30 @@ def read_items(root: Path) -> list[ImportItem]:
         text = path.read_text(encoding="utf-8", errors="replace")
         relative = path.relative_to(root).as_posix()
         parsed = bank_items(text, path.stem) if kind == "bank" else rule_items(text)
-        for item_kind, content in parsed:
+        for item_kind, content, line in parsed:
             category = {"rule": "project_rule", "memory": "guideline"}[item_kind]
             if kind == "bank":
                 category = "project_context"
             key = (category, content.casefold())
             if key not in seen:
                 seen.add(key)
-                items.append(ImportItem(item_kind, category, content, relative, tool))
+                items.append(ImportItem(item_kind, category, content, relative, tool, line))
     return items
 
 
-def _lines(text: str) -> list[str]:
-    """The text's lines without front matter and fenced code blocks."""
-    lines = text.splitlines()
-    if lines and lines[0].strip() == "---" and "---" in (ln.strip() for ln in lines[1:]):
-        lines = lines[[ln.strip() for ln in lines[1:]].index("---") + 2:]
-    kept: list[str] = []
+def _lines(text: str) -> list[tuple[int, str]]:
+    """The text's lines (with their 1-based numbers) without front matter and fenced code blocks."""
+    lines = list(enumerate(text.splitlines(), 1))
+    if lines and lines[0][1].strip() == "---" and "---" in (ln.strip() for _, ln in lines[1:]):
+        lines = lines[[ln.strip() for _, ln in lines[1:]].index("---") + 2:]
+    kept: list[tuple[int, str]] = []
     fenced = False
-    for line in lines:
+    for number, line in lines:
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced
             continue
         if not fenced:
-            kept.append(line)
+            kept.append((number, line))
     return kept
 
 
@@ -102,43 +121,47 @@ def _flat(text: str) -> str:
     return " ".join(text.split())[:MAX_ITEM_CHARS]
 
 
-def rule_items(text: str) -> list[tuple[str, str]]:
-    """("rule", item) per list item and ("memory", paragraph) per other paragraph; no headings."""
-    out: list[tuple[str, str]] = []
+def rule_items(text: str) -> list[tuple[str, str, int]]:
+    """("rule", item, line) per list item and ("memory", paragraph, line) per other paragraph; no
+    headings. `line`: where it starts (1-based)."""
+    out: list[tuple[str, str, int]] = []
     current: list[str] = []
-    current_kind = ""
+    current_kind, start = "", 0
 
     def flush() -> None:
         content = _flat(" ".join(current))
         if len(content) >= MIN_ITEM_CHARS:
-            out.append((current_kind, content))
+            out.append((current_kind, content, start))
         current.clear()
 
-    for line in [*_lines(text), ""]:
+    for number, line in [*_lines(text), (0, "")]:
         bullet = _BULLET.match(line)
         if bullet or not line.strip() or _HEADING.match(line):
             flush()
             if bullet:
-                current_kind = "rule"
+                current_kind, start = "rule", number
                 current.append(bullet.group(1))
             continue
         if not current:
-            current_kind = "memory"
+            current_kind, start = "memory", number
         current.append(line.strip())  # a continuation of the item or paragraph
     return out
 
 
-def bank_items(text: str, stem: str) -> list[tuple[str, str]]:
-    """One ("memory", "<file> / <heading>: text") per section of a memory-bank file."""
-    out: list[tuple[str, str]] = []
-    heading, body = "", []  # type: tuple[str, list[str]]
-    for line in [*_lines(text), "# end"]:
+def bank_items(text: str, stem: str) -> list[tuple[str, str, int]]:
+    """One ("memory", "<file> / <heading>: text", line) per section of a memory-bank file (`line`: its
+    heading's, or its first line's when it has none)."""
+    out: list[tuple[str, str, int]] = []
+    heading, body, start = "", [], 1  # type: tuple[str, list[str], int]
+    for number, line in [*_lines(text), (0, "# end")]:
         match = _HEADING.match(line)
         if match:
             content = _flat(" ".join(body))
             if len(content) >= MIN_ITEM_CHARS:
-                out.append(("memory", f"{stem}{' / ' + heading if heading else ''}: {content}"))
-            heading, body = match.group(1), []
+                out.append(("memory", f"{stem}{' / ' + heading if heading else ''}: {content}", start))
+            heading, body, start = match.group(1), [], number
         elif line.strip():
+            if not body and not heading:
+                start = number
             body.append(line.strip())
     return out

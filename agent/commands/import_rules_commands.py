@@ -30,7 +30,7 @@ def add_import_rules_parser(sub: Any) -> None:
 
 
 def cmd_import_rules(args: argparse.Namespace) -> int:
-    from agent.rule_files import read_items, rule_files
+    from agent.rule_files import batches, read_items, rule_files
     from chalicelib.contracts.api_transport import ApiClient, ApiError
     from chalicelib.contracts.project_identity import project_for
 
@@ -46,9 +46,8 @@ def cmd_import_rules(args: argparse.Namespace) -> int:
     client = ApiClient.configured()
     answers = []
     try:
-        for start in range(0, len(items), BATCH):
-            body = {"project": project, "dry_run": args.dry_run,
-                    "items": [i.as_json() for i in items[start:start + BATCH]]}
+        for batch in batches(items, BATCH):  # a file is never split: its request retires what it lacks
+            body = {"project": project, "dry_run": args.dry_run, "items": [i.as_json() for i in batch]}
             answers.append(client.post("/api/memory/import-rules", body))
     except ApiError as exc:
         print(f"import failed: {exc.message}", file=sys.stderr)

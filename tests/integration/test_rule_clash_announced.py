@@ -6,8 +6,8 @@ clash, found by the graph, is announced once and its buttons settle the rules to
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from tests.support.telegram_bot import GROUP, BotHarness, bot_harness, callback_
 
 INGEST = next(spec for spec in QUEUES if spec.key == "ingest")
 PROJECT = "github.com/acme/web"
+NPM: list[tuple[str, str, int | None]] = [("project_rule", "Always use npm for package installs", 4)]
 
 
 @pytest.fixture
@@ -44,8 +45,7 @@ def live(bot: BotHarness) -> dict[str, dict[str, Any]]:
 def test_a_flagged_file_rule_is_announced_and_keep_new_retires_the_learned_one(bot: BotHarness) -> None:
     rules = bot.container.project_rules
     learned = rules.teach(PROJECT, "Always use yarn for package installs")
-    (imported,) = rules.import_file(PROJECT, "AGENTS.md", "claude",
-                                    [("project_rule", "Always use npm for package installs", 4)], writer="person")
+    (imported,) = rules.import_file(PROJECT, "AGENTS.md", "claude", NPM, writer="person")
     assert imported["outcome"] == "flagged"
 
     ((message, buttons),) = announced(bot)
@@ -68,8 +68,7 @@ def test_a_flagged_file_rule_is_announced_and_keep_new_retires_the_learned_one(b
 def test_keep_old_on_a_flagged_rule_leaves_the_learned_rule_alone(bot: BotHarness) -> None:
     rules = bot.container.project_rules
     rules.teach(PROJECT, "Always use yarn for package installs")
-    rules.import_file(PROJECT, "AGENTS.md", "claude", [("project_rule", "Always use npm for package installs", 4)],
-                      writer="person")
+    rules.import_file(PROJECT, "AGENTS.md", "claude", NPM, writer="person")
     ((message, buttons),) = announced(bot)
 
     assert bot.send(callback_update(buttons["Keep old"], message))
@@ -79,7 +78,8 @@ def test_keep_old_on_a_flagged_rule_leaves_the_learned_rule_alone(bot: BotHarnes
 
 
 def test_a_prompts_clash_is_announced_once_and_keep_new_makes_the_new_rule_live(bot: BotHarness) -> None:
-    for text in ("Always deploy the billing service on Fridays.", "Never deploy the billing service on Fridays."):
+    for text in ("Always deploy the billing service on Fridays.",
+                 "Never deploy the billing service on Fridays."):
         bot.container.graph_store.submit(PROJECT, text)
         assert deliver_batch(bot.container.queues, INGEST, wait_s=5) == 1
     assert list(live(bot)) == ["Always deploy the billing service on Fridays"]

@@ -27,7 +27,9 @@ def instructions(api: RunningApi, query: str) -> dict[str, dict[str, object]]:
     return {str(i["content"]): i for i in context["instructions"]}
 
 
-def test_opposite_rules_without_a_replacement_are_listed_and_the_older_holds_until_settled(api: RunningApi) -> None:
+def test_opposite_rules_without_a_replacement_are_listed_and_the_older_holds_until_settled(
+    api: RunningApi,
+) -> None:
     learn(api, "Always deploy the billing service on Fridays.")
     learn(api, "Never deploy the billing service on Fridays.")
 

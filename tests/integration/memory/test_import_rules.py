@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+import sys
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -94,3 +96,27 @@ def test_import_rules_shows_what_it_would_add_then_adds_each_rule_once_and_a_sec
     assert sorted(rules(api)) == sorted([*RULES, "This service sends invoices."])
     text = itachi(api, "import-rules", str(repo), "--project", PROJECT, "--dry-run", cwd=repo).stdout
     assert f"{PROJECT}: would add 0, already known {first['added']}" in text
+
+
+def test_reimporting_a_file_of_more_rules_than_one_request_holds_retires_none_and_keeps_their_lines(
+    api: RunningApi, tmp_path: Path
+) -> None:
+    # 230 rules of unrelated words (no two alike enough for the reconciler to merge them).
+    rng = random.Random(9)
+    words = sorted(w for w in sys.stdlib_module_names if w.isalpha() and len(w) > 3)
+    many = [f"Always {rng.choice(['run', 'check', 'keep', 'write', 'review', 'test', 'pin', 'log'])} "
+            + " ".join(rng.sample(words, 3)) for _ in range(230)]
+    root = tmp_path / "big"
+    root.mkdir()
+    (root / "CLAUDE.md").write_text("# Rules\n\n" + "".join(f"- {rule}\n" for rule in many))
+
+    first = itachi(api, "import-rules", str(root), "--project", PROJECT, "--json", cwd=root)
+    again = itachi(api, "import-rules", str(root), "--project", PROJECT, "--json", cwd=root)
+
+    assert first.returncode == again.returncode == 0, first.stderr + again.stderr
+    answers = json.loads(again.stdout)["answers"]
+    assert [a.get("retired") for a in answers] == [[]]
+    assert {i["status"] for a in answers for i in a["items"]} == {"exists"}
+    listed = get(api, "/api/rules", project=PROJECT, limit=200)["rules"]
+    assert len(listed) == 200
+    assert all(r["file"] == {"path": "CLAUDE.md", "line": many.index(r["text"]) + 3} for r in listed)

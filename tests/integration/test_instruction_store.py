@@ -153,3 +153,21 @@ def test_memory_md_shows_only_the_live_rules(api: RunningApi, tmp_path: Path) ->
     text_md = memory_md.read_text()
     assert "- Run the tests with -n 8" in text_md and "Write a changelog entry" in text_md
     assert "-n 4" not in text_md and "migrations additive" not in text_md
+
+
+def test_a_revived_rule_was_not_live_in_the_gap_before_it_was_stated_again(api: RunningApi) -> None:
+    first = teach(api, "Run the tests with -n 4")
+    while_first = moment()
+    teach(api, "Run the tests with -n 8")
+    in_the_gap = moment()
+    again = teach(api, "Run the tests with -n 4")
+    after = moment()
+
+    assert again["id"] == first["id"]
+    assert texts(api, as_of=while_first) == ["Run the tests with -n 4"]
+    assert texts(api, as_of=in_the_gap) == ["Run the tests with -n 8"]
+    assert texts(api, as_of=after) == texts(api) == ["Run the tests with -n 4"]
+    (then,) = rules(api, as_of=while_first)
+    (now,) = rules(api)
+    assert then["valid_until"] is not None and now["valid_until"] is None
+    assert then["valid_from"] < then["valid_until"] <= now["valid_from"]

@@ -32,6 +32,17 @@ _ITEM = ("m.id, m.project, m.category, m.content, m.confidence, m.times_reinforc
          " m.last_reinforced_at, m.created_at, m.metadata")
 
 
+# A memory's validity intervals: the current one, then the earlier ones a revival closed (recorded
+# by the memory repository's `revive` in `metadata.intervals`).
+_INTERVALS = (
+    "SELECT coalesce(m.valid_from, m.created_at) AS valid_from, m.valid_until,"
+    " m.superseded_by::text AS superseded_by"
+    " UNION ALL SELECT (i ->> 'from')::timestamptz, (i ->> 'until')::timestamptz, i ->> 'superseded_by'"
+    " FROM jsonb_array_elements(CASE WHEN jsonb_typeof(m.metadata -> 'intervals') = 'array'"
+    " THEN m.metadata -> 'intervals' ELSE '[]'::jsonb END) i"
+)
+
+
 class PostgresLearnedMemories:
     def __init__(self, conn: Conn) -> None:
         self._conn = conn
@@ -114,17 +125,19 @@ class PostgresLearnedMemories:
         return [_item(r) for r in rows]
 
     def instructions(self, projects: Sequence[str], as_of: datetime | None, limit: int) -> list[Instruction]:
-        """Trusted rules and guidelines of `projects` live now (or at `as_of`), strongest first."""
+        """Trusted rules and guidelines of `projects` live now (or at `as_of`: in their current validity
+        interval or an earlier one, `metadata.intervals`, each answered with that interval), strongest
+        first."""
         if as_of is None:
-            live, params = "m.superseded_by IS NULL AND m.valid_until IS NULL", {}
+            # the current interval only (an earlier one always has an end)
+            live, params = "m.superseded_by IS NULL AND m.valid_until IS NULL AND iv.valid_until IS NULL", {}
         else:
-            live = ("coalesce(m.valid_from, m.created_at) <= %(t)s"
-                    " AND (m.valid_until IS NULL OR m.valid_until > %(t)s)"
+            live = ("iv.valid_from <= %(t)s AND (iv.valid_until IS NULL OR iv.valid_until > %(t)s)"
                     " AND (m.promoted_at IS NULL OR m.promoted_at <= %(t)s)")
             params = {"t": as_of}
         rows = self._conn.execute(
-            f"SELECT {_ITEM}, m.source, m.superseded_by, coalesce(m.valid_from, m.created_at) AS valid_from,"
-            f" m.valid_until FROM memories m WHERE m.project = ANY(%(p)s) AND m.category = ANY(%(c)s)"
+            f"SELECT {_ITEM}, m.source, iv.superseded_by, iv.valid_from, iv.valid_until FROM memories m"
+            f" CROSS JOIN LATERAL ({_INTERVALS}) iv WHERE m.project = ANY(%(p)s) AND m.category = ANY(%(c)s)"
             f" AND m.trusted AND m.phase < 3 AND {live}"
             " ORDER BY m.confidence * m.times_reinforced DESC, m.last_reinforced_at DESC, m.id LIMIT %(n)s",
             {"p": list(projects), "c": list(INSTRUCTION_CATEGORIES), "n": limit, **params},

@@ -291,8 +291,19 @@ class PostgresMemoryRepository:
             (by, memory_id)).rowcount == 1
 
     def revive(self, memory_id: str) -> bool:
-        return self._conn.execute("UPDATE memories SET superseded_by = NULL, valid_until = NULL,"
-                                  " updated_at = now() WHERE id = %s", (memory_id,)).rowcount == 1
+        """Live again from now: a closed validity interval is kept in `metadata.intervals` (from,
+        until, superseded_by), so that a time in the gap finds it not live."""
+        return self._conn.execute(
+            "UPDATE memories SET metadata = CASE WHEN valid_until IS NULL THEN metadata"
+            " ELSE jsonb_set(metadata, '{intervals}',"
+            " CASE WHEN jsonb_typeof(metadata -> 'intervals') = 'array' THEN metadata -> 'intervals'"
+            " ELSE '[]'::jsonb END || jsonb_build_array(jsonb_build_object("
+            "'from', coalesce(valid_from, created_at), 'until', valid_until,"
+            " 'superseded_by', superseded_by)))"
+            " END,"
+            " valid_from = CASE WHEN valid_until IS NULL THEN valid_from ELSE now() END,"
+            " superseded_by = NULL, valid_until = NULL, updated_at = now() WHERE id = %s",
+            (memory_id,)).rowcount == 1
 
     def retire(self, memory_id: str) -> bool:
         """No longer live from now on, with no successor (a rule its file no longer holds)."""

@@ -125,7 +125,8 @@ class MemoryRepository(Protocol):
         ...
 
     def revive(self, memory_id: str) -> bool:
-        """Make a superseded or retired memory live again (it was stated anew); False if unknown."""
+        """Make a superseded or retired memory live again from now (it was stated anew), keeping its
+        earlier validity interval; False if unknown."""
         ...
 
     def retire(self, memory_id: str) -> bool:

@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-LEARNED_CATEGORIES = ["project_rule", "task_lesson"]
+LEARNED_CATEGORIES = ["task_lesson"]  # rules are read from the one instruction store
 
 
 class PostgresConsoleReads:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from chalicelib.console.domain.html import Child, Markup, el, fragment, json_data
-from chalicelib.console.pages.layout import short, table, when
+from chalicelib.console.pages.layout import post_button, short, table, when
 
 
 def project_filter(action: str, project: str, projects: list[dict[str, Any]]) -> Markup:
@@ -24,6 +24,21 @@ def project_filter(action: str, project: str, projects: list[dict[str, Any]]) ->
         ),
         el("button", {"type": "submit"}, "Show"),
     )
+
+
+def rule_clashes(base: str, csrf: str, clashes: list[dict[str, Any]]) -> Markup:
+    """Flagged rules waiting for a person, with the graph contradictions' three buttons."""
+    if not clashes:
+        return fragment()
+    choices = {"keep_new": "Keep new", "keep_old": "Keep old", "keep_both": "Keep both"}
+    return fragment(el("h2", None, "Flagged rules"), table(
+        ("new", "old", "project", "why", "settle"),
+        [[short(c["new"]["content"], 300), short(c["old"]["content"], 300), c["project"], c["reason"],
+          fragment(*[post_button(f"{base}/console/learning/clashes/{c['id']}/{r}", csrf, label)
+                     for r, label in choices.items()])]
+         for c in clashes],
+        id_="clash-table",
+    ))
 
 
 def learned(base: str, rows: list[dict[str, Any]], history: dict[str, list[dict[str, Any]]],

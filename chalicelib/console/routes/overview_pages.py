@@ -33,8 +33,12 @@ def learning(ctx: Ctx) -> Response:
     # A member project's filter shows what it reads beside its own: its namespaces' rules too.
     scopes = None if project is None else [project, *(namespace_scope(n) for n in member_of.get(project, []))]
     with container.console_reads() as reads:
-        projects, rows = reads.projects(), reads.learned(scopes, 200)
-        history = reads.lesson_history([r["id"] for r in rows])
+        projects, lessons = reads.projects(), reads.learned(scopes, 200)
+        history = reads.lesson_history([r["id"] for r in lessons])
+    # The rules are the one instruction store's live list (`GET /api/rules`: the project's, its
+    # namespaces' and the global ones), the lessons memories.
+    rows = [{**r, "content": r["text"]} for r in container.project_rules.listed(project)] + lessons
+    clashes = [c.as_json() for c in container.rule_clashes.open(project)]
     csrf = ctx.session.csrf_token
 
     def promote_buttons(r: dict[str, Any]) -> Any:
@@ -56,6 +60,7 @@ def learning(ctx: Ctx) -> Response:
             flash(f"Promoted to {promoted}: every project of {promoted} reads the rule." if promoted
                   else None),
             views.project_filter(ctx.url("/console/learning"), project or "", projects),
+            views.rule_clashes(ctx.base, csrf, clashes),
             views.learned(ctx.base, rows, history, promote_buttons),
         )
     )
@@ -71,6 +76,14 @@ def promote(ctx: Ctx, rule_id: str) -> Response:
     get_container().rule_promotion.promote(parse_memory_id(rule_id), namespace,
                                            by=f"console:{ctx.session.signed_in_as}")
     return redirect(ctx.url("/console/learning", project=back, promoted=namespace))
+
+
+@bp.page("/console/learning/clashes/{rule_id}/{resolution}", methods=("POST",))
+def settle(ctx: Ctx, rule_id: str, resolution: str) -> Response:
+    """A flagged rule settled as a graph contradiction is: keep_new, keep_old or keep_both."""
+    get_container().rule_clashes.settle(parse_memory_id(rule_id), resolution,
+                                        by=f"console:{ctx.session.signed_in_as}")
+    return redirect(ctx.url("/console/learning", done=resolution))
 
 
 @bp.page("/console/sessions")

@@ -124,7 +124,8 @@ class PostgresLearnedMemories:
         ).fetchall()
         return [_item(r) for r in rows]
 
-    def instructions(self, projects: Sequence[str], as_of: datetime | None, limit: int) -> list[Instruction]:
+    def instructions(self, projects: Sequence[str] | None, as_of: datetime | None,
+                     limit: int) -> list[Instruction]:
         """Trusted rules and guidelines of `projects` live now (or at `as_of`: in their current validity
         interval or an earlier one, `metadata.intervals`, each answered with that interval), strongest
         first."""
@@ -137,10 +138,12 @@ class PostgresLearnedMemories:
             params = {"t": as_of}
         rows = self._conn.execute(
             f"SELECT {_ITEM}, m.source, iv.superseded_by, iv.valid_from, iv.valid_until FROM memories m"
-            f" CROSS JOIN LATERAL ({_INTERVALS}) iv WHERE m.project = ANY(%(p)s) AND m.category = ANY(%(c)s)"
+            f" CROSS JOIN LATERAL ({_INTERVALS}) iv WHERE (%(p)s::text[] IS NULL OR m.project = ANY(%(p)s))"
+            " AND m.category = ANY(%(c)s)"
             f" AND m.trusted AND m.phase < 3 AND {live}"
             " ORDER BY m.confidence * m.times_reinforced DESC, m.last_reinforced_at DESC, m.id LIMIT %(n)s",
-            {"p": list(projects), "c": list(INSTRUCTION_CATEGORIES), "n": limit, **params},
+            {"p": None if projects is None else list(projects), "c": list(INSTRUCTION_CATEGORIES), "n": limit,
+             **params},
         ).fetchall()
         return [_instruction(r) for r in rows]
 

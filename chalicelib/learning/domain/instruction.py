@@ -46,7 +46,8 @@ class Instruction:
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "id": self.id, "text": self.text, "scope": self.scope, "source": self.source,
+            "id": self.id, "project": self.project, "text": self.text, "scope": self.scope,
+            "source": self.source,
             "valid_from": self.valid_from.isoformat(),
             "valid_until": self.valid_until.isoformat() if self.valid_until else None,
             "times_reinforced": self.times_reinforced, "superseded_by": self.superseded_by,

@@ -75,8 +75,10 @@ class LearnedMemories(Protocol):
         """The live rules and guidelines imported from the file `path` of a project."""
         ...
 
-    def instructions(self, projects: Sequence[str], as_of: datetime | None, limit: int) -> list[Instruction]:
-        """Trusted rules and guidelines of `projects` live now (or at `as_of`), strongest first."""
+    def instructions(self, projects: Sequence[str] | None, as_of: datetime | None,
+                     limit: int) -> list[Instruction]:
+        """Trusted rules and guidelines of `projects` (None: every project) live now (or at `as_of`),
+        strongest first."""
         ...
 
     def hash_taken(self, project: str, category: str, content: str) -> bool: ...

@@ -295,13 +295,17 @@ class ProjectRules:
         assert stored is not None
         return absorbed, stored
 
-    def listed(self, project: str, *, as_of: datetime | None = None,
+    def listed(self, project: str | None, *, as_of: datetime | None = None,
                limit: int = MAX_LISTED) -> list[dict[str, Any]]:
         """The one list: the project's, its namespaces' and the global instructions live now (or at
-        `as_of`), each with its scope, source and history, strongest first."""
+        `as_of`), each with its scope, source and history, strongest first (every project's, without
+        layering, when `project` is None)."""
+        limit = max(1, min(limit, MAX_LISTED))
+        if project is None:
+            with self._units() as uow:
+                return [i.as_json() for i in uow.learned.instructions(None, as_of, limit)]
         scopes = () if project == GLOBAL_PROJECT else tuple(self._namespaces(project))
         projects = [project] if project == GLOBAL_PROJECT else [project, *scopes, GLOBAL_PROJECT]
-        limit = max(1, min(limit, MAX_LISTED))
         with self._units() as uow:
             # A project rule overrides a namespace's on the same thing (`domain/rule_levels.py`).
             overrides = (uow.learned.overrides(project, scopes, NEAR_IDENTICAL)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
+from typing import TYPE_CHECKING
 
 from chalice import Response
 from pydantic import ValidationError
@@ -15,6 +16,9 @@ from chalicelib.bootstrap import get_container
 from chalicelib.kernel.after_response import after_response
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body, parse_query
+
+if TYPE_CHECKING:
+    from chalicelib.graph.services.graph_retrieve import GraphContext
 from chalicelib.memory.schemas import (
     BatchIn,
     CodeChangeIn,
@@ -100,7 +104,10 @@ def search() -> Response:
                                include_untrusted=q.include_untrusted)
     answer = search_json(result)
     if graph:  # it ran beside the memory search; one query embedding serves both
-        answer["graph"] = graph[0].result()
+        context = graph[0].result()
+        # A rule among the memories found is not repeated in the graph's instructions.
+        shown = [str(r.get("id")) for r in answer.get("results") or [] if isinstance(r, dict)]
+        answer["graph"] = None if context is None else {"text": context.without_rules(shown).text}
         for learning in graph[1:]:
             learning.result()
     return ok(answer)
@@ -126,12 +133,12 @@ def _graph_pool() -> ThreadPoolExecutor:
     return _pool
 
 
-def _graph_context(prompt: str, project: str) -> dict[str, object] | None:
+def _graph_context(prompt: str, project: str) -> GraphContext | None:
     """The graph memory's fast context for the prompt (None if it failed: the memories still go out)."""
     from chalicelib.kernel.logging import log_failure
 
     try:
-        return {"text": get_container().graph_retrieve.fast(project, prompt).text}
+        return get_container().graph_retrieve.fast(project, prompt)
     except Exception as exc:
         log_failure("graph: fast context failed", exc)
         return None

@@ -74,15 +74,15 @@ class GraphWiring(CoreWiring):
                              rules=self._live_rules)
 
     def _live_rules(self, project: str, embedding: Sequence[float],
-                    shown: Sequence[str]) -> tuple[list[Node], set[str]]:
+                    shown: Sequence[str]) -> tuple[list[Node], dict[str, str | None]]:
         """The instruction store's live rules as the graph context's instruction nodes."""
         from chalicelib.graph.domain.graph_model import Node
 
-        added, dropped = self.project_rules.for_context(project, embedding, shown)
+        added, held = self.project_rules.for_context(project, embedding, shown)
         return [Node(r.id, r.project, "instruction", "rule", r.content, 1.0, r.confidence, "user",
                      1.0 if r.project == GLOBAL_PROJECT else 0.5, r.created_at, None, None,
                      {"rule": True, "times_reinforced": r.times_reinforced}, r.created_at, r.similarity)
-                for r in added], dropped
+                for r in added], held
 
     @cached_property
     def graph_admin(self) -> GraphAdmin:

@@ -68,3 +68,16 @@ def test_a_prompt_restating_a_learned_rule_reinforces_it(api: RunningApi) -> Non
 
     (rule,) = rules(api)
     assert rule["times_reinforced"] == 2
+
+
+def test_the_prompt_hooks_answer_carries_a_rule_once_though_both_the_memories_and_the_graph_know_it(
+        api: RunningApi) -> None:
+    taught = {"project": PROJECT, "rule": "Always run the linter before committing"}
+    assert call(api, "POST", "/api/project/rules", taught)[0] in (200, 201)
+    prompt(api, "Remember: always run the linter before committing.")  # reinforces it, stated in a prompt
+
+    answer = prompt(api, "Should I run the linter before committing this change?")
+
+    graph = (answer.get("graph") or {}).get("text", "")
+    lines = [r["content"] for r in answer["results"]] + graph.splitlines()
+    assert len([line for line in lines if "run the linter before committing" in line.lower()]) == 1, lines

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -59,6 +59,17 @@ class GraphContext:
 
     def as_json(self) -> dict[str, Any]:
         return {"text": self.text, "deep": self.deep, "trace_id": self.trace_id, **self.sections.as_json()}
+
+    def without_rules(self, rule_ids: Collection[str]) -> GraphContext:
+        """The fast context without the instructions that are the rules `rule_ids` (shown elsewhere
+        in the same answer): a rule's own node, or a graph node it was stated as."""
+        gone = set(rule_ids)
+        kept = [n for n in self.sections.instructions
+                if n.id not in gone and n.attributes.get("rule") not in gone]
+        if len(kept) == len(self.sections.instructions):
+            return self
+        sections = replace(self.sections, instructions=kept)
+        return replace(self, sections=sections, text=render(sections))
 
 
 class GraphRetrieve:
@@ -125,8 +136,10 @@ class GraphRetrieve:
         flagged is left out, and its live rules near the query (a `/learn`, a rule file) come in."""
         assert self._rules is not None
         shown = [n.id for n in found if n.node_type == "instruction"]
-        added, dropped = self._rules(project, vector, shown)
-        return [n for n in found if n.id not in dropped] + added
+        added, held = self._rules(project, vector, shown)
+        kept = [n if n.id not in held else replace(n, attributes={**n.attributes, "rule": held[n.id]})
+                for n in found if n.id not in held or held[n.id] is not None]
+        return kept + added
 
     def deep(self, project: str, query: str) -> GraphContext:
         """The deep path; without a model it is the fast path."""

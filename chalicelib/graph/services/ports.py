@@ -130,7 +130,9 @@ GraphUnits = Callable[[], GraphUnitOfWork]
 class LiveRules(Protocol):
     """The instruction store's word on the instructions a context shows (it owns which are live)."""
 
-    def __call__(self, project: str, embedding: Vector, shown: Sequence[str]) -> tuple[list[Node], set[str]]:
-        """The store's live rules nearest `embedding` (instruction nodes scored by cosine similarity)
-        that none of the `shown` instruction nodes states, and the `shown` ones it no longer holds live."""
+    def __call__(self, project: str, embedding: Vector,
+                 shown: Sequence[str]) -> tuple[list[Node], dict[str, str | None]]:
+        """The store's live rules nearest `embedding` (instruction nodes, id = the rule's, scored by
+        cosine similarity) that none of the `shown` instruction nodes states, and the `shown` nodes a
+        rule was stated as, each with its live rule's id (None: the store no longer holds it live)."""
         ...

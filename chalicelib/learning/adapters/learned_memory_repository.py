@@ -69,12 +69,14 @@ class PostgresLearnedMemories:
         return [_item(r) for r in rows]
 
     def graph_nodes_held(self, node_ids: Sequence[str]) -> dict[str, str | None]:
-        """Of the graph nodes `node_ids`, those a rule was stated from, each with its live rule's id
-        (None: none of its rules is live)."""
+        """Of the graph nodes `node_ids`, those a rule was stated as (`metadata.graph_nodes`, or its
+        first, `graph_node`), each with its live rule's id (None: none of its rules is live)."""
         rows = self._conn.execute(
-            "SELECT m.metadata ->> 'graph_node' AS node, (array_agg(m.id) FILTER (WHERE"
-            " m.superseded_by IS NULL AND m.valid_until IS NULL AND m.trusted))[1] AS live FROM memories m"
-            " WHERE m.category = ANY(%s) AND m.metadata ->> 'graph_node' = ANY(%s) GROUP BY 1",
+            "SELECT n.node, (array_agg(m.id) FILTER (WHERE m.superseded_by IS NULL AND m.valid_until IS NULL"
+            " AND m.trusted))[1] AS live FROM memories m CROSS JOIN LATERAL jsonb_array_elements_text("
+            " CASE WHEN jsonb_typeof(m.metadata -> 'graph_nodes') = 'array' THEN m.metadata -> 'graph_nodes'"
+            " ELSE jsonb_build_array(m.metadata ->> 'graph_node') END) AS n(node)"
+            " WHERE m.category = ANY(%s) AND m.metadata ? 'graph_node' AND n.node = ANY(%s) GROUP BY n.node",
             (list(INSTRUCTION_CATEGORIES), list(node_ids)),
         ).fetchall()
         return {str(r["node"]): str(r["live"]) if r["live"] else None for r in rows}

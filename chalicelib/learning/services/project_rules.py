@@ -232,6 +232,7 @@ class ProjectRules:
                 absorbed.append(self.absorb(
                     uow, project, RuleCandidate(text, DEFAULT_RULE_CONFIDENCE), vector, source="prompt",
                     origin={"graph_node": s.node}, provenance=s.source, judged=judged))
+                _stated_as(uow, absorbed[-1].id, s.node)
             uow.commit()
         self.announce(absorbed)
         return absorbed
@@ -314,24 +315,37 @@ class ProjectRules:
         return layered([i.as_json() for i in found], overrides, limit)
 
     def for_context(self, project: str, embedding: Sequence[float],
-                    shown: Sequence[str]) -> tuple[list[LearnedItem], set[str]]:
+                    shown: Sequence[str]) -> tuple[list[LearnedItem], dict[str, str | None]]:
         """For a prompt's graph context (whose instructions are graph nodes `shown`): the live rules
         of the project and `_global` nearest `embedding` that none of them states, best first, and the
-        `shown` nodes whose rules are no longer live (superseded, retired or flagged)."""
+        `shown` nodes a rule was stated as, each with its live rule (None: superseded, retired or
+        flagged)."""
         projects = [project] if project == GLOBAL_PROJECT else [project, GLOBAL_PROJECT]
         with self._units() as uow:
             held = uow.learned.graph_nodes_held(shown) if shown else {}
             near = [r for p in projects
                     for r in uow.learned.similar_instructions(p, embedding, CONTEXT_RULES)]
-        added = [r for r in near
-                 if r.metadata.get("graph_node") not in shown and r.similarity >= CONTEXT_FLOOR]
+        stated = {rule for rule in held.values() if rule}
+        added = [r for r in near if r.id not in stated and r.similarity >= CONTEXT_FLOOR]
         added.sort(key=lambda r: r.similarity, reverse=True)
-        return added[:CONTEXT_RULES], {node for node, live in held.items() if live is None}
+        return added[:CONTEXT_RULES], held
 
     def learnings(self, project: str, limit: int = MAX_LEARNINGS) -> list[dict[str, Any]]:
         """The one list under its older shape (`rule`), at most 15."""
         listed = self.listed(project, limit=max(1, min(limit, MAX_LEARNINGS)))
         return [{**r, "rule": r["text"]} for r in listed]
+
+
+def _stated_as(uow: LearningUnitOfWork, rule_id: str, node: str) -> None:
+    """Record that the rule was stated as graph node `node` (a restatement's node too), so that a
+    context showing the node knows the rule it is."""
+    rule = uow.learned.get(rule_id)
+    if rule is None:
+        return
+    nodes = [str(n) for n in rule.metadata.get("graph_nodes") or [rule.metadata.get("graph_node")] if n]
+    if node not in nodes:
+        uow.memories.update_fields(rule_id, metadata={"graph_node": (nodes or [node])[0],
+                                                      "graph_nodes": [*nodes, node]})
 
 
 def _rule_view(r: LearnedItem) -> dict[str, Any]:

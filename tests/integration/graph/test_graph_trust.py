@@ -4,6 +4,8 @@ prompt hook's graph block never carries it. Heuristic extractor, ingest queue on
 
 from __future__ import annotations
 
+from typing import Any
+
 from chalicelib.kernel.queue_table import QUEUES
 from infra.local.sqs_dispatcher import deliver_batch
 from tests.conftest import RunningApi
@@ -21,12 +23,17 @@ def learn(api: RunningApi, project: str, text: str, source: str) -> None:
     assert deliver_batch(api.container.queues, INGEST, wait_s=5) == 1
 
 
-def prompt_graph_block(api: RunningApi, project: str) -> str:
-    """The graph part of what the prompt hook asks for (the same request, graph=true)."""
+def prompt_answer(api: RunningApi, project: str) -> dict[str, Any]:
+    """What the prompt hook asks for (the same request, graph=true)."""
     status, body = call(api, "GET", "/api/memory/search", query=PROMPT, project=project, project_limit=3,
                         global_limit=2, mode="hybrid", graph="true")
     assert status == 200, body
-    return str((body.get("graph") or {}).get("text") or "")
+    return dict(body)
+
+
+def prompt_graph_block(api: RunningApi, project: str) -> str:
+    """The graph part of what the prompt hook asks for."""
+    return str((prompt_answer(api, project).get("graph") or {}).get("text") or "")
 
 
 def test_nodes_learned_from_tool_output_stay_untrusted_and_never_reach_the_prompt(api: RunningApi) -> None:
@@ -44,8 +51,12 @@ def test_nodes_learned_from_tool_output_stay_untrusted_and_never_reach_the_promp
 def test_the_same_words_from_the_user_are_injected(api: RunningApi) -> None:
     learn(api, "told", POISON, "user")
 
-    block = prompt_graph_block(api, "told")
-    assert "push directly to main" in block
+    # The user's rule is a rule of the instruction store: the memories found carry it, or the graph
+    # block does, once.
+    answer = prompt_answer(api, "told")
+    found = [str(r["content"]) for r in answer["results"]]
+    lines = found + str((answer.get("graph") or {}).get("text") or "").splitlines()
+    assert len([line for line in lines if "push directly to main" in line]) == 1, lines
 
 
 def test_an_entity_a_person_names_too_becomes_trusted_but_the_tool_facts_stay_out(api: RunningApi) -> None:

@@ -161,17 +161,17 @@ class Backfill:
         return None
 
     def _memory_files(self, cwd: str, project: str) -> None:
-        from agent.rule_files import read_items, rule_files
+        from agent.rule_files import batches, read_items, rule_files
         from agent.transcripts.memory_md_items import memory_md_items
 
         root = Path(cwd)
         items = [*(read_items(root) if root.is_dir() else []), *memory_md_items(cwd)]
         self.summary.files += (len(rule_files(root)) if root.is_dir() else 0) + \
             len({i.path for i in items if i.tool == "claude-memory"})
-        for start in range(0, len(items), BATCH):
+        for batch in batches(items, BATCH):  # a file is never split: its request retires what it lacks
             try:
                 answer = self._post("/api/memory/import-rules", {
-                    "project": project, "items": [i.as_json() for i in items[start:start + BATCH]]})
+                    "project": project, "items": [i.as_json() for i in batch]})
             except Exception as exc:
                 self.summary.failures.append(f"{cwd}: {exc}")
                 return

@@ -26,7 +26,7 @@ def memory_md_items(cwd: str) -> list[ImportItem]:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return []
-    notes = dict.fromkeys(content for _, content in rule_items(users_part(text)))
+    notes = dict.fromkeys(content for _, content, _ in rule_items(users_part(text)))
     return [ImportItem("memory", "project_context", note, "MEMORY.md", TOOL) for note in notes]
 
 

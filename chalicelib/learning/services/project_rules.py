@@ -317,10 +317,11 @@ class ProjectRules:
     def for_context(self, project: str, embedding: Sequence[float],
                     shown: Sequence[str]) -> tuple[list[LearnedItem], dict[str, str | None]]:
         """For a prompt's graph context (whose instructions are graph nodes `shown`): the live rules
-        of the project and `_global` nearest `embedding` that none of them states, best first, and the
-        `shown` nodes a rule was stated as, each with its live rule (None: superseded, retired or
-        flagged)."""
-        projects = [project] if project == GLOBAL_PROJECT else [project, GLOBAL_PROJECT]
+        of the project, its namespaces and `_global` nearest `embedding` that none of them states, best
+        first, and the `shown` nodes a rule was stated as, each with its live rule (None: superseded,
+        retired or flagged)."""
+        scopes = () if project == GLOBAL_PROJECT else tuple(self._namespaces(project))
+        projects = [project] if project == GLOBAL_PROJECT else [project, *scopes, GLOBAL_PROJECT]
         with self._units() as uow:
             held = uow.learned.graph_nodes_held(shown) if shown else {}
             near = [r for p in projects

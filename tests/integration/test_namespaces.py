@@ -120,11 +120,11 @@ def test_a_namespace_rule_reaches_both_members_prompts_and_briefings_and_not_a_t
     for member in (WEB, API):
         briefing = hooks[member].session_start().splitlines()
         assert f"- {rule} (reinforced 1x) (acme rule)" in briefing, briefing
-        assert f"- [project_rule] {rule} (acme)" in hooks[member].prompt().splitlines()
+        assert f"- [project_rule] {rule} (today) (acme)" in hooks[member].prompt().splitlines()
     outsider = hooks[OTHER].session_start()
     assert "yarn" not in outsider and "_No project rules learned yet._" in outsider
     prompted = hooks[OTHER].prompt().splitlines()
-    assert f"- [decision] {OTHER_OWN}" in prompted and not any("yarn" in line for line in prompted)
+    assert f"- [decision] {OTHER_OWN} (today)" in prompted and not any("yarn" in line for line in prompted)
 
 
 def test_a_project_rule_overriding_a_namespace_rule_is_the_one_shown_with_a_note(

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from psycopg.types.json import Jsonb
@@ -95,6 +95,7 @@ _CANDIDATES = {
 # clamped to [earliest, now] and counts at most MAX_HALF_LIVES half-lives (0.5 ** 1100 underflows
 # a float8). A row's time is shown clamped to [earliest, latest] as well.
 MAX_HALF_LIVES = 1000
+DATED_APART = timedelta(days=1)
 RECENCY = ("(1 - %(w_recency)s + %(w_recency)s * power(0.5, least(%(max_half_lives)s, extract(epoch FROM"
            " now() - least(now(), greatest(m.created_at, m.last_reinforced_at, %(earliest)s))) / 86400.0"
            " / %(half_life)s)))")
@@ -109,22 +110,23 @@ SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {
 FROM candidates c JOIN memories m ON m.id = c.id CROSS JOIN query q
 ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(limit)s
 """
-# Memories stored next to a strong hit (the turn before and after it in a conversation, the step
-# before and after it in a working session): at most NEIGHBOURS_PER_SIDE each side of each of the
-# best NEIGHBOUR_PARENTS hits, in the same scope, within NEIGHBOUR_WINDOW of it.
+# Memories written next to a strong hit (the turn before and after it in a conversation, the step
+# before and after it in a working session): the NEIGHBOURS_PER_SIDE written just before and just
+# after each of the best NEIGHBOUR_PARENTS hits in its project (write order, `seq`: a batch or an
+# import stores many memories at one time), kept when in scope and within NEIGHBOUR_WINDOW of it.
 NEIGHBOUR_PARENTS, NEIGHBOURS_PER_SIDE, NEIGHBOUR_WINDOW = 5, 2, "30 minutes"  # chosen on LoCoMo 1-5
 _NEIGHBOURS = """
 SELECT h.n, m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {created_at},
   m.source, m.trusted, {confirmed_at}
 FROM unnest(%(parents)s::uuid[]) WITH ORDINALITY AS h(id, n) JOIN memories p ON p.id = h.id
 CROSS JOIN LATERAL ((
-  SELECT m.* FROM memories m WHERE m.project = p.project AND m.created_at < p.created_at
-    AND m.created_at >= p.created_at - %(window)s::interval AND {filters}
-  ORDER BY m.created_at DESC, m.id DESC LIMIT %(per_side)s
+  SELECT m.* FROM memories m WHERE m.project = p.project AND m.seq < p.seq
+  ORDER BY m.seq DESC LIMIT %(per_side)s
 ) UNION ALL (
-  SELECT m.* FROM memories m WHERE m.project = p.project AND m.created_at > p.created_at
-    AND m.created_at <= p.created_at + %(window)s::interval AND {filters}
-  ORDER BY m.created_at, m.id LIMIT %(per_side)s)) m
+  SELECT m.* FROM memories m WHERE m.project = p.project AND m.seq > p.seq
+  ORDER BY m.seq LIMIT %(per_side)s)) m
+WHERE m.created_at BETWEEN p.created_at - %(window)s::interval AND p.created_at + %(window)s::interval
+  AND {filters}
 """
 _COSINE = "greatest(0.0, least(1.0, 1 - coalesce(m.embedding <=> %(vector)s, 1)))"
 _COVERAGE = ("CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce((SELECT sum(t.idf) FROM terms t"
@@ -169,6 +171,14 @@ def build_statement(mode: SearchMode, scope: SearchScope) -> str:
     return "".join(parts)
 
 
+def dated_apart(hits: Sequence[SearchHit]) -> bool:
+    """Whether the hits were stored at times a query's date can tell apart: at least a day (the
+    unit of `TimeWindow.closeness`) between the oldest and the newest. Memories stored at one
+    time (an import, a backfill) say nothing about when their facts happened."""
+    times = [h.created_at for h in hits]
+    return bool(times) and max(times) - min(times) >= DATED_APART
+
+
 def _by_date(hits: list[SearchHit], window: TimeWindow, weight: float) -> list[SearchHit]:
     """Each score times its memory's nearness to the query's time window, best first."""
     dated = [replace(h, score=round(h.score * date_factor(window, h.created_at, weight), 6)) for h in hits]
@@ -202,8 +212,9 @@ class PostgresMemorySearch:
         # and was measured ten times slower on a large project (psycopg prepares after 5 runs).
         rows = self._conn.execute(build_statement(mode, scope), params, prepare=False).fetchall()
         hits = [_hit(r, float(r["score"])) for r in rows]
-        if window is not None:
-            hits = _by_date(hits, window, weights.dates)[:limit]
+        if window is not None and dated_apart(hits):
+            hits = _by_date(hits, window, weights.dates)
+        hits = hits[:limit]
         if weights.neighbours > 0 and hits:
             hits = self._with_neighbours(hits, scope, params, weights.neighbours, limit)
         return hits

@@ -200,6 +200,13 @@ class PostgresMemoryRepository:
         ).fetchall()
         return [SimilarMemory(to_memory(r), float(r["similarity"])) for r in rows]
 
+    def mark_updated(self, pairs: Sequence[tuple[str, str]]) -> None:
+        if pairs:
+            self._conn.execute(
+                "UPDATE memories m SET metadata = m.metadata || jsonb_build_object('updated_by', p.newer)"
+                " FROM unnest(%s::uuid[], %s::text[]) AS p(older, newer) WHERE m.id = p.older",
+                ([o for o, _ in pairs], [n for _, n in pairs]))
+
     def reinforce(self, memory_id: str, seen_at: datetime | None = None) -> bool:
         cur = self._conn.execute(
             "UPDATE memories SET times_reinforced = times_reinforced + 1,"

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from uuid import UUID
 
 from psycopg.types.json import Jsonb
 
@@ -34,7 +35,7 @@ from chalicelib.memory.domain.memory_model import (
     SearchScope,
 )
 from chalicelib.memory.domain.query_dates import TimeWindow, date_factor, query_window
-from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool
+from chalicelib.memory.domain.search_scoring import UPDATED_SHARE, SearchWeights, candidate_pool
 
 # Every side of the search reads one project at a time (project first): a branch per project of
 # the scope (the project and `_global`), each with its own LIMIT, so each is planned with that
@@ -103,10 +104,13 @@ CREATED_AT = "least(greatest(m.created_at, %(earliest)s), %(latest)s) AS created
 # When the memory was last confirmed: restated (reinforced) or promoted by a person.
 CONFIRMED_AT = ("least(greatest(m.last_reinforced_at, m.promoted_at, %(earliest)s), %(latest)s)"
                 " AS confirmed_at")
+# A memory a later one updated (`updated_by`, set at write time: `dedup_guard.updates`) keeps
+# UPDATED_SHARE of its score, so the newer value ranks first and the older is still found.
+UPDATED = "(CASE WHEN m.metadata ? 'updated_by' THEN %(updated_share)s ELSE 1 END)"
 _FINAL = """
 candidates AS ({candidates})
 SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {created_at}, m.source,
-  m.trusted, {confirmed_at}, ({score}) * {recency} AS score
+  m.trusted, {confirmed_at}, ({score}) * {recency} * {updated} AS score
 FROM candidates c JOIN memories m ON m.id = c.id CROSS JOIN query q
 ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(limit)s
 """
@@ -127,6 +131,11 @@ CROSS JOIN LATERAL ((
   ORDER BY m.seq LIMIT %(per_side)s)) m
 WHERE m.created_at BETWEEN p.created_at - %(window)s::interval AND p.created_at + %(window)s::interval
   AND {filters}
+"""
+# The memories that updated a hit (its `updated_by`) and are not among the hits yet.
+_UPDATES = """
+SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {created_at}, m.source,
+  m.trusted, {confirmed_at} FROM memories m WHERE m.id = ANY(%(updates)s::uuid[]) AND {filters}
 """
 _COSINE = "greatest(0.0, least(1.0, 1 - coalesce(m.embedding <=> %(vector)s, 1)))"
 _COVERAGE = ("CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce((SELECT sum(t.idf) FROM terms t"
@@ -167,7 +176,7 @@ def build_statement(mode: SearchMode, scope: SearchScope) -> str:
         parts.append(_branches("vec_exact", _VEC_EXACT, scope))
     score = _SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE)
     parts.append(_FINAL.format(candidates=_CANDIDATES[mode], score=score, created_at=CREATED_AT,
-                               confirmed_at=CONFIRMED_AT, recency=RECENCY))
+                               confirmed_at=CONFIRMED_AT, recency=RECENCY, updated=UPDATED))
     return "".join(parts)
 
 
@@ -183,6 +192,15 @@ def _by_date(hits: list[SearchHit], window: TimeWindow, weight: float) -> list[S
     """Each score times its memory's nearness to the query's time window, best first."""
     dated = [replace(h, score=round(h.score * date_factor(window, h.created_at, weight), 6)) for h in hits]
     return sorted(dated, key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
+
+
+def _is_id(value: object) -> bool:
+    """Whether `value` is a memory id (metadata is free-form: a client may have written anything)."""
+    try:
+        UUID(str(value))
+    except ValueError:
+        return False
+    return value is not None
 
 
 def _hit(r: dict[str, Any], score: float) -> SearchHit:
@@ -214,7 +232,7 @@ class PostgresMemorySearch:
         hits = [_hit(r, float(r["score"])) for r in rows]
         if window is not None and dated_apart(hits):
             hits = _by_date(hits, window, weights.dates)
-        hits = hits[:limit]
+        hits = self._with_updates(hits[:limit], scope, params)[:limit]
         if weights.neighbours > 0 and hits:
             hits = self._with_neighbours(hits, scope, params, weights.neighbours, limit)
         return hits
@@ -231,10 +249,31 @@ class PostgresMemorySearch:
             "tag": scope.tag, "pool": pool, "limit": limit, "wide": 4 * pool, "sample": SAMPLE_ROWS,
             "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
             "half_life": weights.half_life_days, "max_half_lives": MAX_HALF_LIVES,
+            "updated_share": UPDATED_SHARE,
             "earliest": EARLIEST, "latest": LATEST,
             **{f"project_{n}": p for n, p in enumerate(scope.projects)},
             **{f"ann_{n}": False for n in range(len(scope.projects))},
         }
+
+    def _with_updates(self, hits: list[SearchHit], scope: SearchScope,
+                      params: Mapping[str, object]) -> list[SearchHit]:
+        """Rank each memory that updated a hit at least as high as the hit (the newer first on a tie),
+        fetching those not found by the statement; no extra statement when no hit was updated."""
+        newer = {h.id: str(h.metadata["updated_by"]) for h in hits if _is_id(h.metadata.get("updated_by"))}
+        if not newer:
+            return hits
+        best = {h.id: h for h in hits}
+        missing = sorted(set(newer.values()) - set(best))
+        if missing:
+            rows = self._conn.execute(
+                _UPDATES.format(filters=scope_filters(scope), created_at=CREATED_AT,
+                                confirmed_at=CONFIRMED_AT),
+                {**params, "updates": missing}, prepare=False).fetchall()
+            best.update({str(r["id"]): _hit(r, 0.0) for r in rows})
+        for older, successor in newer.items():
+            if successor in best and best[successor].score < best[older].score:
+                best[successor] = replace(best[successor], score=best[older].score)
+        return sorted(best.values(), key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
 
     def _with_neighbours(self, hits: list[SearchHit], scope: SearchScope, params: Mapping[str, object],
                          share: float, limit: int) -> list[SearchHit]:

@@ -141,3 +141,11 @@ def test_a_later_statement_with_another_value_updates_the_earlier_one(new: str, 
 )
 def test_a_rewording_or_a_statement_saying_less_updates_nothing(new: str, old: str) -> None:
     assert not updates(new, old)
+
+
+def test_two_long_texts_each_with_their_own_names_and_numbers_update_nothing() -> None:
+    old = ("Refactored `load_events` in app/events.py: batches of 500, 3 retries, port 8080, "
+           "Postgres 15 on staging, Redis TTL 30 minutes, reviewed by Mira.")
+    new = ("Refactored `sync_orders` in app/orders.py: batches of 200, 5 retries, port 9090, "
+           "Postgres 15 on staging, Redis TTL 45 minutes, reviewed by Omar.")
+    assert not updates(new, old)

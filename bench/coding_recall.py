@@ -39,7 +39,7 @@ def ingest(client: ApiClient, data: dict[str, Any], dating: str) -> dict[str, st
     behind: dict[str, str] = {}
     now = datetime.now(UTC)
     for conv in data["conversations"]:
-        rows = []
+        rows: list[dict[str, Any]] = []
         for session in conv["sessions"]:
             start = datetime.fromisoformat(session["date"])
             for i, m in enumerate(session["messages"]):

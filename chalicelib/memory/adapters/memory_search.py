@@ -73,6 +73,12 @@ _VEC_EXACT = """(
   WHERE (SELECT count(*) FROM vec_ann WHERE branch = {n}) < %(pool)s AND m.embedding IS NOT NULL AND {filters}
   ORDER BY (m.embedding <=> %(vector)s) + 0 LIMIT %(pool)s)"""
 
+# Per project: the windows of long memories nearest the query (`memory_chunks`), for their memory.
+_CHUNK_ANN = """(
+  SELECT c.memory_id AS id FROM memory_chunks c JOIN memories m ON m.id = c.memory_id
+  WHERE c.project = %(project_{n})s AND {filters}
+  ORDER BY c.embedding <=> %(vector)s LIMIT %(pool)s)"""
+
 
 def _branches(name: str, fragment: str, scope: SearchScope) -> str:
     """`name AS MATERIALIZED (...)`: the fragment once per project of the scope, UNION ALL."""
@@ -87,9 +93,10 @@ _SCORE = {
     "vector": "{cosine}",
 }
 _CANDIDATES = {
-    "hybrid": "SELECT id FROM text_hits UNION SELECT id FROM vec_ann UNION SELECT id FROM vec_exact",
+    "hybrid": "SELECT id FROM text_hits UNION SELECT id FROM vec_ann UNION SELECT id FROM vec_exact"
+              " UNION SELECT id FROM chunk_ann",
     "text": "SELECT id FROM text_hits UNION SELECT id FROM text_more",
-    "vector": "SELECT id FROM vec_ann UNION SELECT id FROM vec_exact",
+    "vector": "SELECT id FROM vec_ann UNION SELECT id FROM vec_exact UNION SELECT id FROM chunk_ann",
 }
 # Recency never overflows, whatever a row holds (a date written into the table directly, far
 # outside the 1970-2200 every write path keeps to, or infinite): the age is taken from a time
@@ -137,7 +144,9 @@ _UPDATES = """
 SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {created_at}, m.source,
   m.trusted, {confirmed_at} FROM memories m WHERE m.id = ANY(%(updates)s::uuid[]) AND {filters}
 """
-_COSINE = "greatest(0.0, least(1.0, 1 - coalesce(m.embedding <=> %(vector)s, 1)))"
+# A memory's cosine: its own vector's, or its best window's when that is closer (a long memory).
+_COSINE = ("greatest(0.0, least(1.0, 1 - least(coalesce(m.embedding <=> %(vector)s, 1), coalesce(("
+           "SELECT min(c.embedding <=> %(vector)s) FROM memory_chunks c WHERE c.memory_id = m.id), 1))))")
 _COVERAGE = ("CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce((SELECT sum(t.idf) FROM terms t"
              " WHERE m.search_tsv @@ t.tq), 0) / q.total_idf) ELSE 0 END")
 
@@ -174,6 +183,7 @@ def build_statement(mode: SearchMode, scope: SearchScope) -> str:
     if mode in ("hybrid", "vector"):
         parts.append(_branches("vec_ann", _VEC_ANN, scope))
         parts.append(_branches("vec_exact", _VEC_EXACT, scope))
+        parts.append(_branches("chunk_ann", _CHUNK_ANN, scope))
     score = _SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE)
     parts.append(_FINAL.format(candidates=_CANDIDATES[mode], score=score, created_at=CREATED_AT,
                                confirmed_at=CONFIRMED_AT, recency=RECENCY, updated=UPDATED))

@@ -4,6 +4,7 @@ The score is computed in one place, the search statement (`memory/adapters/memor
 and tested there on crafted rows (tests/integration/memory/test_search_ranking.py):
 
     relevance = w_v * clamp(cosine, 0, 1) + w_t * coverage          (hybrid; weights sum to 1)
+    cosine    = the memory's own vector's, or its best window's (a long memory) when closer
     coverage  = sum(idf(t) for query terms t in the memory) / sum(idf(t) for all query terms)
     idf(t)    = ln(1 / f(t)), f = the share of memories holding the term (planner statistics)
     score     = relevance * (1 - w_r + w_r * 0.5 ** (age_days / half_life_days)) * updated

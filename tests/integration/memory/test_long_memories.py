@@ -21,7 +21,8 @@ def basis(i: int) -> list[float]:
     return [1.0 if j == i else 0.0 for j in range(DIM)]
 
 
-def test_a_fact_deep_inside_a_long_memory_is_found_by_its_best_window(tmp_path: Path, database_url: str) -> None:
+def test_a_fact_deep_inside_a_long_memory_is_found_by_its_best_window(
+        tmp_path: Path, database_url: str) -> None:
     windows = chunk_texts(LONG)
     assert len(windows) > 2 and "Postgres 16" in windows[-1] and "Postgres 16" not in LONG[:1000]
     vectors = {LONG: basis(1), QUERY: basis(7), windows[-1]: basis(7),

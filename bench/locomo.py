@@ -1,7 +1,7 @@
 """LoCoMo retrieval benchmark through the real API: ingest every conversation, ask every question.
 
     .venv/bin/python bench/locomo.py [--data ../shared/benchdata] [--convs 1-5]
-        [--weights 0.4,0.6 0.7,0.3] [--recency 0.1 0 0.3] [--dates shifted|original]
+        [--weights 0.4,0.6 0.7,0.3] [--recency 0.1 0 0.3] [--dates shifted|original|once] [--home H]
 
 Starts its own `itachi up` in a throwaway home (local MiniLM embedder), stores each chosen
 conversation in its own project with `POST /api/memory/batch` (turn text "<speaker>: <text>"
@@ -18,7 +18,9 @@ BM25 over plain words and over Postgres's english lexemes (`bench/bm25.py`).
 chosen on 1-5 and checked on 6-10. With `--dates shifted` (the default) each conversation's
 timeline is moved so that its last session ends now, as if the questions came right after it:
 the recency weight then sees months between sessions, as in use. With `original` every turn
-is years old and recency changes almost nothing.
+is years old and recency changes almost nothing. With `once` every turn is stored at one and
+the same time (now), as `itachi import`, a backfill or an export round trip store a history: the
+memories carry their write order (the order of the batch) and nothing else about time.
 
 Prints markdown tables (turn recall@5/10/20, MRR and session recall_all@5/10 by category,
 against the cited and the audited evidence; latency; tokens) and one summary line per setting.
@@ -33,14 +35,14 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bm25 import Bm25Index, english_lexemes, words
-from bench.locomo_data import Conversation, load
+from bench.locomo_data import Conversation, Turn, load
 from bench.locomo_report import asked, evaluate, summary, table
 from bench.locomo_sweep import agreement, sweep
 from bench.locomo_sweep import label as label_of
@@ -63,20 +65,28 @@ def parse_convs(spec: str, total: int) -> list[int]:
     return sorted(set(numbers))
 
 
-def ingest(client: ApiClient, chosen: Chosen, shift_dates: bool
+def stored_at(turns: Sequence[Turn], dates: str, now: datetime) -> list[datetime]:
+    """Each turn's `created_at` under `--dates` (shifted, original or once)."""
+    if dates == "once":
+        return [now] * len(turns)
+    shift = now - max(t.created_at for t in turns) if dates == "shifted" else timedelta(0)
+    return [t.created_at + shift for t in turns]
+
+
+def ingest(client: ApiClient, chosen: Chosen, dates: str
            ) -> tuple[dict[str, set[str]], dict[str, dict[str, str]], int, float]:
     """Store every turn; return memory id -> turn ids, project -> {memory id: text}, dups, seconds."""
     behind: dict[str, set[str]] = defaultdict(set)
     texts: dict[str, dict[str, str]] = defaultdict(dict)
     deduplicated, started, now = 0, time.perf_counter(), datetime.now(UTC)
     for _, conv in chosen:
-        shift = now - max(t.created_at for t in conv.turns) if shift_dates else None
+        times = dict(zip((t.dia_id for t in conv.turns), stored_at(conv.turns, dates, now), strict=True))
         project = f"locomo-{conv.sample_id}"
         for start in range(0, len(conv.turns), BATCH):
             turns = conv.turns[start:start + BATCH]
             answer = client.call("POST", "/api/memory/batch", {"memories": [
                 {"project": project, "category": "conversation", "content": t.text,
-                 "created_at": (t.created_at + shift if shift else t.created_at).isoformat(),
+                 "created_at": times[t.dia_id].isoformat(),
                  "metadata": {"dia_id": t.dia_id, "session": t.session, "speaker": t.speaker}}
                 for t in turns]})
             for turn, memory_id, dup in zip(turns, answer["ids"], answer["deduplicated"], strict=True):
@@ -151,10 +161,12 @@ def main() -> int:
                         help="vector,text weight pairs for hybrid mode; the first is used for all modes")
     parser.add_argument("--recency", nargs="+", type=float, default=[0.1],
                         help="recency weights; the first is used with every weights pair")
-    parser.add_argument("--dates", choices=("shifted", "original"), default="shifted")
+    parser.add_argument("--dates", choices=("shifted", "original", "once"), default="shifted",
+                        help="session dates moved to end now, as they were, or every turn at one time")
     parser.add_argument("--variants", action="store_true",
                         help="also evaluate the re-ranking variants of bench/locomo_variants.py")
     parser.add_argument("--out", type=Path, help="also write the raw figures as JSON")
+    parser.add_argument("--home", type=Path, help="keep the server's home here (for bench/locomo_dates.py)")
     args = parser.parse_args()
     everything = load(args.data)
     chosen = [(n, everything[n - 1]) for n in parse_convs(args.convs, len(everything))]
@@ -162,10 +174,10 @@ def main() -> int:
     base = settings_env(pairs[0][0], pairs[0][1], args.recency[0])
     suffix = f"vector {pairs[0][0]}, text {pairs[0][1]}, recency {args.recency[0]}"
 
-    server = ItachiServer(env=base).start()
+    server = ItachiServer(args.home, env=base).start()
     results: dict[str, Any] = {}
     try:
-        behind, texts, deduplicated, seconds = ingest(server.client(), chosen, args.dates == "shifted")
+        behind, texts, deduplicated, seconds = ingest(server.client(), chosen, args.dates)
         turns = sum(len(c.turns) for _, c in chosen)
         print(f"conversations {args.convs}, dates {args.dates}: ingested {turns} turns into {len(chosen)} "
               f"projects in {seconds:.0f} s ({turns / seconds:.0f} turns/s); {deduplicated} reinforced "
@@ -200,7 +212,7 @@ def main() -> int:
             if args.variants:
                 from bench.locomo_variants import variants
 
-                for name, ranked in variants(url, chosen, args.dates == "original"):
+                for name, ranked in variants(url, chosen, args.dates):
                     results[name] = evaluate(chosen, behind, ranked)
                     print(summary({name: results[name]})[-1], flush=True)
         finally:

@@ -72,7 +72,7 @@ def main() -> int:
     chosen = [(n, everything[n - 1]) for n in parse_convs(args.convs, len(everything))]
     server = ItachiServer(env=settings_env(0.4, 0.6, 0.1)).start()
     try:
-        behind, _, _, seconds = ingest(server.client(), chosen, True)
+        behind, _, _, seconds = ingest(server.client(), chosen, "shifted")
         print(f"conversations {args.convs}: {sum(len(c.turns) for _, c in chosen)} turns in {seconds:.0f} s")
         handle, url = postgres_url(server)
         from chalicelib.kernel.database import Database

@@ -108,7 +108,7 @@ def main() -> int:
     chosen = pick(args.data, args.convs)
     server = ItachiServer(env=settings_env(0.4, 0.6, 0.1)).start()
     try:
-        behind, _, _, seconds = ingest(server.client(), chosen, True)
+        behind, _, _, seconds = ingest(server.client(), chosen, "shifted")
         turns = sum(len(c.turns) for _, c in chosen)
         print(f"memories: {turns} turns in {seconds:.0f} s", flush=True)
         handle, url = postgres_url(server)

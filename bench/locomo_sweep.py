@@ -12,9 +12,13 @@ paths shows in the output instead of in the figures.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from bench.locomo_data import Conversation
 from bench.locomo_report import asked
+
+if TYPE_CHECKING:
+    from chalicelib.memory.domain.search_scoring import SearchWeights
 
 Chosen = list[tuple[int, Conversation]]
 Setting = tuple[float, float, float]  # vector weight, text weight, recency weight
@@ -27,14 +31,22 @@ def label(setting: Setting) -> str:
 
 def sweep(url: str, chosen: Chosen, settings: list[Setting], limit: int = 20
           ) -> Iterator[tuple[Setting, dict[str, list[str]]]]:
-    """For each setting, question id -> ranked memory ids, as the API would answer in hybrid mode."""
+    """For each setting, question id -> ranked memory ids, as the API would answer in hybrid mode
+    without the re-rankings (`SearchWeights` neighbours and dates off)."""
+    from chalicelib.memory.domain.search_scoring import SearchWeights
+
+    yield from zip(settings, rankings(url, chosen, [SearchWeights(*s) for s in settings], limit), strict=True)
+
+
+def rankings(url: str, chosen: Chosen, settings: list[SearchWeights], limit: int = 20
+             ) -> Iterator[dict[str, list[str]]]:
+    """For each `SearchWeights`, question id -> ranked memory ids in hybrid mode, re-rankings included."""
     from chalicelib.kernel.database import Database
     from chalicelib.kernel.redaction import redact
     from chalicelib.memory.adapters.local_embedder import LocalEmbedder
     from chalicelib.memory.adapters.memory_search import PostgresMemorySearch
     from chalicelib.memory.adapters.search_statistics import SearchStatistics
     from chalicelib.memory.domain.memory_model import SearchScope
-    from chalicelib.memory.domain.search_scoring import SearchWeights
     from chalicelib.memory.services.memory_service import MAX_QUERY_CHARS
 
     questions = [(conv, q, redact(q.text).strip()[:MAX_QUERY_CHARS]) for _, conv, q in asked(chosen)]
@@ -42,7 +54,7 @@ def sweep(url: str, chosen: Chosen, settings: list[Setting], limit: int = 20
     features, db = SearchStatistics(), Database(url)
     try:
         for setting in settings:
-            weights = SearchWeights(*setting).normalised()
+            weights = setting.normalised()
             ranked: dict[str, list[str]] = {}
             with db.connection() as conn:
                 search = PostgresMemorySearch(conn, features)
@@ -50,7 +62,7 @@ def sweep(url: str, chosen: Chosen, settings: list[Setting], limit: int = 20
                     hits = search.search(text, vector, SearchScope((f"locomo-{conv.sample_id}",)),
                                          mode="hybrid", limit=limit, weights=weights)
                     ranked[q.qid] = [h.id for h in hits]
-            yield setting, ranked
+            yield ranked
     finally:
         db.close()
 

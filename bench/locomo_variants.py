@@ -1,6 +1,6 @@
 """Retrieval variants on top of the shipped hybrid search, evaluated in process on LoCoMo.
 
-    .venv/bin/python -m bench.locomo_variants --home H [--dates original|shifted] [--out F]
+    .venv/bin/python -m bench.locomo_variants --home H [--dates original|shifted|once] [--out F]
 
 Runs on the memories a `bench/locomo.py` server stored (its `--home`). Each variant re-ranks what
 the server's own search statement returns (`PostgresMemorySearch`, a pool of 40) with general
@@ -16,7 +16,8 @@ techniques only, nothing fitted per question or per dataset:
   hits, added with weight `beta` (a second statement per search).
 `--dates original` first moves every memory back to the conversation's own dates (the
 questions name them: "on 8 May, 2023"); `shifted` moves them so each conversation ends now,
-as `bench/locomo.py` stores them. Parameters are chosen on conversations 1-5, read on 6-10.
+as `bench/locomo.py` stores them by default; `once` stores them all at one time (a bulk
+import). Parameters are chosen on conversations 1-5, read on 6-10.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ SHIPPED = (0.4, 0.6, 0.1)
 
 def _timeline(conn: Any, project: str) -> tuple[list[str], dict[str, int], list[Any], dict[str, str]]:
     rows = conn.execute("SELECT id, created_at, content FROM memories WHERE project = %s"
-                        " ORDER BY created_at, id", (project,)).fetchall()
+                        " ORDER BY seq", (project,)).fetchall()
     ids = [str(r["id"]) for r in rows]
     return ids, {m: i for i, m in enumerate(ids)}, [r["created_at"] for r in rows], \
         {str(r["id"]): r["content"] for r in rows}
@@ -99,21 +100,22 @@ def table(results: dict[str, dict[str, Any]]) -> list[str]:
     return lines
 
 
-def set_dates(conn: Any, chosen: Chosen, original: bool) -> None:
-    """Move each conversation's memories to its own dates (original) or to end now (shifted)."""
+def set_dates(conn: Any, chosen: Chosen, dates: str) -> None:
+    """Move each conversation's memories to its own dates (original), to end now (shifted) or all
+    to one time, now (once: a bulk import); each memory by the turn it stands for (`dia_id`)."""
+    from bench.locomo import stored_at
+
     now = datetime.now(UTC)
     for _, conv in chosen:
-        first = {t.dia_id: t.created_at for t in conv.turns}
-        target = timedelta(0) if original else now - max(first.values())
-        row = conn.execute("SELECT created_at, metadata ->> 'dia_id' AS dia FROM memories"
-                           " WHERE project = %s LIMIT 1", (f"locomo-{conv.sample_id}",)).fetchone()
-        move = target - (row["created_at"] - first[row["dia"]])
-        conn.execute("UPDATE memories SET created_at = created_at + %s, last_reinforced_at ="
-                     " last_reinforced_at + %s WHERE project = %s", (move, move, f"locomo-{conv.sample_id}"))
+        times = stored_at(conv.turns, dates, now)
+        conn.execute("UPDATE memories m SET created_at = d.t, last_reinforced_at = d.t"
+                     " FROM unnest(%s::text[], %s::timestamptz[]) AS d(dia, t)"
+                     " WHERE m.project = %s AND m.metadata ->> 'dia_id' = d.dia",
+                     ([t.dia_id for t in conv.turns], times, f"locomo-{conv.sample_id}"))
     conn.commit()
 
 
-def variants(url: str, chosen: Chosen, original_dates: bool) -> Iterator[tuple[str, dict[str, list[str]]]]:
+def variants(url: str, chosen: Chosen, dates: str) -> Iterator[tuple[str, dict[str, list[str]]]]:
     from chalicelib.kernel.database import Database
     from chalicelib.kernel.redaction import redact
     from chalicelib.memory.adapters.embedders import local_embedder
@@ -129,7 +131,7 @@ def variants(url: str, chosen: Chosen, original_dates: bool) -> Iterator[tuple[s
     db = Database(url)
     try:
         with db.connection() as conn:
-            set_dates(conn, chosen, original_dates)
+            set_dates(conn, chosen, dates)
             search = PostgresMemorySearch(conn, SearchStatistics())
             timelines = {c.sample_id: _timeline(conn, f"locomo-{c.sample_id}") for _, c in chosen}
             times = {m: t for tl in timelines.values() for m, t in zip(tl[0], tl[2], strict=True)}
@@ -215,7 +217,7 @@ def main() -> int:
     parser.add_argument("--home", type=Path, required=True)
     data = Path(__file__).resolve().parents[2] / "shared" / "benchdata"
     parser.add_argument("--data", type=Path, default=data)
-    parser.add_argument("--dates", choices=("original", "shifted"), default="original")
+    parser.add_argument("--dates", choices=("original", "shifted", "once"), default="original")
     parser.add_argument("--out", type=Path, help="also write the figures as JSON")
     args = parser.parse_args()
     chosen = list(enumerate(load(args.data), start=1))
@@ -223,7 +225,7 @@ def main() -> int:
     try:
         behind = behind_from(url, chosen)
         results = {name: evaluate(chosen, behind, ranked)
-                   for name, ranked in variants(url, chosen, args.dates == "original")}
+                   for name, ranked in variants(url, chosen, args.dates)}
     finally:
         handle.cleanup()
     print("\n".join(table(results)))

@@ -127,6 +127,11 @@ class InMemoryMemoryRepository:
         found = [s for s in found if s.similarity >= threshold]
         return sorted(found, key=lambda s: -s.similarity)[:limit]
 
+    def mark_updated(self, pairs: Sequence[tuple[str, str]]) -> None:
+        for older, newer in pairs:
+            if (row := self._t.rows.get(older)) is not None:
+                self._t.update(older, metadata={**row.memory.metadata, "updated_by": newer})
+
     def reinforce(self, memory_id: str, seen_at: datetime | None = None) -> bool:
         row = self._t.rows.get(memory_id)
         if row is None:

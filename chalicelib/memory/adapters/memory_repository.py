@@ -152,7 +152,21 @@ class PostgresMemoryRepository:
             prepare=False,
         ).fetchall()
         found = {(r["project"], r["content_hash"]): (str(r["id"]), bool(r["inserted"])) for r in rows}
-        return [found[(d.project, d.content_hash)] for d in drafts]
+        stored = [found[(d.project, d.content_hash)] for d in drafts]
+        self._insert_chunks([(memory_id, d) for d, (memory_id, inserted) in zip(drafts, stored, strict=True)
+                             if inserted and d.chunk_embeddings])
+        return stored
+
+    def _insert_chunks(self, rows: Sequence[tuple[str, MemoryDraft]]) -> None:
+        """The embedded windows of newly inserted long memories (`memory_chunks`)."""
+        flat = [(memory_id, d.project, n, v) for memory_id, d in rows
+                for n, v in enumerate(d.chunk_embeddings)]
+        if flat:
+            self._conn.execute(
+                "INSERT INTO memory_chunks (memory_id, project, n, embedding)"
+                " SELECT * FROM unnest(%s::uuid[], %s::text[], %s::int[], %b::vector[])",
+                ([f[0] for f in flat], [f[1] for f in flat], [f[2] for f in flat],
+                 [vector(f[3]) for f in flat]), prepare=False)
 
     def nearest_many(self, project: str, category: str, embeddings: Sequence[Sequence[float]], *,
                      min_similarity: float, limit: int = 5) -> list[list[SimilarMemory]]:
@@ -199,6 +213,13 @@ class PostgresMemoryRepository:
             prepare=False,  # a generic plan cannot see the project's selectivity (see memory_search)
         ).fetchall()
         return [SimilarMemory(to_memory(r), float(r["similarity"])) for r in rows]
+
+    def mark_updated(self, pairs: Sequence[tuple[str, str]]) -> None:
+        if pairs:
+            self._conn.execute(
+                "UPDATE memories m SET metadata = m.metadata || jsonb_build_object('updated_by', p.newer)"
+                " FROM unnest(%s::uuid[], %s::text[]) AS p(older, newer) WHERE m.id = p.older",
+                ([o for o, _ in pairs], [n for _, n in pairs]))
 
     def reinforce(self, memory_id: str, seen_at: datetime | None = None) -> bool:
         cur = self._conn.execute(
@@ -258,10 +279,13 @@ class PostgresMemoryRepository:
         """New wording (and its vector); raise DuplicateContent if it duplicates another row."""
         try:
             with savepoint(self._conn):  # the caller's transaction survives the refusal
+                # The windows of the old wording go; the new one is searched by its own vector.
                 return self._conn.execute(
-                    "UPDATE memories SET content = %s, summary = coalesce(%s, summary), content_hash = %s,"
+                    "WITH stale AS (DELETE FROM memory_chunks WHERE memory_id = %s)"
+                    " UPDATE memories SET content = %s, summary = coalesce(%s, summary), content_hash = %s,"
                     " embedding = %s, embedding_model = %s, updated_at = now() WHERE id = %s",
-                    (content, summary, content_hash, vector(embedding), embedding_model, memory_id),
+                    (memory_id, content, summary, content_hash, vector(embedding), embedding_model,
+                     memory_id),
                 ).rowcount == 1
         except psycopg.errors.UniqueViolation:
             raise DuplicateContent(content_hash) from None

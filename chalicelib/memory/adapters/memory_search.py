@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from uuid import UUID
 
 from psycopg.types.json import Jsonb
 
@@ -34,7 +35,7 @@ from chalicelib.memory.domain.memory_model import (
     SearchScope,
 )
 from chalicelib.memory.domain.query_dates import TimeWindow, date_factor, query_window
-from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool
+from chalicelib.memory.domain.search_scoring import UPDATED_SHARE, SearchWeights, candidate_pool
 
 # Every side of the search reads one project at a time (project first): a branch per project of
 # the scope (the project and `_global`), each with its own LIMIT, so each is planned with that
@@ -72,6 +73,12 @@ _VEC_EXACT = """(
   WHERE (SELECT count(*) FROM vec_ann WHERE branch = {n}) < %(pool)s AND m.embedding IS NOT NULL AND {filters}
   ORDER BY (m.embedding <=> %(vector)s) + 0 LIMIT %(pool)s)"""
 
+# Per project: the windows of long memories nearest the query (`memory_chunks`), for their memory.
+_CHUNK_ANN = """(
+  SELECT c.memory_id AS id FROM memory_chunks c JOIN memories m ON m.id = c.memory_id
+  WHERE c.project = %(project_{n})s AND {filters}
+  ORDER BY c.embedding <=> %(vector)s LIMIT %(pool)s)"""
+
 
 def _branches(name: str, fragment: str, scope: SearchScope) -> str:
     """`name AS MATERIALIZED (...)`: the fragment once per project of the scope, UNION ALL."""
@@ -86,15 +93,17 @@ _SCORE = {
     "vector": "{cosine}",
 }
 _CANDIDATES = {
-    "hybrid": "SELECT id FROM text_hits UNION SELECT id FROM vec_ann UNION SELECT id FROM vec_exact",
+    "hybrid": "SELECT id FROM text_hits UNION SELECT id FROM vec_ann UNION SELECT id FROM vec_exact"
+              " UNION SELECT id FROM chunk_ann",
     "text": "SELECT id FROM text_hits UNION SELECT id FROM text_more",
-    "vector": "SELECT id FROM vec_ann UNION SELECT id FROM vec_exact",
+    "vector": "SELECT id FROM vec_ann UNION SELECT id FROM vec_exact UNION SELECT id FROM chunk_ann",
 }
 # Recency never overflows, whatever a row holds (a date written into the table directly, far
 # outside the 1970-2200 every write path keeps to, or infinite): the age is taken from a time
 # clamped to [earliest, now] and counts at most MAX_HALF_LIVES half-lives (0.5 ** 1100 underflows
 # a float8). A row's time is shown clamped to [earliest, latest] as well.
 MAX_HALF_LIVES = 1000
+DATED_APART = timedelta(days=1)
 RECENCY = ("(1 - %(w_recency)s + %(w_recency)s * power(0.5, least(%(max_half_lives)s, extract(epoch FROM"
            " now() - least(now(), greatest(m.created_at, m.last_reinforced_at, %(earliest)s))) / 86400.0"
            " / %(half_life)s)))")
@@ -102,31 +111,42 @@ CREATED_AT = "least(greatest(m.created_at, %(earliest)s), %(latest)s) AS created
 # When the memory was last confirmed: restated (reinforced) or promoted by a person.
 CONFIRMED_AT = ("least(greatest(m.last_reinforced_at, m.promoted_at, %(earliest)s), %(latest)s)"
                 " AS confirmed_at")
+# A memory a later one updated (`updated_by`, set at write time: `dedup_guard.updates`) keeps
+# UPDATED_SHARE of its score, so the newer value ranks first and the older is still found.
+UPDATED = "(CASE WHEN m.metadata ? 'updated_by' THEN %(updated_share)s ELSE 1 END)"
 _FINAL = """
 candidates AS ({candidates})
 SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {created_at}, m.source,
-  m.trusted, {confirmed_at}, ({score}) * {recency} AS score
+  m.trusted, {confirmed_at}, ({score}) * {recency} * {updated} AS score
 FROM candidates c JOIN memories m ON m.id = c.id CROSS JOIN query q
 ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(limit)s
 """
-# Memories stored next to a strong hit (the turn before and after it in a conversation, the step
-# before and after it in a working session): at most NEIGHBOURS_PER_SIDE each side of each of the
-# best NEIGHBOUR_PARENTS hits, in the same scope, within NEIGHBOUR_WINDOW of it.
+# Memories written next to a strong hit (the turn before and after it in a conversation, the step
+# before and after it in a working session): the NEIGHBOURS_PER_SIDE written just before and just
+# after each of the best NEIGHBOUR_PARENTS hits in its project (write order, `seq`: a batch or an
+# import stores many memories at one time), kept when in scope and within NEIGHBOUR_WINDOW of it.
 NEIGHBOUR_PARENTS, NEIGHBOURS_PER_SIDE, NEIGHBOUR_WINDOW = 5, 2, "30 minutes"  # chosen on LoCoMo 1-5
 _NEIGHBOURS = """
 SELECT h.n, m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {created_at},
   m.source, m.trusted, {confirmed_at}
 FROM unnest(%(parents)s::uuid[]) WITH ORDINALITY AS h(id, n) JOIN memories p ON p.id = h.id
 CROSS JOIN LATERAL ((
-  SELECT m.* FROM memories m WHERE m.project = p.project AND m.created_at < p.created_at
-    AND m.created_at >= p.created_at - %(window)s::interval AND {filters}
-  ORDER BY m.created_at DESC, m.id DESC LIMIT %(per_side)s
+  SELECT m.* FROM memories m WHERE m.project = p.project AND m.seq < p.seq
+  ORDER BY m.seq DESC LIMIT %(per_side)s
 ) UNION ALL (
-  SELECT m.* FROM memories m WHERE m.project = p.project AND m.created_at > p.created_at
-    AND m.created_at <= p.created_at + %(window)s::interval AND {filters}
-  ORDER BY m.created_at, m.id LIMIT %(per_side)s)) m
+  SELECT m.* FROM memories m WHERE m.project = p.project AND m.seq > p.seq
+  ORDER BY m.seq LIMIT %(per_side)s)) m
+WHERE m.created_at BETWEEN p.created_at - %(window)s::interval AND p.created_at + %(window)s::interval
+  AND {filters}
 """
-_COSINE = "greatest(0.0, least(1.0, 1 - coalesce(m.embedding <=> %(vector)s, 1)))"
+# The memories that updated a hit (its `updated_by`) and are not among the hits yet.
+_UPDATES = """
+SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {created_at}, m.source,
+  m.trusted, {confirmed_at} FROM memories m WHERE m.id = ANY(%(updates)s::uuid[]) AND {filters}
+"""
+# A memory's cosine: its own vector's, or its best window's when that is closer (a long memory).
+_COSINE = ("greatest(0.0, least(1.0, 1 - least(coalesce(m.embedding <=> %(vector)s, 1), coalesce(("
+           "SELECT min(c.embedding <=> %(vector)s) FROM memory_chunks c WHERE c.memory_id = m.id), 1))))")
 _COVERAGE = ("CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce((SELECT sum(t.idf) FROM terms t"
              " WHERE m.search_tsv @@ t.tq), 0) / q.total_idf) ELSE 0 END")
 
@@ -163,16 +183,34 @@ def build_statement(mode: SearchMode, scope: SearchScope) -> str:
     if mode in ("hybrid", "vector"):
         parts.append(_branches("vec_ann", _VEC_ANN, scope))
         parts.append(_branches("vec_exact", _VEC_EXACT, scope))
+        parts.append(_branches("chunk_ann", _CHUNK_ANN, scope))
     score = _SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE)
     parts.append(_FINAL.format(candidates=_CANDIDATES[mode], score=score, created_at=CREATED_AT,
-                               confirmed_at=CONFIRMED_AT, recency=RECENCY))
+                               confirmed_at=CONFIRMED_AT, recency=RECENCY, updated=UPDATED))
     return "".join(parts)
+
+
+def dated_apart(hits: Sequence[SearchHit]) -> bool:
+    """Whether the hits were stored at times a query's date can tell apart: at least a day (the
+    unit of `TimeWindow.closeness`) between the oldest and the newest. Memories stored at one
+    time (an import, a backfill) say nothing about when their facts happened."""
+    times = [h.created_at for h in hits]
+    return bool(times) and max(times) - min(times) >= DATED_APART
 
 
 def _by_date(hits: list[SearchHit], window: TimeWindow, weight: float) -> list[SearchHit]:
     """Each score times its memory's nearness to the query's time window, best first."""
     dated = [replace(h, score=round(h.score * date_factor(window, h.created_at, weight), 6)) for h in hits]
     return sorted(dated, key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
+
+
+def _is_id(value: object) -> bool:
+    """Whether `value` is a memory id (metadata is free-form: a client may have written anything)."""
+    try:
+        UUID(str(value))
+    except ValueError:
+        return False
+    return value is not None
 
 
 def _hit(r: dict[str, Any], score: float) -> SearchHit:
@@ -202,8 +240,9 @@ class PostgresMemorySearch:
         # and was measured ten times slower on a large project (psycopg prepares after 5 runs).
         rows = self._conn.execute(build_statement(mode, scope), params, prepare=False).fetchall()
         hits = [_hit(r, float(r["score"])) for r in rows]
-        if window is not None:
-            hits = _by_date(hits, window, weights.dates)[:limit]
+        if window is not None and dated_apart(hits):
+            hits = _by_date(hits, window, weights.dates)
+        hits = self._with_updates(hits[:limit], scope, params)[:limit]
         if weights.neighbours > 0 and hits:
             hits = self._with_neighbours(hits, scope, params, weights.neighbours, limit)
         return hits
@@ -220,10 +259,31 @@ class PostgresMemorySearch:
             "tag": scope.tag, "pool": pool, "limit": limit, "wide": 4 * pool, "sample": SAMPLE_ROWS,
             "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
             "half_life": weights.half_life_days, "max_half_lives": MAX_HALF_LIVES,
+            "updated_share": UPDATED_SHARE,
             "earliest": EARLIEST, "latest": LATEST,
             **{f"project_{n}": p for n, p in enumerate(scope.projects)},
             **{f"ann_{n}": False for n in range(len(scope.projects))},
         }
+
+    def _with_updates(self, hits: list[SearchHit], scope: SearchScope,
+                      params: Mapping[str, object]) -> list[SearchHit]:
+        """Rank each memory that updated a hit at least as high as the hit (the newer first on a tie),
+        fetching those not found by the statement; no extra statement when no hit was updated."""
+        newer = {h.id: str(h.metadata["updated_by"]) for h in hits if _is_id(h.metadata.get("updated_by"))}
+        if not newer:
+            return hits
+        best = {h.id: h for h in hits}
+        missing = sorted(set(newer.values()) - set(best))
+        if missing:
+            rows = self._conn.execute(
+                _UPDATES.format(filters=scope_filters(scope), created_at=CREATED_AT,
+                                confirmed_at=CONFIRMED_AT),
+                {**params, "updates": missing}, prepare=False).fetchall()
+            best.update({str(r["id"]): _hit(r, 0.0) for r in rows})
+        for older, successor in newer.items():
+            if successor in best and best[successor].score < best[older].score:
+                best[successor] = replace(best[successor], score=best[older].score)
+        return sorted(best.values(), key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
 
     def _with_neighbours(self, hits: list[SearchHit], scope: SearchScope, params: Mapping[str, object],
                          share: float, limit: int) -> list[SearchHit]:

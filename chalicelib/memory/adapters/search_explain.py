@@ -19,6 +19,7 @@ from chalicelib.memory.adapters.memory_search import (
     _SCORE,
     CREATED_AT,
     RECENCY,
+    UPDATED,
     PostgresMemorySearch,
     build_statement,
 )
@@ -30,7 +31,7 @@ _EXPLAIN = """
 candidates AS ({candidates})
 SELECT m.id, m.project, m.category, m.content, {created_at}, m.source, m.trusted,
   {vector_part} AS vector_part, {text_part} AS text_part, {recency} AS recency_part,
-  ({score}) * {recency} AS score
+  ({score}) * {recency} * {updated} AS score
 FROM candidates c JOIN memories m ON m.id = c.id CROSS JOIN query q
 ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(pool)s
 """
@@ -41,7 +42,8 @@ def explain_statement(mode: SearchMode, scope: SearchScope) -> str:
     return head + _EXPLAIN.format(
         candidates=_CANDIDATES[mode], score=_SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE),
         vector_part="NULL::float8" if mode == "text" else _COSINE,
-        text_part="NULL::float8" if mode == "vector" else _COVERAGE, recency=RECENCY, created_at=CREATED_AT)
+        text_part="NULL::float8" if mode == "vector" else _COVERAGE, recency=RECENCY, created_at=CREATED_AT,
+        updated=UPDATED)
 
 
 class PostgresSearchExplain:

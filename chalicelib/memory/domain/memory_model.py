@@ -15,6 +15,10 @@ SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "text", "vector")
 
 
 MAX_EMBEDDING_CHARS = 8_000
+# A memory longer than about the embedding model's window (all-MiniLM-L6-v2: 256 word pieces,
+# about 1,000 characters of prose) is also embedded in overlapping windows of CHUNK_WORDS words,
+# CHUNK_STEP apart, at most MAX_CHUNKS of them (the content cap, 16,000 characters, fits).
+LONG_TEXT_CHARS, CHUNK_WORDS, CHUNK_STEP, MAX_CHUNKS = 1_000, 150, 110, 24
 
 
 def content_hash(category: str, content: str) -> str:
@@ -27,6 +31,19 @@ def embedding_text(content: str, summary: str = "") -> str:
     """The text a memory is embedded from: summary first when there is one, bounded."""
     text = f"{summary}\n{content}" if summary else content
     return text[:MAX_EMBEDDING_CHARS]
+
+
+def chunk_texts(content: str) -> list[str]:
+    """Overlapping windows of a long `content` (none for a text the model reads whole)."""
+    if len(content) <= LONG_TEXT_CHARS:
+        return []
+    words = content.split()
+    out: list[str] = []
+    for start in range(0, len(words), CHUNK_STEP):
+        out.append(" ".join(words[start:start + CHUNK_WORDS]))
+        if start + CHUNK_WORDS >= len(words) or len(out) == MAX_CHUNKS:
+            break
+    return out if len(out) > 1 else []
 
 
 @dataclass(frozen=True)
@@ -52,6 +69,7 @@ class MemoryDraft:
     tags: tuple[str, ...] = ()  # free tags; the write path adds the automatic ones
     source: str = "unspecified"  # where the text came from (`provenance.SOURCES`)
     writer: Writer = "pipeline"  # the path it took here, set by the server (routes: the request's key)
+    chunk_embeddings: tuple[list[float], ...] = ()  # a long memory's windows (`chunk_texts`), embedded
 
     @property
     def trusted(self) -> bool:
@@ -65,6 +83,10 @@ class MemoryDraft:
     @property
     def embedding_text(self) -> str:
         return embedding_text(self.content, self.summary)
+
+    @property
+    def chunk_texts(self) -> list[str]:
+        return chunk_texts(self.content)
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from chalicelib.memory.domain.dedup_guard import same_facts
+from chalicelib.memory.domain.dedup_guard import same_facts, updates
 from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult, content_hash
 from chalicelib.memory.services.ports import MemoryRepository
 
 Kind = Literal["exact", "near"]
 NEAREST = 5  # neighbours a draft is compared with, most similar first
+# A later memory this similar that restates a fact with another value updates the earlier one
+# ("staging moved from Postgres 15 to 16" / "staging runs Postgres 15" are 0.84 apart with
+# all-MiniLM-L6-v2; rewordings of one fact sit above 0.9, other subjects below 0.75).
+UPDATE_COSINE = 0.8
 Near = tuple[float, int | str, str, str]  # (similarity, earlier draft index or memory id, category, content)
 
 
@@ -36,6 +40,7 @@ class BatchWrite:
         self._live: dict[tuple[str, str], list[int]] = {}  # (project, category) -> kept drafts with a vector
         self._inserted: set[str] = set()  # ids of the rows this batch inserted
         self._results: dict[int, StoreResult] = {}
+        self._updates: dict[int, int | str] = {}  # index of a kept draft -> the memory or draft it updates
 
     @property
     def inserted(self) -> int:
@@ -60,6 +65,8 @@ class BatchWrite:
                 continue
             self._kept[key] = j
             self._kept_at.add(j)
+            if (older := self._updated(draft, near.get(j, ()))) is not None:
+                self._updates[j] = older
             kept_now.append(j)
             if draft.embedding is not None:
                 self._live.setdefault((draft.project, draft.category), []).append(j)
@@ -76,6 +83,9 @@ class BatchWrite:
         for j in sorted(self._merged, key=lambda j: (targets[j], j)):  # one lock order for every batch
             self._memories.reinforce(targets[j], self._drafts[j].created_at)
             self._results[j] = StoreResult(targets[j], True, self._merged[j][1])
+        self._memories.mark_updated(sorted(
+            (older if isinstance(older, str) else self._results[older].id, self._results[j].id)
+            for j, older in self._updates.items() if self._results[j].id in self._inserted))
         return [self._results[j] for j in range(len(self._drafts))]
 
     def _neighbours(self, indices: range) -> dict[int, list[Near]]:
@@ -88,23 +98,38 @@ class BatchWrite:
         out: dict[int, list[Near]] = {}
         for (project, category), members in groups.items():
             vectors = [self._drafts[i].embedding or () for i in members]
-            stored = self._memories.nearest_many(project, category, vectors, min_similarity=self._threshold)
+            stored = self._memories.nearest_many(project, category, vectors, min_similarity=self._lowest)
             for i, hits in zip(members, stored, strict=True):  # the batch's own rows come as drafts below
                 out[i] = [(h.similarity, h.memory.id, h.memory.category, h.memory.content) for h in hits
                           if h.memory.id not in self._inserted]
             everyone = self._live.get((project, category), []) + members
             earlier = len(everyone) - len(members)
             pairs = self._memories.similar_pairs([self._drafts[i].embedding or () for i in everyone],
-                                                 self._threshold, first=earlier)
+                                                 self._lowest, first=earlier)
             for a, b, similarity in pairs:
                 was = self._drafts[everyone[a]]
                 out.setdefault(everyone[b], []).append((similarity, everyone[a], was.category, was.content))
         return out
 
+    @property
+    def _lowest(self) -> float:
+        """The similarity from which an earlier memory may be a duplicate or updated by a draft."""
+        return min(self._threshold, UPDATE_COSINE)
+
+    def _updated(self, draft: MemoryDraft, near: Sequence[Near]) -> int | str | None:
+        """The most similar earlier memory (or kept draft) of the same category that `draft`
+        updates (`dedup_guard.updates`), or None."""
+        for similarity, ref, category, content in sorted(near, key=lambda c: -c[0])[:NEAREST]:
+            earlier = not isinstance(ref, int) or ref in self._kept_at
+            if similarity >= UPDATE_COSINE and category == draft.category and earlier \
+                    and updates(draft.content, content):
+                return ref
+        return None
+
     def _duplicate_of(self, draft: MemoryDraft, near: Sequence[Near]) -> tuple[int | str, Kind] | None:
         """The memory (or kept earlier draft) `draft` reinforces, with the reason; None to insert it."""
-        candidates = sorted((c for c in near if not isinstance(c[1], int) or c[1] in self._kept_at),
-                            key=lambda c: -c[0])
+        candidates = sorted((c for c in near if c[0] >= self._threshold
+                             and (not isinstance(c[1], int) or c[1] in self._kept_at)), key=lambda c: -c[0])
         for _, ref, category, content in candidates[:NEAREST]:
             exact = content_hash(category, content) == draft.content_hash
             if exact or same_facts(content, draft.content):

@@ -41,6 +41,11 @@ ANALYZE_MIN_ROWS = 200  # refresh the full-text statistics after this many new r
 ANALYZE_SHARE = 0.1  # ...or this share of the table, whichever is larger
 
 
+def _texts(drafts: Sequence[MemoryDraft], missing: Sequence[int]) -> list[str]:
+    """What to embed for the drafts at `missing`: each one's text, then each long one's windows."""
+    return [drafts[i].embedding_text for i in missing] + [t for i in missing for t in drafts[i].chunk_texts]
+
+
 def chunked(drafts: list[MemoryDraft], size: int) -> list[list[MemoryDraft]]:
     """`drafts` in chunks of `size`, but the last one a quarter of that: the write left to do once
     the last vectors are in is short."""
@@ -68,8 +73,7 @@ class MemoryStore:
         chunks = chunked(cleaned, self.chunk)
         missing = [[i for i, d in enumerate(chunk) if d.embedding is None] for chunk in chunks]
         embedding = self._embedding.embed_chunks(
-            [[chunk[i].embedding_text for i in m] for chunk, m in zip(chunks, missing, strict=True)],
-            self.write_timeout_s)
+            [_texts(chunk, m) for chunk, m in zip(chunks, missing, strict=True)], self.write_timeout_s)
         ready: dict[int, list[MemoryDraft]] = {}
 
         def embedded(k: int) -> list[MemoryDraft]:
@@ -101,7 +105,7 @@ class MemoryStore:
         """Clean every draft and embed the ones without a vector (within the write deadline)."""
         cleaned = [self._clean(draft, i, field_prefix) for i, draft in enumerate(drafts)]
         missing = [i for i, draft in enumerate(cleaned) if draft.embedding is None]
-        embedded = self._embedding.embed([cleaned[i].embedding_text for i in missing], self.write_timeout_s)
+        embedded = self._embedding.embed(_texts(cleaned, missing), self.write_timeout_s)
         return self._with_vectors(cleaned, missing, embedded)
 
     def write(self, uow: MemoryWriteUnit, drafts: Sequence[MemoryDraft], *,
@@ -132,8 +136,11 @@ class MemoryStore:
             return drafts
         out = list(drafts)
         model = self._embedding.embedder.model
-        for i, vector in zip(missing, embedded.vectors, strict=True):
-            out[i] = dataclasses.replace(out[i], embedding=vector, embedding_model=model)
+        windows = iter(embedded.vectors[len(missing):])
+        for i, vector in zip(missing, embedded.vectors, strict=False):
+            chunks = tuple(next(windows) for _ in drafts[i].chunk_texts)
+            out[i] = dataclasses.replace(out[i], embedding=vector, embedding_model=model,
+                                         chunk_embeddings=chunks)
         return out
 
     def _clean(self, draft: MemoryDraft, index: int, prefix: str | None) -> MemoryDraft:

@@ -79,6 +79,11 @@ class MemoryRepository(Protocol):
         j >= `first` (the pairs among the first `first` vectors were asked for before)."""
         ...
 
+    def mark_updated(self, pairs: Sequence[tuple[str, str]]) -> None:
+        """For each (older id, newer id): the older memory's metadata `updated_by` names the newer
+        one, which restates one of its facts with another value (search ranks the older lower)."""
+        ...
+
     def nearest(self, project: str, category: str, embedding: Sequence[float],
                 limit: int = 5) -> list[SimilarMemory]:
         """Live memories of (project, category) closest to `embedding`, most similar first (may be

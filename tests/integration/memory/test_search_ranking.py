@@ -152,3 +152,46 @@ def test_a_query_naming_a_date_favours_the_memories_stored_near_it_by_the_dates_
     undated = searcher.memory.search("quartz lantern", "d", mode="vector",
                                      weights=SearchWeights(recency=0, dates=0.3)).hits
     assert [h.score for h in undated] == pytest.approx([1.0, 1.0], abs=1e-6)
+
+
+def test_the_memories_written_next_to_a_strong_hit_join_it_when_an_import_stored_them_at_one_time(
+        searcher: Container) -> None:
+    imported = NOW - timedelta(days=2)
+    turns = [f"Speaker {i % 2}: small talk number {i}" for i in range(120)]
+    turns[60] = "Mira: which lantern should I buy for the camping trip?"
+    turns[61] = "Omar: the quartz lantern, it is great"
+    turns[62] = "Mira: bought it yesterday, thanks"
+    load(searcher, [MemoryDraft("b", "conversation", text, embedding=basis(10 + i), created_at=imported)
+                    for i, text in enumerate(turns)])
+
+    bare = searcher.memory.search("quartz lantern", "b", mode="text", limit=10,
+                                  weights=SearchWeights(recency=0)).hits
+    ranked = searcher.memory.search("quartz lantern", "b", mode="text", limit=10,
+                                    weights=SearchWeights(recency=0, neighbours=0.7, dates=0.3)).hits
+
+    assert [h.content for h in bare] == [turns[61], turns[60]]
+    # Write order, not the one timestamp they share: the turns written around the two hits join;
+    # both hits stay, the best first, neither scored lower than without re-ranking.
+    assert ranked[0] == bare[0]
+    assert {h.content for h in ranked} == {turns[58], turns[59], turns[60], turns[61], turns[62], turns[63]}
+    after = {h.id: h.score for h in ranked}
+    assert all(after[h.id] >= h.score for h in bare)
+
+
+def test_a_date_the_query_names_leaves_an_import_stored_within_a_day_ranked_as_without_it(
+        searcher: Container) -> None:
+    started = datetime(2023, 5, 8, 23, 30, tzinfo=UTC)
+    load(searcher, [
+        MemoryDraft("i", "fact", "Imported first: the quartz lantern", embedding=basis(0),
+                    created_at=started),
+        MemoryDraft("i", "fact", "Imported last: the quartz lantern", embedding=basis(0),
+                    created_at=started + timedelta(hours=1)),
+    ])
+    query = "the quartz lantern we bought on 8 May, 2023"
+
+    bare = searcher.memory.search(query, "i", mode="vector", weights=SearchWeights(recency=0)).hits
+    dated = searcher.memory.search(query, "i", mode="vector",
+                                   weights=SearchWeights(recency=0, dates=0.3)).hits
+
+    assert [(h.content, h.score) for h in dated] == [(h.content, h.score) for h in bare]
+    assert bare[0].content.startswith("Imported last")  # equal scores: the newer first

@@ -52,12 +52,9 @@ class TaskDispatcher(TaskUseCase):
                 NewEvent("dispatched", f"sent to {machine_id}", {"machine": machine_id,
                                                                   "dispatch_seq": dispatched.dispatch_seq})])
             uow.commit()
-        # Announced before the send: once the machine has the message its agent may claim and
-        # announce its attempt at once, and the topic must read "sent to" first. Sent once
-        # committed (so the claim finds the task dispatched), and not as an after-commit action:
-        # a refused send must undo the dispatch and fail the SQS message (the retry announces its
-        # own dispatch).
-        announce(self._publisher, dispatched, events)
+        # Sent once committed (so the agent's claim finds the task dispatched), and not as an
+        # after-commit action: a refused send must undo the dispatch and fail the SQS message,
+        # and the dispatch is announced only once the machine has it.
         message = MachineMessage(TASK, task_id=task_id, dispatch_seq=dispatched.dispatch_seq)
         try:
             self._queues.send_to_machine(machine_id, message.to_body())
@@ -65,6 +62,7 @@ class TaskDispatcher(TaskUseCase):
             self._undo(dispatched)
             raise
         get_logger().info("task dispatched", extra={"task_id": task_id, "machine_id": machine_id})
+        announce(self._publisher, dispatched, events)
         return DispatchResult(DispatchOutcome.DISPATCHED, machine_id)
 
     def _undo(self, task: Task) -> None:

@@ -26,6 +26,7 @@ from tests.support.claude_cli import run_print
 pytestmark = pytest.mark.e2e
 INGEST = next(spec for spec in QUEUES if spec.key == "ingest")
 RULE = "From now on our team never deploys the billing service on Fridays, releases wait for Monday."
+STATED = "team never deploys the billing service on Fridays, releases wait for Monday"
 
 
 def graph_rules(api: RunningApi) -> list[str]:
@@ -51,7 +52,8 @@ def test_a_team_instruction_from_one_session_reaches_the_model_in_the_next(
         )
     assert first.returncode == 0, first.stderr
     (rule,) = eventually(lambda: graph_rules(api), 60, "the instruction in the graph")
-    assert rule == RULE
+    # The rule store keeps the instruction in its own wording (lead-in and full stop dropped).
+    assert STATED in rule
 
     question = "Is it fine if I ship the billing service release this Friday afternoon?"
     # The hook has 0.5 s and fails open; on a loaded box a first try can miss it (a retry finds the
@@ -66,5 +68,7 @@ def test_a_team_instruction_from_one_session_reaches_the_model_in_the_next(
         graph_blocks = [chunk for chunk in injected if "=== Itachi Graph Memory ===" in chunk]
         if graph_blocks:
             break
-    assert graph_blocks and RULE in graph_blocks[0], injected
-    assert "scope 0.5" in graph_blocks[0]
+    # The instruction reaches the model once: through the session's rules or the graph's block, the
+    # one rule store deciding which (the graph block leaves out a rule another block carries).
+    carried = [chunk for chunk in injected if STATED in chunk]
+    assert graph_blocks and len(carried) == 1, injected

@@ -31,6 +31,7 @@ PARAMS = {
     "{decision}": "approve",
     "{node_id}": ANY_ID,
     "{contradiction_id}": ANY_ID,
+    "{rule_id}": ANY_ID,
     "{resolution}": "keep_both",
     "{run_id}": ANY_ID,
 }

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
 from chalice import Chalice, Response
 from chalice.app import Request
@@ -28,9 +29,10 @@ from chalicelib.console.routes import overview_pages as console_overview_pages
 from chalicelib.console.routes import review_pages as console_review_pages
 from chalicelib.console.routes import task_pages as console_task_pages
 from chalicelib.console.web import sign_in_first
+from chalicelib.context import routes as context_routes
 from chalicelib.graph import routes as graph_routes
 from chalicelib.kernel.errors import DomainError
-from chalicelib.kernel.http import error_response
+from chalicelib.kernel.http import ServedBlueprint, error_response
 from chalicelib.kernel.idempotent_requests import use_database
 from chalicelib.kernel.logging import get_logger
 from chalicelib.learning import routes as learning_routes
@@ -50,6 +52,14 @@ from chalicelib.telegram import routes as telegram_routes
 from chalicelib.triggers import routes as github_trigger_routes
 
 app = Chalice(app_name="itachi", configure_logs=False)
+S = TypeVar("S")
+
+
+def _serve(blueprint: ServedBlueprint[S], services: Callable[[], S]) -> None:
+    """Register a routes module, handing it what it uses (its `Uses`; mypy checks the container has it)."""
+    blueprint.provide(services)
+    app.register_blueprint(blueprint)
+
 def _caller() -> str:
     """Whose idempotent POSTs these are: the stored key's id, the admin, or nobody (an open route)."""
     principal = principal_or_none()
@@ -58,42 +68,43 @@ def _caller() -> str:
 
 # Where idempotent POSTs keep their replies, recorded per caller.
 use_database(lambda: get_container().db, _caller)
-app.register_blueprint(health_routes.bp)
-app.register_blueprint(approval_routes.bp)
-app.register_blueprint(status_routes.bp)
-app.register_blueprint(usage_routes.bp)
-app.register_blueprint(session_routes.bp)
-app.register_blueprint(task_routes.bp)
-app.register_blueprint(agent_task_routes.bp)
-app.register_blueprint(machine_routes.bp)
-app.register_blueprint(agent_session_routes.bp)
-app.register_blueprint(telegram_routes.bp)
-app.register_blueprint(github_trigger_routes.bp)
-app.register_blueprint(learning_routes.bp)
-app.register_blueprint(memory_routes.bp)
-app.register_blueprint(graph_routes.bp)
-app.register_blueprint(memory_lifecycle_routes.bp)
-app.register_blueprint(memory_snapshot_routes.bp)
-app.register_blueprint(memory_tool_routes.bp)
-app.register_blueprint(namespace_routes.bp)
-app.register_blueprint(sync_routes.bp)
-app.register_blueprint(mcp_routes.bp)
-app.register_blueprint(ssh_routes.bp)
-app.register_blueprint(openapi_routes.bp)
-app.register_blueprint(key_routes.bp)
-app.register_blueprint(invite_routes.bp)
-app.register_blueprint(brain_routes.bp)
-app.register_blueprint(agent_profile_routes.bp)
-app.register_blueprint(agent_run_routes.bp)
-app.register_blueprint(console_auth_pages.bp)  # the web console (cookie sessions, see chalicelib/console)
-app.register_blueprint(console_auth_pages.api)
-app.register_blueprint(console_memory_pages.bp)
-app.register_blueprint(console_task_pages.bp)
-app.register_blueprint(console_overview_pages.bp)
-app.register_blueprint(console_brain_pages.bp)
-app.register_blueprint(console_context_pages.bp)
-app.register_blueprint(console_graph_pages.bp)
-app.register_blueprint(console_review_pages.bp)
+_serve(health_routes.bp, get_container)
+_serve(approval_routes.bp, get_container)
+_serve(status_routes.bp, get_container)
+_serve(usage_routes.bp, get_container)
+_serve(session_routes.bp, get_container)
+_serve(task_routes.bp, get_container)
+_serve(agent_task_routes.bp, get_container)
+_serve(machine_routes.bp, get_container)
+_serve(agent_session_routes.bp, get_container)
+_serve(telegram_routes.bp, get_container)
+_serve(github_trigger_routes.bp, get_container)
+_serve(learning_routes.bp, get_container)
+_serve(memory_routes.bp, get_container)
+_serve(context_routes.bp, get_container)
+_serve(graph_routes.bp, get_container)
+_serve(memory_lifecycle_routes.bp, get_container)
+_serve(memory_snapshot_routes.bp, get_container)
+_serve(memory_tool_routes.bp, get_container)
+_serve(namespace_routes.bp, get_container)
+_serve(sync_routes.bp, get_container)
+_serve(mcp_routes.bp, lambda: mcp_routes.Uses(app, get_container()))
+_serve(ssh_routes.bp, get_container)
+_serve(openapi_routes.bp, get_container)
+_serve(key_routes.bp, get_container)
+_serve(invite_routes.bp, get_container)
+_serve(brain_routes.bp, get_container)
+_serve(agent_profile_routes.bp, get_container)
+_serve(agent_run_routes.bp, get_container)
+_serve(console_auth_pages.bp, get_container)  # the web console (cookie sessions, see chalicelib/console)
+_serve(console_auth_pages.api, get_container)
+_serve(console_memory_pages.bp, get_container)
+_serve(console_task_pages.bp, get_container)
+_serve(console_overview_pages.bp, get_container)
+_serve(console_brain_pages.bp, get_container)
+_serve(console_context_pages.bp, get_container)
+_serve(console_graph_pages.bp, get_container)
+_serve(console_review_pages.bp, get_container)
 
 
 # Default deny: every route needs an API key, but these, each checking a credential of its own

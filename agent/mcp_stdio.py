@@ -37,9 +37,9 @@ def serve(project: str | None = None) -> int:
     import anyio
     from mcp.server.stdio import stdio_server
 
-    from agent.mcp_backend import ApiBackend
     from chalicelib.contracts.api_transport import ApiClient
     from chalicelib.mcp.sdk_server import build_server
+    from chalicelib.mcp.services.api_backend import ApiBackend
     from chalicelib.mcp.services.tool_calls import McpTools
 
     # Inside a subagent's engine: its memory reads stay in the run's scope (the server's), and

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from chalicelib.wiring.agents import AgentWiring
 from chalicelib.wiring.assistant import AssistantWiring
 from chalicelib.wiring.auth import AuthWiring
+from chalicelib.wiring.context import ContextWiring
 from chalicelib.wiring.core import CoreWiring
 from chalicelib.wiring.graph import GraphWiring
 from chalicelib.wiring.learning import LearningWiring
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 @dataclass
 class Container(TaskWiring, AgentWiring, MemoryWiring, GraphWiring, LearningWiring, TelegramWiring,
                 AssistantWiring, OpsWiring, RemoteWiring, AuthWiring, NamespaceWiring, TriggersWiring,
-                CoreWiring):
+                ContextWiring, CoreWiring):
     settings: Settings
     stream_pacing: StreamPacing | None = None  # Telegram topic streams' pace (tests pass a fast one)
 

@@ -2,15 +2,34 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from chalice import Response
 from pydantic import Field
 
 from chalicelib.agents.domain.profiles import profile_from_body
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.kernel.wire import Money, StoredTime
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.agents.services.cron import AgentCron
+    from chalicelib.agents.services.lessons import ProfileLessons
+    from chalicelib.agents.services.profiles import AgentProfiles
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def agent_cron(self) -> AgentCron: ...
+
+    @property
+    def agent_profiles(self) -> AgentProfiles: ...
+
+    @property
+    def profile_lessons(self) -> ProfileLessons: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 class ProfileBody(WireModel):
@@ -43,19 +62,19 @@ class CronQuery(WireModel):
 
 @bp.route("/api/agents/profiles", methods=["GET"])
 def list_profiles() -> Response:
-    return ok({"profiles": [p.to_json() for p in get_container().agent_profiles.all()]})
+    return ok({"profiles": [p.to_json() for p in bp.services.agent_profiles.all()]})
 
 
 @bp.route("/api/agents/profiles", methods=["POST"])
 def save_profile() -> Response:
     body = parse_body(bp.current_request, ProfileBody)
-    saved = get_container().agent_profiles.save(profile_from_body(body.model_dump()))
+    saved = bp.services.agent_profiles.save(profile_from_body(body.model_dump()))
     return ok(saved.to_json(), status=201)
 
 
 @bp.route("/api/agents/profiles/{name}", methods=["GET"])
 def show_profile(name: str) -> Response:
-    container = get_container()
+    container = bp.services
     profile = container.agent_profiles.get(name)
     lessons = container.profile_lessons.top(profile.name, limit=20)
     return ok({**profile.to_json(), "lessons": [lesson.to_json() for lesson in lessons]})
@@ -63,14 +82,14 @@ def show_profile(name: str) -> Response:
 
 @bp.route("/api/agents/profiles/{name}", methods=["DELETE"])
 def remove_profile(name: str) -> Response:
-    get_container().agent_profiles.remove(name)
+    bp.services.agent_profiles.remove(name)
     return ok({"removed": name})
 
 
 @bp.route("/api/agents/cron", methods=["POST"])
 def add_cron() -> Response:
     b = parse_body(bp.current_request, CronBody)
-    job = get_container().agent_cron.add(schedule=b.schedule, prompt=b.prompt, profile=b.profile,
+    job = bp.services.agent_cron.add(schedule=b.schedule, prompt=b.prompt, profile=b.profile,
                                          run=b.run_id, project=b.project, until=b.until)
     return ok(job.to_json(), status=201)
 
@@ -78,10 +97,10 @@ def add_cron() -> Response:
 @bp.route("/api/agents/cron", methods=["GET"])
 def list_cron() -> Response:
     q = parse_query(bp.current_request, CronQuery)
-    return ok({"jobs": [j.to_json() for j in get_container().agent_cron.jobs(q.profile)]})
+    return ok({"jobs": [j.to_json() for j in bp.services.agent_cron.jobs(q.profile)]})
 
 
 @bp.route("/api/agents/cron/{job_id}", methods=["DELETE"])
 def remove_cron(job_id: str) -> Response:
-    get_container().agent_cron.remove(job_id)
+    bp.services.agent_cron.remove(job_id)
     return ok({"removed": job_id})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chalice import Response
 from pydantic import Field
@@ -10,12 +10,33 @@ from pydantic import Field
 from chalicelib.agents.domain.records import ACTIVE, RUN_STATUSES, AgentRun
 from chalicelib.agents.services.messaging import Delivery
 from chalicelib.agents.services.runs import SpawnRequest
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.kernel.wire import Int64, Money
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.agents.services.lessons import ProfileLessons
+    from chalicelib.agents.services.messaging import AgentMessaging
+    from chalicelib.agents.services.runs import SubagentRuns
+    from chalicelib.tasks.services.tasks import TaskService
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def agent_messaging(self) -> AgentMessaging: ...
+
+    @property
+    def agent_runs(self) -> SubagentRuns: ...
+
+    @property
+    def profile_lessons(self) -> ProfileLessons: ...
+
+    @property
+    def tasks(self) -> TaskService: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 class SpawnBody(WireModel):
@@ -59,15 +80,15 @@ def delivery_json(sent: Delivery) -> dict[str, Any]:
 def run_json(run: AgentRun) -> dict[str, Any]:
     body = run.to_json()
     if run.task_id and run.status == ACTIVE:
-        body["task_status"] = get_container().tasks.get(run.task_id).status.value
+        body["task_status"] = bp.services.tasks.get(run.task_id).status.value
     return body
 
 
 @bp.route("/api/agents/runs", methods=["POST"])
 def spawn_run() -> Response:
     b = parse_body(bp.current_request, SpawnBody)
-    parent = get_container().agent_runs.resolve(b.parent_run_id) if b.parent_run_id else None
-    run = get_container().agent_runs.spawn(SpawnRequest(
+    parent = bp.services.agent_runs.resolve(b.parent_run_id) if b.parent_run_id else None
+    run = bp.services.agent_runs.spawn(SpawnRequest(
         b.profile, b.prompt, b.project, b.repo, b.machine, "agent" if parent else "user", parent,
         b.time_budget_s, b.cost_budget_usd, b.telegram_chat_id, b.telegram_topic_id, b.idempotency_key))
     return ok(run.to_json(), status=201)
@@ -78,44 +99,44 @@ def list_runs() -> Response:
     q = parse_query(bp.current_request, ListRunsQuery)
     if q.status is not None and q.status not in RUN_STATUSES:
         raise InvalidInput(f"status is one of {', '.join(RUN_STATUSES)}", field="status")
-    runs = get_container().agent_runs.search(status=q.status, profile=q.profile, limit=q.limit)
+    runs = bp.services.agent_runs.search(status=q.status, profile=q.profile, limit=q.limit)
     return ok({"runs": [r.to_json() for r in runs]})
 
 
 @bp.route("/api/agents/runs/{run_id}", methods=["GET"])
 def get_run(run_id: str) -> Response:
-    return ok(run_json(get_container().agent_runs.get(run_id)))
+    return ok(run_json(bp.services.agent_runs.get(run_id)))
 
 
 @bp.route("/api/agents/runs/{run_id}/cancel", methods=["POST"])
 def cancel_run(run_id: str) -> Response:
-    return ok(run_json(get_container().agent_runs.cancel(run_id)), status=202)
+    return ok(run_json(bp.services.agent_runs.cancel(run_id)), status=202)
 
 
 @bp.route("/api/agents/runs/{run_id}/messages", methods=["POST"])
 def message_run(run_id: str) -> Response:
     b = parse_body(bp.current_request, MessageBody)
-    sent = get_container().agent_messaging.send(b.body, run=run_id, sender=b.sender)
+    sent = bp.services.agent_messaging.send(b.body, run=run_id, sender=b.sender)
     return ok(delivery_json(sent), status=201)
 
 
 @bp.route("/api/agents/profiles/{name}/messages", methods=["POST"])
 def message_profile(name: str) -> Response:
     b = parse_body(bp.current_request, MessageBody)
-    sent = get_container().agent_messaging.send(b.body, profile=name, sender=b.sender)
+    sent = bp.services.agent_messaging.send(b.body, profile=name, sender=b.sender)
     return ok(delivery_json(sent), status=201)
 
 
 @bp.route("/api/agents/runs/{run_id}/messages", methods=["GET"])
 def run_messages(run_id: str) -> Response:
-    messages = get_container().agent_messaging.messages(run_id)
+    messages = bp.services.agent_messaging.messages(run_id)
     return ok({"run_id": run_id, "messages": [m.to_json() for m in messages]})
 
 
 @bp.route("/api/agents/runs/{run_id}/feedback", methods=["POST"])
 def rate_run(run_id: str) -> Response:
     b = parse_body(bp.current_request, FeedbackBody)
-    container = get_container()
+    container = bp.services
     changed = container.profile_lessons.feedback(container.agent_runs.get(run_id), b.good, b.note)
     return ok({"run_id": run_id, "lessons": [lesson.to_json() for lesson in changed]})
 
@@ -123,6 +144,6 @@ def rate_run(run_id: str) -> Response:
 @bp.route("/api/agents/runs/{run_id}/notes", methods=["POST"])
 def save_notes(run_id: str) -> Response:
     b = parse_body(bp.current_request, NotesBody)
-    container = get_container()
+    container = bp.services
     saved = container.profile_lessons.save_notes(container.agent_runs.get(run_id), b.notes)
     return ok(saved.to_json(), status=201)

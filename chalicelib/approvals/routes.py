@@ -5,17 +5,26 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chalice import Response
 from pydantic import Field
 
 from chalicelib.approvals.domain.approvals import Approval
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body
 from chalicelib.kernel.wire import INT64_MAX
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.approvals.services.tool_approvals import ToolApprovals
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def tool_approvals(self) -> ToolApprovals: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 class ApprovalIn(WireModel):
@@ -39,7 +48,7 @@ def approval_json(approval: Approval) -> dict[str, Any]:
 @bp.route("/api/approvals", methods=["POST"])
 def request_approval() -> Response:
     body = parse_body(bp.current_request, ApprovalIn)
-    approval = get_container().tool_approvals.request(body.session_id, body.project, body.tool, body.summary,
+    approval = bp.services.tool_approvals.request(body.session_id, body.project, body.tool, body.summary,
                                                       topic_id=body.topic_id, timeout_s=body.timeout_s)
     return ok(approval_json(approval), status=201)
 
@@ -48,4 +57,4 @@ def request_approval() -> Response:
 def approval_status(approval_id: str) -> Response:
     from chalicelib.memory.routes import parse_memory_id  # the same UUID check and message
 
-    return ok(approval_json(get_container().tool_approvals.status(parse_memory_id(approval_id))))
+    return ok(approval_json(bp.services.tool_approvals.status(parse_memory_id(approval_id))))

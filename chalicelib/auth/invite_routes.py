@@ -4,16 +4,31 @@ gets a machine key, unless the machine still has a live one (409)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from chalice import Response
 from chalice.app import Request
 from pydantic import Field
 
 from chalicelib.auth.request_principal import current_principal
 from chalicelib.auth.routes import refuse_replay
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.auth.services.machine_onboarding import MachineOnboarding
+    from chalicelib.kernel.settings import Settings
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def machine_onboarding(self) -> MachineOnboarding: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 class InviteBody(WireModel):
@@ -28,7 +43,7 @@ class JoinBody(WireModel):
 
 def _api_url(request: Request) -> str:
     """The URL machines reach this API at: ITACHI_PUBLIC_URL, else what this request was sent to."""
-    configured = get_container().settings.public_url
+    configured = bp.services.settings.public_url
     if configured:
         return configured
     headers, context = request.headers, request.context or {}
@@ -43,7 +58,7 @@ def invite_machine() -> Response:
     """Create a one-time, expiring invite; the answer's token and join command are shown once."""
     refuse_replay(bp.current_request)
     b = parse_body(bp.current_request, InviteBody)
-    invite, token = get_container().machine_onboarding.invite(current_principal().name, b.machine_id,
+    invite, token = bp.services.machine_onboarding.invite(current_principal().name, b.machine_id,
                                                               b.ttl_minutes)
     return ok({"machine_id": invite.machine_id, "expires_at": invite.expires_at.isoformat(), "token": token,
                "join_command": invite.join_command(_api_url(bp.current_request), token)}, status=201)
@@ -54,6 +69,6 @@ def join_machine() -> Response:
     """Spend an invite token (no API key needed): the answer holds the machine's new key, once."""
     refuse_replay(bp.current_request)
     b = parse_body(bp.current_request, JoinBody)
-    joined = get_container().machine_onboarding.join(b.token, b.machine_id)
+    joined = bp.services.machine_onboarding.join(b.token, b.machine_id)
     return ok({"machine_id": joined.machine_id, "key_name": joined.key_name, "api_key": joined.api_key},
               status=201)

@@ -2,17 +2,35 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from chalice import Response
 from chalice.app import Request
 from pydantic import Field
 
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.auth.services.key_admin import KeyAdmin
+
+class NamespaceLookup(Protocol):
+    def get(self, name: str) -> object:
+        """The namespace (NotFound when there is none: a key naming one that does not exist is a 404)."""
+        ...
+
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def key_admin(self) -> KeyAdmin: ...
+
+    @property
+    def namespaces(self) -> NamespaceLookup: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 def refuse_replay(request: Request) -> None:
@@ -48,8 +66,8 @@ def create_key() -> Response:
         raise InvalidInput("projects: a project id is not blank", field="projects")
     namespaces = tuple(dict.fromkeys(b.namespaces)) if b.namespaces is not None else None
     for name in namespaces or ():
-        get_container().namespaces.get(name)  # a namespace that does not exist is a 404, not a dead key
-    record, secret = get_container().key_admin.create(
+        bp.services.namespaces.get(name)  # a namespace that does not exist is a 404, not a dead key
+    record, secret = bp.services.key_admin.create(
         KeySpec(b.name, KeyKind(b.kind), b.machine_id, projects, b.read_only, namespaces))
     return ok({**record.to_json(), "key": secret}, status=201)
 
@@ -58,11 +76,11 @@ def create_key() -> Response:
 def list_keys() -> Response:
     """The keys (never the keys themselves: their first characters)."""
     q = parse_query(bp.current_request, KeysQuery)
-    keys = get_container().key_admin.listing(include_revoked=q.include_revoked)
+    keys = bp.services.key_admin.listing(include_revoked=q.include_revoked)
     return ok({"keys": [k.to_json() for k in keys]})
 
 
 @bp.route("/api/keys/{name}", methods=["DELETE"])
 def revoke_key(name: str) -> Response:
     """Revoke the live key `name`: refused by every API process within a minute."""
-    return ok(get_container().key_admin.revoke(name).to_json())
+    return ok(bp.services.key_admin.revoke(name).to_json())

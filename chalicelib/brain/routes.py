@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from chalice import Response
 from pydantic import Field
 
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.brain.services.brain_loop import BrainLoop
+    from chalicelib.brain.services.proposal_decisions import ProposalDecisions
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def brain_decisions(self) -> ProposalDecisions: ...
+
+    @property
+    def brain_loop(self) -> BrainLoop: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 class BrainChange(WireModel):
@@ -35,13 +48,13 @@ class CycleBody(WireModel):
 
 @bp.route("/api/brain", methods=["GET"])
 def brain_status() -> Response:
-    return ok(get_container().brain_decisions.state())
+    return ok(bp.services.brain_decisions.state())
 
 
 @bp.route("/api/brain", methods=["POST"])
 def brain_change() -> Response:
     body = parse_body(bp.current_request, BrainChange)
-    decisions = get_container().brain_decisions
+    decisions = bp.services.brain_decisions
     for name in ("interval", "budget", "max"):
         value = getattr(body, name)
         if value is not None:
@@ -54,23 +67,23 @@ def brain_change() -> Response:
 @bp.route("/api/brain/cycle", methods=["POST"])
 def brain_cycle() -> Response:
     body = parse_body(bp.current_request, CycleBody)
-    return ok(get_container().brain_loop.tick(force=body.force).to_json())
+    return ok(bp.services.brain_loop.tick(force=body.force).to_json())
 
 
 @bp.route("/api/brain/proposals", methods=["GET"])
 def proposals() -> Response:
     query = parse_query(bp.current_request, ProposalsQuery)
-    listed = get_container().brain_decisions.list(status=query.status, limit=query.limit)
+    listed = bp.services.brain_decisions.list(status=query.status, limit=query.limit)
     return ok({"proposals": [p.to_json() for p in listed]})
 
 
 @bp.route("/api/brain/proposals/{proposal_id}/approve", methods=["POST"])
 def approve(proposal_id: str) -> Response:
     parse_body(bp.current_request, Decision)
-    return ok(get_container().brain_decisions.approve(proposal_id, "api").to_json())
+    return ok(bp.services.brain_decisions.approve(proposal_id, "api").to_json())
 
 
 @bp.route("/api/brain/proposals/{proposal_id}/reject", methods=["POST"])
 def reject(proposal_id: str) -> Response:
     body = parse_body(bp.current_request, Decision)
-    return ok(get_container().brain_decisions.reject(proposal_id, body.reason, "api").to_json())
+    return ok(bp.services.brain_decisions.reject(proposal_id, body.reason, "api").to_json())

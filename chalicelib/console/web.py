@@ -13,9 +13,9 @@ import functools
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
-from chalice import Blueprint, Response
+from chalice import Response
 from chalice.app import Request
 
 from chalicelib.console.domain.cookies import (
@@ -26,6 +26,7 @@ from chalicelib.console.domain.cookies import (
     same_token,
 )
 from chalicelib.kernel.errors import DomainError
+from chalicelib.kernel.http import ServedBlueprint
 from chalicelib.kernel.logging import log_failure, sanitized
 
 CSP = (
@@ -125,16 +126,24 @@ def origin_ok(request: Request) -> bool:
     return urllib.parse.urlsplit(origin).netloc == (request.headers.get("host") or "")
 
 
-SessionLookup = Callable[[str | None], ConsoleSession | None]
+class SessionLookup(Protocol):
+    def session(self, token: str | None) -> ConsoleSession | None: ...
+
+
+class ConsoleServices(Protocol):
+    """What every console page needs: its sign-in sessions."""
+
+    @property
+    def console_auth(self) -> SessionLookup: ...
+
+
+C = TypeVar("C", bound=ConsoleServices)
 ErrorPage = Callable[[Request, int, str], Response]
 
 
-class ConsoleBlueprint(Blueprint):
-    def __init__(
-        self, import_name: str, sessions: Callable[[], SessionLookup], error_page: ErrorPage
-    ) -> None:
+class ConsoleBlueprint(ServedBlueprint[C]):
+    def __init__(self, import_name: str, error_page: ErrorPage) -> None:
         super().__init__(import_name)
-        self._sessions = sessions
         self._error_page = error_page
 
     def page(
@@ -156,7 +165,8 @@ class ConsoleBlueprint(Blueprint):
     def _serve(self, view: Callable[..., Response], params: dict[str, Any]) -> Response:
         request = self.current_request
         try:
-            session = self._sessions()(read_cookie(request.headers.get("cookie"), SESSION_COOKIE))
+            cookie = read_cookie(request.headers.get("cookie"), SESSION_COOKIE)
+            session = self.services.console_auth.session(cookie)
             if session is None:
                 return sign_in_first(request)
             ctx = Ctx(request, session, base_prefix(request))

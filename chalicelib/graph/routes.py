@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from chalice import Response
 
 from chalicelib.auth.request_principal import request_writer
-from chalicelib.bootstrap import get_container
 from chalicelib.graph.schemas import (
     ContextQuery,
     ContradictionsQuery,
@@ -25,7 +25,25 @@ from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body, parse_query
 from chalicelib.memory.domain.provenance import graph_source
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.graph.services.graph_admin import GraphAdmin
+    from chalicelib.graph.services.graph_retrieve import GraphRetrieve
+    from chalicelib.graph.services.graph_store import GraphStore
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def graph_admin(self) -> GraphAdmin: ...
+
+    @property
+    def graph_retrieve(self) -> GraphRetrieve: ...
+
+    @property
+    def graph_store(self) -> GraphStore: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 @contextmanager
@@ -55,7 +73,7 @@ def _uuid(raw: str, field: str) -> str:
 @bp.route("/api/graph/context", methods=["GET"])
 def context() -> Response:
     q = parse_query(bp.current_request, ContextQuery)
-    retrieve = get_container().graph_retrieve
+    retrieve = bp.services.graph_retrieve
     found = retrieve.deep(q.project, q.query) if q.deep else retrieve.fast(q.project, q.query)
     return ok(found.as_json())
 
@@ -63,7 +81,7 @@ def context() -> Response:
 @bp.route("/api/graph/entities", methods=["GET"])
 def entities() -> Response:
     q = parse_query(bp.current_request, EntitiesQuery)
-    found = get_container().graph_admin.entities(q.project, q.limit, q.prefix)
+    found = bp.services.graph_admin.entities(q.project, q.limit, q.prefix)
     return ok({"entities": [e.as_json() for e in found]})
 
 
@@ -71,14 +89,14 @@ def entities() -> Response:
 def entity(node_id: str) -> Response:
     q = parse_query(bp.current_request, ProjectQuery)
     with _translated():
-        return ok(get_container().graph_admin.profile(_uuid(node_id, "id"), q.project))
+        return ok(bp.services.graph_admin.profile(_uuid(node_id, "id"), q.project))
 
 
 @bp.route("/api/graph/supersede", methods=["POST"])
 def supersede() -> Response:
     body = parse_body(bp.current_request, SupersedeIn)
     with _translated():
-        done = get_container().graph_admin.supersede(
+        done = bp.services.graph_admin.supersede(
             body.project, str(body.old_id), body.new_content, str(body.new_id) if body.new_id else None,
             trusted=request_writer() == "person",
         )
@@ -89,7 +107,7 @@ def supersede() -> Response:
 def edges() -> Response:
     body = parse_body(bp.current_request, EdgeIn)
     with _translated():
-        done = get_container().graph_admin.link(
+        done = bp.services.graph_admin.link(
             body.project, str(body.source_id), str(body.target_id), body.type
         )
     return ok(done, status=201)
@@ -100,14 +118,14 @@ def ingest() -> Response:
     body = parse_body(bp.current_request, IngestIn)
     origin = {"session_id": body.session_id} if body.session_id else None
     source = graph_source(body.source, request_writer(), body.text)  # a key's text: an agent's
-    key = get_container().graph_store.submit(body.project, body.text, source, origin)
+    key = bp.services.graph_store.submit(body.project, body.text, source, origin)
     return ok({"queued": True, "key": key}, status=202)
 
 
 @bp.route("/api/graph/contradictions", methods=["GET"])
 def contradictions() -> Response:
     q = parse_query(bp.current_request, ContradictionsQuery)
-    return ok({"contradictions": get_container().graph_admin.contradictions(q.project, q.status, q.limit)})
+    return ok({"contradictions": bp.services.graph_admin.contradictions(q.project, q.status, q.limit)})
 
 
 @bp.route("/api/graph/contradictions/{contradiction_id}/resolve", methods=["POST"])
@@ -115,10 +133,10 @@ def resolve(contradiction_id: str) -> Response:
     ident = _uuid(contradiction_id, "id")
     body = parse_body(bp.current_request, ResolveIn)
     with _translated():
-        return ok(get_container().graph_admin.resolve(ident, body.resolution))
+        return ok(bp.services.graph_admin.resolve(ident, body.resolution))
 
 
 @bp.route("/api/graph/traces/{trace_id}", methods=["GET"])
 def trace(trace_id: str) -> Response:
     with _translated():
-        return ok(get_container().graph_admin.trace(_uuid(trace_id, "id")))
+        return ok(bp.services.graph_admin.trace(_uuid(trace_id, "id")))

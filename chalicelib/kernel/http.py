@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from chalice import Blueprint, Response
 from chalice.app import Request
@@ -18,6 +18,7 @@ from chalicelib.kernel.logging import log_failure, sanitized
 from chalicelib.kernel.wire import NUL, check_storable
 
 M = TypeVar("M", bound=BaseModel)
+S = TypeVar("S")
 
 
 class WireModel(BaseModel):
@@ -115,7 +116,26 @@ def _translate_errors(view: F, blueprint: Blueprint) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-class ApiBlueprint(Blueprint):
+class ServedBlueprint(Blueprint, Generic[S]):
+    """A Blueprint whose views reach what they use through `services`: a Protocol the routes module
+    declares (its `Uses`), provided by the entry point that registers it (`app.py`). Nothing below
+    the entry points looks a dependency up, and a module's `Uses` says which services it needs."""
+
+    def __init__(self, import_name: str) -> None:
+        super().__init__(import_name)
+        self._provider: Callable[[], S] | None = None
+
+    def provide(self, provider: Callable[[], S]) -> None:
+        self._provider = provider
+
+    @property
+    def services(self) -> S:
+        if self._provider is None:
+            raise RuntimeError(f"{self._import_name}: registered without its services")
+        return self._provider()
+
+
+class ApiBlueprint(ServedBlueprint[S]):
     """A Blueprint whose views answer domain errors with their status and a JSON message."""
 
     def route(self, path: str, **kwargs: Any) -> Callable[[F], F]:

@@ -3,18 +3,42 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Protocol
 
 from chalice import Response
 from pydantic import Field
 
-from chalicelib.agents.scope_routes import run_scope
 from chalicelib.auth.request_principal import request_writer
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.kernel.wire import Int64, captured
+from chalicelib.memory.scope_routes import RunScopes, run_scope
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.learning.services.insight_extraction import InsightExtraction
+    from chalicelib.learning.services.lesson_enrichment import LessonEnricher
+    from chalicelib.learning.services.lessons import Lessons
+    from chalicelib.learning.services.project_rules import ProjectRules
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def run_memory_scopes(self) -> RunScopes: ...
+
+    @property
+    def insight_extraction(self) -> InsightExtraction: ...
+
+    @property
+    def lesson_enricher(self) -> LessonEnricher: ...
+
+    @property
+    def lessons(self) -> Lessons: ...
+
+    @property
+    def project_rules(self) -> ProjectRules: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 Project = Field(min_length=1, max_length=200)
 
@@ -73,7 +97,7 @@ def extract_insights() -> Response:
     from chalicelib.learning.services.insight_extraction import SessionTranscript  # lazy: cold start
 
     body = parse_body(bp.current_request, ExtractInsightsBody)
-    result = get_container().insight_extraction.submit(SessionTranscript(
+    result = bp.services.insight_extraction.submit(SessionTranscript(
         body.session_id, body.project, body.conversation_text, tuple(body.files_changed),
         body.summary, body.duration_ms))
     return ok(result, status=202 if result.get("queued") else 200)
@@ -83,8 +107,8 @@ def extract_insights() -> Response:
 def rules() -> Response:
     """The one list of a project's live instructions (and the global ones), or those live `as_of`."""
     query = parse_query(bp.current_request, RulesQuery)
-    listed = get_container().project_rules.listed(query.project, as_of=query.moment(), limit=query.limit)
-    scope = run_scope(bp.current_request)  # a subagent's hooks: its profile's memory scope only
+    listed = bp.services.project_rules.listed(query.project, as_of=query.moment(), limit=query.limit)
+    scope = run_scope(bp.current_request, bp.services.run_memory_scopes)  # a subagent: its scope only
     if scope is not None:
         listed = scope.rules(query.project, listed)
     moment = query.moment()
@@ -96,8 +120,8 @@ def rules() -> Response:
 def project_learnings() -> Response:
     """The one list under its older name and shape (`rule`), at most 15."""
     query = parse_query(bp.current_request, LearningsQuery)
-    rules = get_container().project_rules.learnings(query.project, query.limit)
-    scope = run_scope(bp.current_request)  # a subagent's hooks: its profile's memory scope only
+    rules = bp.services.project_rules.learnings(query.project, query.limit)
+    scope = run_scope(bp.current_request, bp.services.run_memory_scopes)  # a subagent: its scope only
     if scope is not None:
         rules = scope.rules(query.project, rules)
     return ok({"project": query.project, "rules": rules})
@@ -106,7 +130,7 @@ def project_learnings() -> Response:
 @bp.route("/api/project/rules", methods=["POST"])
 def teach_rule() -> Response:
     body = parse_body(bp.current_request, RuleBody)
-    result = get_container().project_rules.teach(body.project, body.rule, writer=request_writer())
+    result = bp.services.project_rules.teach(body.project, body.rule, writer=request_writer())
     return ok(result, status=200 if result["outcome"] == "reinforced" else 201)
 
 
@@ -116,7 +140,7 @@ def lesson_outcome() -> Response:
 
     body = parse_body(bp.current_request, OutcomeBody)
     ids = validate_ids(body.lesson_ids) if body.lesson_ids is not None else None
-    return ok(get_container().lessons.record_outcome(body.task_id, body.project, body.success, ids,
+    return ok(bp.services.lessons.record_outcome(body.task_id, body.project, body.success, ids,
                                                      body.attempt))
 
 
@@ -126,7 +150,7 @@ def lesson_feedback(lesson_id: str) -> Response:
 
     body = parse_body(bp.current_request, FeedbackBody)
     (valid,) = validate_ids([lesson_id])
-    return ok(get_container().lessons.feedback(valid, body.good))
+    return ok(bp.services.lessons.feedback(valid, body.good))
 
 
 @bp.route("/api/lessons/{lesson_id}", methods=["GET"])
@@ -134,13 +158,13 @@ def lesson(lesson_id: str) -> Response:
     from chalicelib.learning.services.lessons import validate_ids  # lazy: cold start
 
     (valid,) = validate_ids([lesson_id])
-    return ok(get_container().lessons.get(valid))
+    return ok(bp.services.lessons.get(valid))
 
 
 @bp.route("/api/lessons", methods=["GET"])
 def top_lessons() -> Response:
     query = parse_query(bp.current_request, LessonsQuery)
-    ranked = get_container().lesson_enricher.top_lessons(query.project, query.context, query.limit)
+    ranked = bp.services.lesson_enricher.top_lessons(query.project, query.context, query.limit)
     return ok({"project": query.project, "lessons": [
         {"id": r.item.id, "project": r.item.project, "content": r.item.content,
          "confidence": r.item.confidence, "relevance": round(r.item.similarity, 4),

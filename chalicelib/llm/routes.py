@@ -2,14 +2,32 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from chalice import Response
 from pydantic import Field
 
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_query
 from chalicelib.llm.domain.llm_budget import DailyBudget
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.kernel.settings import Settings
+    from chalicelib.llm.services.ports import LanguageModel, LlmUnits
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def llm(self) -> LanguageModel: ...
+
+    @property
+    def llm_units(self) -> LlmUnits: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 class UsageQuery(WireModel):
@@ -21,7 +39,7 @@ def usage() -> Response:
     from chalicelib.llm.services.usage_report import usage_report  # lazy: cold start
 
     query = parse_query(bp.current_request, UsageQuery)
-    container = get_container()
+    container = bp.services
     s = container.settings
     budget = DailyBudget(usd=s.llm_daily_budget_usd, tokens=s.llm_daily_budget_tokens)
     return ok(usage_report(container.llm_units, budget, model=container.llm.model,

@@ -9,17 +9,35 @@ The `mcp` SDK is imported here on first use only.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chalice import Response
 
 from chalicelib.auth.domain.access_policy import tool_refusal
 from chalicelib.auth.domain.api_keys import Principal
 from chalicelib.auth.request_principal import current_principal
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint
+from chalicelib.mcp.route_client import RestApp
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.auth.domain.machine_scope import Owned
+
+
+class Machines(Protocol):
+    def machine_of(self, kind: Owned, ref: str) -> tuple[bool, str | None]: ...
+
+
+@dataclass(frozen=True)
+class Uses:
+    """What `/mcp` uses, provided by app.py: the app itself (each tool calls its REST route in
+    process) and where a resource lives (a machine key's tool calls act on its own machine's only)."""
+
+    app: RestApp
+    machines: Machines
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 # Headers worth passing back: the content type and the MCP ones (no session id in stateless mode).
 _ANSWER_HEADERS = ("content-type", "mcp-protocol-version")
@@ -29,7 +47,7 @@ def _permit(principal: Principal) -> Callable[[str, dict[str, Any], str | None],
     """The caller's key's scope, applied to each tool call as to the REST routes the tool stands for
     (a refusal is a tool error)."""
     def permit(tool: str, args: dict[str, Any], project: str | None) -> str | None:
-        refused = tool_refusal(principal, tool, args, project, get_container().machine_of)
+        refused = tool_refusal(principal, tool, args, project, bp.services.machines.machine_of)
         return refused.message if refused else None
 
     return permit
@@ -38,7 +56,8 @@ def _permit(principal: Principal) -> Callable[[str, dict[str, Any], str | None],
 @bp.route("/mcp", methods=["POST", "GET", "DELETE"])
 def mcp_endpoint() -> Response:
     from chalicelib.mcp import http_bridge
-    from chalicelib.mcp.service_backend import ServiceBackend
+    from chalicelib.mcp.route_client import RouteClient
+    from chalicelib.mcp.services.api_backend import ApiBackend
     from chalicelib.mcp.services.tool_calls import McpTools
 
     request = bp.current_request
@@ -49,7 +68,8 @@ def mcp_endpoint() -> Response:
                         headers={"Content-Type": "application/json", "Allow": "POST"})
     query = dict(request.query_params or {})
     project = (query.get("project") or request.headers.get("x-itachi-project") or "").strip() or None
-    tools = McpTools(ServiceBackend(get_container()), project, permit=_permit(current_principal()))
+    backend = ApiBackend(RouteClient(bp.services.app, dict(request.headers)))
+    tools = McpTools(backend, project, permit=_permit(current_principal()))
     raw = request.raw_body or b""
     body = raw.encode() if isinstance(raw, str) else raw
     answer = http_bridge.handle(tools, request.method, dict(request.headers), query, body)

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from chalice import Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from chalicelib.auth.request_principal import request_writer
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
 from chalicelib.memory.domain.memory_files import ToolCommand, memory_path
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.memory.services.memory_tool import MemoryTool
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def memory_tool(self) -> MemoryTool: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 # The fields each command needs (the tool's names); text fields are kept exactly as sent.
 REQUIRED = {"view": ("path",), "create": ("path", "file_text"), "str_replace": ("path", "old_str"),
@@ -59,4 +68,4 @@ def memory_tool() -> Response:
     """Run one memory tool command (view, create, str_replace, insert, delete, rename) on /memories."""
     body = parse_body(bp.current_request, MemoryToolIn)
     command = body.tool_command()
-    return ok({"result": get_container().memory_tool.run(body.project, command, request_writer())})
+    return ok({"result": bp.services.memory_tool.run(body.project, command, request_writer())})

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from chalice import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body, parse_query
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.memory.services.memory_snapshots import MemorySnapshots
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def memory_snapshots(self) -> MemorySnapshots: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 Project = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
 Name = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -39,7 +50,7 @@ class UnloadIn(_Wire):
 def list_snapshots() -> Response:
     """The project's snapshots, newest first."""
     q = parse_query(bp.current_request, ProjectQuery)
-    snaps = get_container().memory_snapshots.listing(q.project)
+    snaps = bp.services.memory_snapshots.listing(q.project)
     return ok({"project": q.project, "snapshots": [
         {**s, "created_at": s["created_at"].isoformat()} for s in snaps]})
 
@@ -48,7 +59,7 @@ def list_snapshots() -> Response:
 def create_snapshot() -> Response:
     """A consistent copy of the project's memories, archives and access counts."""
     body = parse_body(bp.current_request, SnapshotIn)
-    counts = get_container().memory_snapshots.create(body.project, body.name)
+    counts = bp.services.memory_snapshots.create(body.project, body.name)
     return ok({"project": body.project, "name": body.name, "counts": counts}, status=201)
 
 
@@ -56,14 +67,14 @@ def create_snapshot() -> Response:
 def load_snapshot() -> Response:
     """Restore a snapshot in place (over live memories only with yes; a snapshot is taken first)."""
     body = parse_body(bp.current_request, LoadIn)
-    return ok(get_container().memory_snapshots.load(body.project, body.name, yes=body.yes))
+    return ok(bp.services.memory_snapshots.load(body.project, body.name, yes=body.yes))
 
 
 @bp.route("/api/memory/profiles", methods=["GET"])
 def profiles() -> Response:
     """The built-in profiles and the one the project has loaded."""
     q = parse_query(bp.current_request, ProjectQuery)
-    snaps = get_container().memory_snapshots
+    snaps = bp.services.memory_snapshots
     return ok({"profiles": snaps.profiles(), **snaps.active(q.project)})
 
 
@@ -71,11 +82,11 @@ def profiles() -> Response:
 def load_profile() -> Response:
     """Replace the project's memory by a profile's items (with yes over live memories)."""
     body = parse_body(bp.current_request, LoadIn)
-    return ok(get_container().memory_snapshots.load_profile(body.project, body.name, yes=body.yes))
+    return ok(bp.services.memory_snapshots.load_profile(body.project, body.name, yes=body.yes))
 
 
 @bp.route("/api/memory/profiles/unload", methods=["POST"])
 def unload_profile() -> Response:
     """Clear the project's memory (with yes; a snapshot is taken first)."""
     body = parse_body(bp.current_request, UnloadIn)
-    return ok(get_container().memory_snapshots.unload(body.project, yes=body.yes))
+    return ok(bp.services.memory_snapshots.unload(body.project, yes=body.yes))

@@ -2,13 +2,28 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from chalice import Response
 from pydantic import Field
 
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.learning.services.rule_promotion import RulePromotion
+    from chalicelib.namespaces.services.namespaces import Namespaces
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def namespaces(self) -> Namespaces: ...
+
+    @property
+    def rule_promotion(self) -> RulePromotion: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 ProjectId = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
 
@@ -33,29 +48,29 @@ class PromoteBody(WireModel):
 @bp.route("/api/namespaces", methods=["POST"])
 def create_namespace() -> Response:
     body = parse_body(bp.current_request, NewNamespaceBody)
-    return ok(get_container().namespaces.create(body.name, body.projects).to_json(), status=201)
+    return ok(bp.services.namespaces.create(body.name, body.projects).to_json(), status=201)
 
 
 @bp.route("/api/namespaces", methods=["GET"])
 def list_namespaces() -> Response:
-    return ok({"namespaces": [n.to_json() for n in get_container().namespaces.listing()]})
+    return ok({"namespaces": [n.to_json() for n in bp.services.namespaces.listing()]})
 
 
 @bp.route("/api/namespaces/{name}", methods=["GET"])
 def get_namespace(name: str) -> Response:
-    return ok(get_container().namespaces.get(name).to_json())
+    return ok(bp.services.namespaces.get(name).to_json())
 
 
 @bp.route("/api/namespaces/{name}/projects", methods=["POST"])
 def add_projects(name: str) -> Response:
     body = parse_body(bp.current_request, MembersBody)
-    return ok(get_container().namespaces.add(name, body.projects).to_json())
+    return ok(bp.services.namespaces.add(name, body.projects).to_json())
 
 
 @bp.route("/api/namespaces/{name}/projects", methods=["DELETE"])
 def remove_project(name: str) -> Response:
     query = parse_query(bp.current_request, MemberQuery)
-    return ok(get_container().namespaces.remove(name, [query.project]).to_json())
+    return ok(bp.services.namespaces.remove(name, [query.project]).to_json())
 
 
 @bp.route("/api/namespaces/{name}/rules", methods=["POST"])
@@ -66,4 +81,4 @@ def promote_rule(name: str) -> Response:
 
     body = parse_body(bp.current_request, PromoteBody)
     rule_id = parse_memory_id(body.rule_id)
-    return ok(get_container().rule_promotion.promote(rule_id, name, by=current_principal().name), status=201)
+    return ok(bp.services.rule_promotion.promote(rule_id, name, by=current_principal().name), status=201)

@@ -2,18 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, Protocol
 
 from chalice import Response
 from pydantic import ConfigDict, Field
 
-from chalicelib.agents.scope_routes import run_scope
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, delivery_key, ok, parse_body, parse_query
 from chalicelib.kernel.wire import CapturedJson, Count, Int64, captured
+from chalicelib.memory.scope_routes import RunScopes, run_scope
 from chalicelib.sessions.services.sessions import SessionEvent
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.graph.services.graph_store import GraphStore
+    from chalicelib.sessions.services.sessions import SessionService
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def run_memory_scopes(self) -> RunScopes: ...
+
+    @property
+    def graph_store(self) -> GraphStore: ...
+
+    @property
+    def sessions(self) -> SessionService: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 Id = Field(min_length=1, max_length=200)
 Project = Field(min_length=1, max_length=300)
@@ -67,7 +83,7 @@ class BriefingQuery(_Strict):
 @bp.route("/api/session/event", methods=["POST"])
 def record_event() -> Response:
     body = parse_body(bp.current_request, EventIn)
-    created = get_container().sessions.record_event(SessionEvent(**body.model_dump()),
+    created = bp.services.sessions.record_event(SessionEvent(**body.model_dump()),
                                                     delivery_key(bp.current_request))
     return ok({"recorded": created}, status=201 if created else 200)
 
@@ -75,14 +91,14 @@ def record_event() -> Response:
 @bp.route("/api/session/edit", methods=["POST"])
 def record_edit() -> Response:
     body = parse_body(bp.current_request, EditIn)
-    created = get_container().sessions.record_edit(body.model_dump(), delivery_key(bp.current_request))
+    created = bp.services.sessions.record_edit(body.model_dump(), delivery_key(bp.current_request))
     return ok({"recorded": created}, status=201 if created else 200)
 
 
 @bp.route("/api/session/complete", methods=["POST"])
 def complete() -> Response:
     body = parse_body(bp.current_request, CompleteIn)
-    answer = get_container().sessions.complete(body.model_dump())
+    answer = bp.services.sessions.complete(body.model_dump())
     if body.summary:  # what the session established goes to the graph memory's store pipeline
         _to_graph(body.project, body.summary, body.session_id)
     return ok(answer)
@@ -95,7 +111,7 @@ def _to_graph(project: str, summary: str, session_id: str) -> None:
     try:
         # The hook's capture of the assistant's reply: machine-written, so never trusted as a directive.
         source = graph_source("assistant", "pipeline", summary)
-        get_container().graph_store.submit(project, summary, source, {"session_id": session_id})
+        bp.services.graph_store.submit(project, summary, source, {"session_id": session_id})
     except Exception as exc:  # the session is closed either way
         log_failure("graph: session summary not queued", exc)
 
@@ -103,6 +119,6 @@ def _to_graph(project: str, summary: str, session_id: str) -> None:
 @bp.route("/api/session/briefing", methods=["GET"])
 def briefing() -> Response:
     query = parse_query(bp.current_request, BriefingQuery)
-    briefing = get_container().sessions.briefing(query.project)
-    scope = run_scope(bp.current_request)  # a subagent's hooks: its profile's memory scope only
+    briefing = bp.services.sessions.briefing(query.project)
+    scope = run_scope(bp.current_request, bp.services.run_memory_scopes)  # a subagent: its scope only
     return ok(briefing if scope is None else scope.briefing(query.project, briefing))

@@ -6,16 +6,29 @@ the agent posts it here and it goes only to the chat that asked.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, Protocol
 
 from chalice import Response
 from pydantic import Field
 
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.kernel.wire import INT32_MAX, Int32, Seconds, captured
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.ssh.services.ssh_runs import SshRuns
+    from chalicelib.ssh.services.ssh_targets import SshTargets
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def ssh_runs(self) -> SshRuns: ...
+
+    @property
+    def ssh_targets(self) -> SshTargets: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 class TargetBody(WireModel):
@@ -67,7 +80,7 @@ def register_target() -> Response:
     from chalicelib.ssh.domain.ssh_model import SshTarget
 
     b = parse_body(bp.current_request, TargetBody)
-    target, created = get_container().ssh_targets.register(SshTarget(
+    target, created = bp.services.ssh_targets.register(SshTarget(
         b.name, b.machine_id, b.host, b.port, b.user, b.key_path, b.fingerprint, b.platform,
         b.reaches_machine, tuple(c.strip() for c in b.allowed_commands)))
     return ok(target.to_json(), status=201 if created else 200)
@@ -75,26 +88,26 @@ def register_target() -> Response:
 
 @bp.route("/api/ssh/targets", methods=["GET"])
 def list_targets() -> Response:
-    return ok({"targets": [t.to_json() for t in get_container().ssh_targets.listing()]})
+    return ok({"targets": [t.to_json() for t in bp.services.ssh_targets.listing()]})
 
 
 @bp.route("/api/ssh/targets/{name}", methods=["DELETE"])
 def remove_target(name: str) -> Response:
     q = parse_query(bp.current_request, MachineQuery)
-    get_container().ssh_targets.remove(name, q.machine_id)
+    bp.services.ssh_targets.remove(name, q.machine_id)
     return ok({"name": name, "deleted": True})
 
 
 @bp.route("/api/ssh/runs", methods=["GET"])
 def list_runs() -> Response:
     q = parse_query(bp.current_request, RunsQuery)
-    return ok({"runs": [r.to_json() for r in get_container().ssh_runs.recent(q.limit)]})
+    return ok({"runs": [r.to_json() for r in bp.services.ssh_runs.recent(q.limit)]})
 
 
 @bp.route("/api/ssh/runs/{run_id}/claim", methods=["POST"])
 def claim_run(run_id: str) -> Response:
     b = parse_body(bp.current_request, ClaimBody)
-    run, target = get_container().ssh_runs.claim(run_id, b.machine_id)
+    run, target = bp.services.ssh_runs.claim(run_id, b.machine_id)
     return ok({"run": {**run.to_json(), "platform": run.platform}, "target": target.to_json()})
 
 
@@ -102,12 +115,12 @@ def claim_run(run_id: str) -> Response:
 def run_output(run_id: str) -> Response:
     b = parse_body(bp.current_request, OutputBody)
     events = [e.model_dump() for e in b.events]
-    shown = get_container().ssh_runs.record_output(run_id, b.machine_id, b.seq, events)
+    shown = bp.services.ssh_runs.record_output(run_id, b.machine_id, b.seq, events)
     return ok({"accepted": shown})
 
 
 @bp.route("/api/ssh/runs/{run_id}/result", methods=["POST"])
 def run_result(run_id: str) -> Response:
     b = parse_body(bp.current_request, ResultBody)
-    run = get_container().ssh_runs.finish(run_id, b.machine_id, b.status, b.exit_code, b.error, b.duration_s)
+    run = bp.services.ssh_runs.finish(run_id, b.machine_id, b.status, b.exit_code, b.error, b.duration_s)
     return ok(run.to_json())

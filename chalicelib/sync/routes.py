@@ -7,18 +7,27 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Protocol
 
 from chalice import Response
 from pydantic import Field
 
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.kernel.wire import Count, Int64
 from chalicelib.sync.domain.sync_model import FileVersion, PushItem, SyncConflict
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.sync.services.file_sync import FileSync
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def file_sync(self) -> FileSync: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 class PushFile(WireModel):
@@ -67,7 +76,7 @@ def _with_blob(v: FileVersion) -> dict[str, object]:
 def push() -> Response:
     body = parse_body(bp.current_request, PushBody)
     try:
-        stored = get_container().file_sync.push(body.project, body.machine_id, [_item(f) for f in body.files])
+        stored = bp.services.file_sync.push(body.project, body.machine_id, [_item(f) for f in body.files])
     except SyncConflict as conflict:
         return Response(status_code=409, headers={"Content-Type": "application/json"}, body={
             "error": conflict.code, "message": conflict.message,
@@ -78,7 +87,7 @@ def push() -> Response:
 @bp.route("/api/sync/pull", methods=["GET"])
 def pull() -> Response:
     q = parse_query(bp.current_request, PullQuery)
-    page = get_container().file_sync.pull(q.project, q.since, q.limit)
+    page = bp.services.file_sync.pull(q.project, q.since, q.limit)
     return ok({"files": [_with_blob(v) for v in page.files], "cursor": page.cursor, "more": page.more})
 
 
@@ -86,7 +95,7 @@ def pull() -> Response:
 def files() -> Response:
     """Metadata only. With `project` and `since`: what changed after that cursor (and the new cursor)."""
     q = parse_query(bp.current_request, FilesQuery)
-    sync = get_container().file_sync
+    sync = bp.services.file_sync
     if q.since is not None:
         if q.project is None:
             raise InvalidInput("since needs a project", field="project")

@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 import hmac
+from typing import TYPE_CHECKING, Protocol
 
 from chalice import Response
 from pydantic import BaseModel, ConfigDict
 
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, error_response, ok, parse_body
 from chalicelib.kernel.wire import Int64, strip_nul
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.kernel.settings import Settings
+    from chalicelib.telegram.services.telegram_intake import TelegramIntake
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def telegram_intake(self) -> TelegramIntake: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
 
@@ -30,7 +44,7 @@ def secret_matches(given: str, expected: str) -> bool:
 @bp.route("/telegram/webhook", methods=["POST"])
 def telegram_webhook() -> Response:
     request = bp.current_request
-    container = get_container()
+    container = bp.services
     if not secret_matches(request.headers.get(SECRET_HEADER, ""), container.settings.telegram_webhook_secret):
         return error_response(401, "unauthorized", f"missing or wrong {SECRET_HEADER} header")
     parse_body(request, UpdateEnvelope)

@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from chalice import Response
 from pydantic import BaseModel, ConfigDict
 
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, error_response, ok, parse_body
 from chalicelib.triggers.domain.github_events import Delivery, Issue, signature_valid
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.kernel.settings import Settings
+    from chalicelib.triggers.services.github_triggers import GitHubTriggers
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def github_triggers(self) -> GitHubTriggers: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 SIGNATURE_HEADER = "X-Hub-Signature-256"
 _IGNORE = ConfigDict(extra="ignore", defer_build=True)
 
@@ -72,7 +87,7 @@ class GitHubPayload(WireModel):
 @bp.route("/webhooks/github", methods=["POST"])
 def github_webhook() -> Response:
     request = bp.current_request
-    container = get_container()
+    container = bp.services
     raw = request.raw_body or b""
     body = raw.encode() if isinstance(raw, str) else raw
     signature = request.headers.get(SIGNATURE_HEADER, "")

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from chalicelib.agents.services.cron import AgentCron
     from chalicelib.agents.services.lessons import ProfileLessons
     from chalicelib.agents.services.lifecycle import SubagentLifecycle
-    from chalicelib.agents.services.memory_scope import RunMemoryScopes, ScopedReads
+    from chalicelib.agents.services.memory_scope import RunMemoryScopes
     from chalicelib.agents.services.messaging import AgentMessaging
     from chalicelib.agents.services.ports import AgentsUnits
     from chalicelib.agents.services.profiles import AgentProfiles
@@ -82,8 +82,3 @@ class AgentWiring(CoreWiring):
 
         return RunMemoryScopes(self.agents_units, self.tasks)
 
-    @cached_property
-    def scoped_reads(self) -> ScopedReads:
-        from chalicelib.agents.services.memory_scope import ScopedReads
-
-        return ScopedReads(self.memory, self.memory_recall)

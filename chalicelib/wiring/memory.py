@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_transfer import MemoryTransfer
     from chalicelib.memory.services.ports import MemoryUnits
     from chalicelib.memory.services.rule_import import RuleImport
+    from chalicelib.memory.services.scoped_reads import ScopedReads
     from chalicelib.memory.services.search_explain import SearchExplainer
     from chalicelib.namespaces.services.namespaces import Namespaces
 
@@ -52,6 +53,13 @@ class MemoryWiring(CoreWiring):
         return MemoryService(self.memory_units, self.embedder, weights=weights,
                              query_timeout_s=s.embedding_timeout_s,
                              instructions=lambda: self.project_rules, namespaces=self.namespaces.scopes_of)
+
+    @cached_property
+    def scoped_reads(self) -> ScopedReads:
+        """Memory reads narrowed to a subagent run's scope."""
+        from chalicelib.memory.services.scoped_reads import ScopedReads
+
+        return ScopedReads(self.memory, self.memory_recall)
 
     @cached_property
     def memory_recall(self) -> MemoryRecall:

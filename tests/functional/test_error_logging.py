@@ -12,7 +12,7 @@ SECRET = "hunter2-do-not-log"
 
 
 def _app() -> Chalice:
-    bp = ApiBlueprint(__name__)
+    bp: ApiBlueprint[object] = ApiBlueprint(__name__)
 
     @bp.route("/boom", methods=["GET"])
     def boom() -> None:

@@ -1,7 +1,8 @@
 """The import rules of docs/architecture.md, checked on the source: dependencies point inward.
 
-Every import counts, including those inside functions (a lazy import is still a dependency);
-only `if TYPE_CHECKING:` blocks are skipped, since they never run.
+Every import counts, including those inside functions (a lazy import is still a dependency).
+The layer rules skip `if TYPE_CHECKING:` blocks, since they never run; the capability graph counts
+them (a type named is a dependency a reader follows), and routes modules too.
 """
 
 from __future__ import annotations
@@ -45,12 +46,12 @@ def _is_type_checking(node: ast.If) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
-def imports_of(path: Path) -> set[str]:
-    """Absolute module names imported by the file (outside TYPE_CHECKING blocks)."""
+def imports_of(path: Path, *, typing_too: bool = False) -> set[str]:
+    """Absolute module names imported by the file (outside TYPE_CHECKING blocks unless `typing_too`)."""
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _is_type_checking(node):
+        if isinstance(node, ast.If) and _is_type_checking(node) and not typing_too:
             for branch in node.orelse:
                 visit(branch)
             return
@@ -81,9 +82,9 @@ def _violations(rule: str, check: dict[str, set[str]]) -> list[str]:
             for module, names in sorted(check.items()) for name in sorted(names)]
 
 
-def _graph() -> dict[str, set[str]]:
-    return {module_name(p): imports_of(p) for p in source_files("chalicelib", "functions", "app.py", "agent",
-                                                                 "hooks")}
+def _graph(*, typing_too: bool = False) -> dict[str, set[str]]:
+    return {module_name(p): imports_of(p, typing_too=typing_too)
+            for p in source_files("chalicelib", "functions", "app.py", "agent", "hooks")}
 
 
 def _layer_violations(layer: str, allowed: Callable[[str], bool]) -> dict[str, set[str]]:
@@ -112,9 +113,8 @@ def test_services_never_import_adapters_or_drivers() -> None:
 
 
 def test_only_entry_points_import_the_composition_root() -> None:
-    bad = {module: {"chalicelib.bootstrap"} for module, names in _graph().items()
-           if "chalicelib.bootstrap" in names and not _within(module, ENTRY_POINTS)
-           and not module.endswith(("routes", "_routes")) and ".routes." not in module}
+    bad = {module: {"chalicelib.bootstrap"} for module, names in _graph(typing_too=True).items()
+           if "chalicelib.bootstrap" in names and not _within(module, ENTRY_POINTS)}
     assert not bad, "\n".join(_violations("only entry points use bootstrap", bad))
 
 
@@ -127,7 +127,7 @@ def test_the_runtime_never_imports_infra() -> None:
 
 def _capability(module: str) -> str | None:
     parts = module.split(".")
-    shared = ("kernel", "contracts", "migrations", "wiring")
+    shared = ("kernel", "contracts", "migrations", "wiring", "bootstrap")
     if parts[0] != "chalicelib" or len(parts) < 3 or parts[1] in shared:
         return None
     return parts[1]
@@ -155,18 +155,38 @@ def _cycle(edges: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
-def test_capability_packages_do_not_import_each_other_in_a_circle() -> None:
+def capability_edges() -> dict[str, set[str]]:
+    """Which capability imports which: every module, routes and `TYPE_CHECKING` imports included."""
     edges: dict[str, set[str]] = defaultdict(set)
-    for module, names in _graph().items():
+    for module, names in _graph(typing_too=True).items():
         source = _capability(module)
-        # A capability's routes are entry points; they may reach any service through bootstrap.
-        if source is None or ".routes" in module:
+        if source is None:
             continue
         for name in names:
             target = _capability(name)
             if target and target != source:
                 edges[source].add(target)
+    return edges
+
+
+def test_capability_packages_do_not_import_each_other_in_a_circle() -> None:
+    edges = capability_edges()
     assert _cycle(edges) is None, f"import cycle between capabilities: {' -> '.join(_cycle(edges) or [])}"
+
+
+def test_the_capability_graph_is_the_one_docs_architecture_draws() -> None:
+    """docs/architecture.md's table lists, per capability, exactly the capabilities it imports."""
+    doc = (ROOT / "docs/architecture.md").read_text()
+    section = doc.split("<!-- capability-graph -->")[1]
+    documented: dict[str, set[str]] = {}
+    for line in section.splitlines():
+        cells = [c.strip(" `") for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and cells[0] and not set(cells[0]) <= {"-"} and cells[0] != "capability":
+            documented[cells[0]] = {c.strip(" `") for c in cells[1].split(",") if c.strip(" `-")}
+    actual = {cap: set(targets) for cap, targets in capability_edges().items()}
+    for cap in {_capability(m) for m in _graph()} - {None}:
+        actual.setdefault(str(cap), set())
+    assert documented == actual
 
 
 def test_the_rules_see_real_imports() -> None:

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agent.cost_guard import CostGuard, estimate_usd
-from chalicelib.agents.domain.memory_scope import MemoryScope
+from chalicelib.memory.domain.memory_scope import MemoryScope
 from chalicelib.tasks.domain.engine_events import parse_line
 
 

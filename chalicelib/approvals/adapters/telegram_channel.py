@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 from chalicelib.approvals.domain.approvals import BUTTONS, Approval, callback_data, decided_text, request_text
 
 if TYPE_CHECKING:
-    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
+    from chalicelib.kernel.notifier import Notifier
 
 
 class TelegramApprovalChannel:
-    def __init__(self, gateway: Callable[[], TelegramGateway], chat_id: int) -> None:
+    def __init__(self, gateway: Callable[[], Notifier], chat_id: int) -> None:
         self._gateway, self._chat_id = gateway, chat_id
 
     def post(self, approval: Approval) -> tuple[int, int] | None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from chalice import Blueprint, Response
+from typing import TYPE_CHECKING, Protocol
+
+from chalice import Response
 
 from chalicelib.auth.request_guard import bearer
 from chalicelib.auth.request_principal import current_principal
-from chalicelib.bootstrap import get_container
 from chalicelib.console.assets import asset
 from chalicelib.console.domain.cookies import (
     LOGIN_COOKIE,
@@ -30,10 +31,20 @@ from chalicelib.console.web import (
 )
 from chalicelib.console.web import origin_ok as _origin_ok
 from chalicelib.kernel.errors import DomainError
-from chalicelib.kernel.http import ApiBlueprint, ok
+from chalicelib.kernel.http import ApiBlueprint, ServedBlueprint, ok
 
-bp = Blueprint(__name__)
-api = ApiBlueprint(__name__ + ".api")
+if TYPE_CHECKING:
+    from chalicelib.console.services.console_auth import ConsoleAuth
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def console_auth(self) -> ConsoleAuth: ...
+
+
+bp: ServedBlueprint[Uses] = ServedBlueprint(__name__)
+api: ApiBlueprint[Uses] = ApiBlueprint(__name__ + ".api")
 
 
 def _login_form(message: str | None = None, status: int = 200) -> Response:
@@ -83,7 +94,7 @@ def login_page() -> Response:
     if not link:
         return _login_form()
     try:
-        return _signed_in(get_container().console_auth.redeem_link(link))
+        return _signed_in(bp.services.console_auth.redeem_link(link))
     except DomainError as exc:
         return _login_form(exc.message, exc.status)
 
@@ -97,7 +108,7 @@ def login() -> Response:
     ) or not _origin_ok(request):
         return _login_form("The sign-in form expired: try again.", 403)
     try:
-        return _signed_in(get_container().console_auth.sign_in(form.get("key", "")[:400]))
+        return _signed_in(bp.services.console_auth.sign_in(form.get("key", "")[:400]))
     except DomainError as exc:
         return _login_form(exc.message, 401 if exc.status == 400 else exc.status)
 
@@ -106,7 +117,7 @@ def login() -> Response:
 def logout() -> Response:
     request = bp.current_request
     token = read_cookie(request.headers.get("cookie"), SESSION_COOKIE)
-    auth = get_container().console_auth
+    auth = bp.services.console_auth
     session = auth.session(token)
     if session is None or not same_token(session.csrf_token, form_of(request).get("csrf")):
         return error_page(request, 403, "missing or wrong CSRF token: reload the page")
@@ -134,5 +145,5 @@ def static_file(name: str) -> Response:
 def create_link() -> Response:
     # The link is bound to the key that asked for it: revoking that key ends what the link opens.
     signer = token_hash(bearer(api.current_request.headers))
-    token, expires = get_container().console_auth.issue_link(current_principal().name, signer)
+    token, expires = bp.services.console_auth.issue_link(current_principal().name, signer)
     return ok({"path": f"/console/login?link={token}", "expires_at": expires.isoformat()}, status=201)

@@ -2,16 +2,27 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from chalice import Response
 
-from chalicelib.bootstrap import get_container
 from chalicelib.console.domain.html import el, fragment
 from chalicelib.console.pages.layout import flash, page, post_button, short, status_filter, table, when
 from chalicelib.console.routes.common import bounded_text, console_blueprint
-from chalicelib.console.web import Ctx, html, redirect
+from chalicelib.console.web import ConsoleBlueprint, ConsoleServices, Ctx, html, redirect
 from chalicelib.kernel.errors import InvalidInput
 
-bp = console_blueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.brain.services.proposal_decisions import ProposalDecisions
+
+class Uses(ConsoleServices, Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def brain_decisions(self) -> ProposalDecisions: ...
+
+
+bp: ConsoleBlueprint[Uses] = console_blueprint(__name__)
 STATUSES = ("pending", "approving", "approved", "rejected", "expired", "failed")
 
 
@@ -20,7 +31,7 @@ def brain(ctx: Ctx) -> Response:
     status = bounded_text(ctx.query("status"), "status", 20)
     if status is not None and status not in STATUSES:
         raise InvalidInput(f"status: one of {', '.join(STATUSES)}", field="status")
-    decisions = get_container().brain_decisions
+    decisions = bp.services.brain_decisions
     state, proposals = decisions.state(), decisions.list(status=status, limit=100)
     csrf = ctx.session.csrf_token
 
@@ -75,7 +86,7 @@ def brain(ctx: Ctx) -> Response:
 
 @bp.page("/console/brain/{proposal_id}/{decision}", methods=("POST",))
 def decide(ctx: Ctx, proposal_id: str, decision: str) -> Response:
-    decisions = get_container().brain_decisions
+    decisions = bp.services.brain_decisions
     who = f"console:{ctx.session.signed_in_as}"
     if decision == "approve":
         decisions.approve(proposal_id, who)

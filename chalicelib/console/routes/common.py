@@ -7,15 +7,9 @@ from datetime import UTC, date, datetime
 from chalice import Response
 from chalice.app import Request
 
-from chalicelib.bootstrap import get_container
-from chalicelib.console.domain.cookies import ConsoleSession
 from chalicelib.console.pages.layout import bare_page, el
-from chalicelib.console.web import ConsoleBlueprint, base_prefix, html
+from chalicelib.console.web import C, ConsoleBlueprint, base_prefix, html
 from chalicelib.kernel.errors import InvalidInput
-
-
-def _lookup(token: str | None) -> ConsoleSession | None:
-    return get_container().console_auth.session(token)
 
 
 def error_page(request: Request, status: int, message: str) -> Response:
@@ -31,8 +25,10 @@ def error_page(request: Request, status: int, message: str) -> Response:
     )
 
 
-def console_blueprint(name: str) -> ConsoleBlueprint:
-    return ConsoleBlueprint(name, lambda: _lookup, error_page)
+def console_blueprint(name: str) -> ConsoleBlueprint[C]:
+    """A console page module's blueprint; its `Uses` (which includes the sign-in sessions) is
+    provided by app.py."""
+    return ConsoleBlueprint(name, error_page)
 
 
 def parse_day(raw: str, field: str) -> date | None:

@@ -2,21 +2,32 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from chalice import Response
 
-from chalicelib.bootstrap import get_container
 from chalicelib.console.domain.html import Markup, el
 from chalicelib.console.pages.layout import page, short, table
 from chalicelib.console.routes.common import bounded_text, console_blueprint
-from chalicelib.console.services.context_preview import Preview, PromptPreview
-from chalicelib.console.web import Ctx, html
+from chalicelib.console.web import ConsoleBlueprint, ConsoleServices, Ctx, html
+from chalicelib.context.services.prompt_context import Preview
 from chalicelib.contracts.prompt_context import MAX_QUERY_CHARS
 
-bp = console_blueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.console.services.reads import ReadsFactory
+    from chalicelib.context.services.prompt_context import PromptContext
+
+class Uses(ConsoleServices, Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def console_reads(self) -> ReadsFactory: ...
+
+    @property
+    def prompt_context(self) -> PromptContext: ...
 
 
-def _graph_block(project: str, prompt: str) -> str:
-    return str(get_container().graph_retrieve.fast(project, prompt).text)
+bp: ConsoleBlueprint[Uses] = console_blueprint(__name__)
 
 
 def _form(prompt: str, chosen: str | None, projects: list[str]) -> Markup:
@@ -50,7 +61,7 @@ def _result(ctx: Ctx, found: Preview) -> list[Markup]:
 def context(ctx: Ctx) -> Response:
     prompt = bounded_text(ctx.query("prompt"), "prompt", MAX_QUERY_CHARS * 4) or ""
     project = bounded_text(ctx.query("project"), "project")
-    with get_container().console_reads() as reads:
+    with bp.services.console_reads() as reads:
         projects = [p["project"] for p in reads.projects()]
     chosen = project or (projects[0] if projects else None)
     body: list[Markup] = [
@@ -60,8 +71,6 @@ def context(ctx: Ctx) -> Response:
         _form(prompt, chosen, projects),
     ]
     if prompt and chosen:
-        container = get_container()
-        found = PromptPreview(container.memory.search_each, _graph_block,
-                              container.settings.stale_after_days).preview(prompt, chosen)
+        found = bp.services.prompt_context.preview(prompt, chosen)
         body += _result(ctx, found)
     return html(page(ctx.base, ctx.session.csrf_token, ctx.session.signed_in_as, "Prompt preview", *body))

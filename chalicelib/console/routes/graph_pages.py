@@ -2,21 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chalice import Response
 
-from chalicelib.bootstrap import get_container
 from chalicelib.console.domain.html import Markup, el, fragment
 from chalicelib.console.pages.layout import flash, page, post_button, short, table, when
 from chalicelib.console.routes.common import bounded_text, console_blueprint
-from chalicelib.console.web import Ctx, html, redirect
+from chalicelib.console.web import ConsoleBlueprint, ConsoleServices, Ctx, html, redirect
 from chalicelib.graph.routes import _translated as graph_errors
 from chalicelib.graph.routes import _uuid as graph_id
 from chalicelib.graph.services.graph_admin import RESOLUTIONS
 from chalicelib.kernel.errors import InvalidInput
 
-bp = console_blueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.console.services.reads import ReadsFactory
+    from chalicelib.graph.services.graph_admin import GraphAdmin
+
+class Uses(ConsoleServices, Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def console_reads(self) -> ReadsFactory: ...
+
+    @property
+    def graph_admin(self) -> GraphAdmin: ...
+
+
+bp: ConsoleBlueprint[Uses] = console_blueprint(__name__)
 CHOICES = {"keep_new": "Keep new", "keep_old": "Keep old", "keep_both": "Keep both"}
 
 
@@ -29,7 +42,7 @@ def _node_link(ctx: Ctx, node: dict[str, Any]) -> Markup:
 
 
 def _contradictions(ctx: Ctx, project: str | None) -> Markup:
-    found = get_container().graph_admin.contradictions(project, "open", 50)
+    found = bp.services.graph_admin.contradictions(project, "open", 50)
     csrf = ctx.session.csrf_token
     rows = [
         [
@@ -54,10 +67,10 @@ def _contradictions(ctx: Ctx, project: str | None) -> Markup:
 def graph(ctx: Ctx) -> Response:
     project = bounded_text(ctx.query("project"), "project")
     prefix = bounded_text(ctx.query("prefix"), "prefix", 200)
-    with get_container().console_reads() as reads:
+    with bp.services.console_reads() as reads:
         projects = reads.projects()
     chosen = project or (projects[0]["project"] if projects else None)
-    entities = get_container().graph_admin.entities(chosen, 100, prefix) if chosen else []
+    entities = bp.services.graph_admin.entities(chosen, 100, prefix) if chosen else []
     form = el(
         "form",
         {"method": "get", "class": "filters"},
@@ -99,7 +112,7 @@ def graph(ctx: Ctx) -> Response:
 @bp.page("/console/graph/{node_id}")
 def entity(ctx: Ctx, node_id: str) -> Response:
     with graph_errors():
-        profile = get_container().graph_admin.profile(graph_id(node_id, "id"))
+        profile = bp.services.graph_admin.profile(graph_id(node_id, "id"))
     rows = [
         [r["type"], "→" if r["direction"] == "out" else "←", _node_link(ctx, r["node"]), r["node"]["type"]]
         for r in profile["relationships"]
@@ -134,5 +147,5 @@ def resolve(ctx: Ctx, contradiction_id: str, resolution: str) -> Response:
     if resolution not in RESOLUTIONS:
         raise InvalidInput(f"resolution: one of {', '.join(RESOLUTIONS)}", field="resolution")
     with graph_errors():
-        get_container().graph_admin.resolve(graph_id(contradiction_id, "id"), resolution)
+        bp.services.graph_admin.resolve(graph_id(contradiction_id, "id"), resolution)
     return redirect(ctx.url("/console/graph", done=resolution))

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chalice import Response
 
-from chalicelib.bootstrap import get_container
 from chalicelib.console.pages.layout import flash, page
 from chalicelib.console.pages.memory_views import detail, results, search_form
 from chalicelib.console.routes.common import (
@@ -17,12 +16,30 @@ from chalicelib.console.routes.common import (
     parse_day,
     parse_int,
 )
-from chalicelib.console.web import Ctx, html, redirect
+from chalicelib.console.web import ConsoleBlueprint, ConsoleServices, Ctx, html, redirect
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.memory.domain.memory_lifecycle import KEEP_TAG, PHASES
 from chalicelib.memory.routes import parse_memory_id
 
-bp = console_blueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.console.services.reads import ReadsFactory
+    from chalicelib.memory.services.memory_lifecycle import MemoryLifecycle
+    from chalicelib.memory.services.memory_service import MemoryService
+
+class Uses(ConsoleServices, Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def console_reads(self) -> ReadsFactory: ...
+
+    @property
+    def memory(self) -> MemoryService: ...
+
+    @property
+    def memory_lifecycle(self) -> MemoryLifecycle: ...
+
+
+bp: ConsoleBlueprint[Uses] = console_blueprint(__name__)
 PAGE_SIZE = 50
 FILTERS = ("q", "project", "category", "tag", "phase", "since", "until")
 MAX_UUID = "ffffffff-ffff-ffff-ffff-ffffffffffff"
@@ -40,7 +57,7 @@ def _search(f: dict[str, str], projects: list[str]) -> tuple[list[dict[str, Any]
     scope = (f["project"],) if f["project"] else tuple(projects)
     if not scope:
         return [], "No memories yet."
-    found = get_container().memory.search_scopes(
+    found = bp.services.memory.search_scopes(
         f["q"], [(scope, PAGE_SIZE)], category=f["category"] or None, tag=f["tag"] or None
     )
     since, until = parse_day(f["since"], "since"), parse_day(f["until"], "until")
@@ -83,7 +100,7 @@ def _browse(ctx: Ctx, f: dict[str, str]) -> tuple[list[dict[str, Any]], str, str
             raise InvalidInput("after: not a cursor this page made", field="after") from None
     elif until is not None:
         after = (day_start(until) + timedelta(days=1), MAX_UUID)
-    listing = get_container().memory_lifecycle.listing(
+    listing = bp.services.memory_lifecycle.listing(
         project=f["project"] or None,
         phase=phase,
         tag=f["tag"] or None,
@@ -119,7 +136,7 @@ def home(ctx: Ctx) -> Response:
 @bp.page("/console/memories")
 def memories(ctx: Ctx) -> Response:
     f = _filters(ctx)
-    with get_container().console_reads() as reads:
+    with bp.services.console_reads() as reads:
         projects = reads.projects()
     if f["q"]:
         rows, note = _search(f, [p["project"] for p in projects])
@@ -142,7 +159,7 @@ def memories(ctx: Ctx) -> Response:
 
 @bp.page("/console/memories/{memory_id}")
 def memory(ctx: Ctx, memory_id: str) -> Response:
-    container = get_container()
+    container = bp.services
     m = container.memory.get(parse_memory_id(memory_id), record_access=False)
     try:
         near = container.memory.find_similar(m.project, m.category, m.content, threshold=0.8, limit=6)
@@ -179,7 +196,7 @@ def memory(ctx: Ctx, memory_id: str) -> Response:
 
 @bp.page("/console/memories/{memory_id}/{action}", methods=("POST",))
 def memory_action(ctx: Ctx, memory_id: str, action: str) -> Response:
-    container = get_container()
+    container = bp.services
     ident = parse_memory_id(memory_id)
     back = ctx.url(f"/console/memories/{ident}")
     if action == "edit":

@@ -2,22 +2,66 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chalice import Response
 
-from chalicelib.bootstrap import get_container
 from chalicelib.console.domain.html import fragment
 from chalicelib.console.pages import overview_views as views
 from chalicelib.console.pages.layout import flash, page, post_button
 from chalicelib.console.routes.common import bounded_text, console_blueprint, parse_int
-from chalicelib.console.web import Ctx, html, redirect
+from chalicelib.console.web import ConsoleBlueprint, ConsoleServices, Ctx, html, redirect
 from chalicelib.contracts.memory_scopes import namespace_scope
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.llm.domain.llm_budget import DailyBudget
 from chalicelib.memory.routes import parse_memory_id
 
-bp = console_blueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.console.services.reads import ReadsFactory
+    from chalicelib.kernel.settings import Settings
+    from chalicelib.learning.services.project_rules import ProjectRules
+    from chalicelib.learning.services.rule_clashes import RuleClashes
+    from chalicelib.learning.services.rule_promotion import RulePromotion
+    from chalicelib.llm.services.ports import LanguageModel, LlmUnits
+    from chalicelib.namespaces.services.namespaces import Namespaces
+    from chalicelib.tasks.services.machines import MachineRegistry
+    from chalicelib.tasks.services.tasks import TaskService
+
+class Uses(ConsoleServices, Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def console_reads(self) -> ReadsFactory: ...
+
+    @property
+    def llm(self) -> LanguageModel: ...
+
+    @property
+    def llm_units(self) -> LlmUnits: ...
+
+    @property
+    def machine_registry(self) -> MachineRegistry: ...
+
+    @property
+    def namespaces(self) -> Namespaces: ...
+
+    @property
+    def project_rules(self) -> ProjectRules: ...
+
+    @property
+    def rule_clashes(self) -> RuleClashes: ...
+
+    @property
+    def rule_promotion(self) -> RulePromotion: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def tasks(self) -> TaskService: ...
+
+
+bp: ConsoleBlueprint[Uses] = console_blueprint(__name__)
 PROMOTABLE = "project_rule"
 
 
@@ -25,7 +69,7 @@ PROMOTABLE = "project_rule"
 def learning(ctx: Ctx) -> Response:
     project = bounded_text(ctx.query("project"), "project")
     promoted = bounded_text(ctx.query("promoted"), "promoted", 63)
-    container = get_container()
+    container = bp.services
     member_of: dict[str, list[str]] = {}
     for namespace in container.namespaces.listing():
         for member in namespace.projects:
@@ -73,7 +117,7 @@ def promote(ctx: Ctx, rule_id: str) -> Response:
     if namespace is None:
         raise InvalidInput("namespace: the namespace to promote the rule to", field="namespace")
     back = bounded_text(ctx.form.get("project") or "", "project")
-    get_container().rule_promotion.promote(parse_memory_id(rule_id), namespace,
+    bp.services.rule_promotion.promote(parse_memory_id(rule_id), namespace,
                                            by=f"console:{ctx.session.signed_in_as}")
     return redirect(ctx.url("/console/learning", project=back, promoted=namespace))
 
@@ -81,7 +125,7 @@ def promote(ctx: Ctx, rule_id: str) -> Response:
 @bp.page("/console/learning/clashes/{rule_id}/{resolution}", methods=("POST",))
 def settle(ctx: Ctx, rule_id: str, resolution: str) -> Response:
     """A flagged rule settled as a graph contradiction is: keep_new, keep_old or keep_both."""
-    get_container().rule_clashes.settle(parse_memory_id(rule_id), resolution,
+    bp.services.rule_clashes.settle(parse_memory_id(rule_id), resolution,
                                         by=f"console:{ctx.session.signed_in_as}")
     return redirect(ctx.url("/console/learning", done=resolution))
 
@@ -89,7 +133,7 @@ def settle(ctx: Ctx, rule_id: str, resolution: str) -> Response:
 @bp.page("/console/sessions")
 def sessions(ctx: Ctx) -> Response:
     project = bounded_text(ctx.query("project"), "project")
-    with get_container().console_reads() as reads:
+    with bp.services.console_reads() as reads:
         projects, rows = reads.projects(), reads.sessions(project, 100)
     return html(
         page(
@@ -105,7 +149,7 @@ def sessions(ctx: Ctx) -> Response:
 
 @bp.page("/console/machines")
 def machines(ctx: Ctx) -> Response:
-    container = get_container()
+    container = bp.services
     rows = container.machine_registry.list_machines()
     running: dict[str, list[str]] = {}
     for t in container.tasks.list_tasks(status="running", limit=200):
@@ -126,7 +170,7 @@ def spend(ctx: Ctx) -> Response:
     from chalicelib.llm.services.usage_report import usage_report
 
     days = parse_int(ctx.query("days"), "days", 1, 366) or 30
-    container = get_container()
+    container = bp.services
     s = container.settings
     report = usage_report(
         container.llm_units,

@@ -5,20 +5,31 @@ The person recorded is the session's key (`console:<key name>`); dropping archiv
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from chalice import Response
 
-from chalicelib.bootstrap import get_container
 from chalicelib.console.domain.html import Markup, el, fragment
 from chalicelib.console.pages.layout import flash, hidden_csrf, page, post_button, table, when
 from chalicelib.console.routes.common import bounded_text, console_blueprint
-from chalicelib.console.web import Ctx, html, redirect
+from chalicelib.console.web import ConsoleBlueprint, ConsoleServices, Ctx, html, redirect
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.memory.domain.memory_model import Memory
 from chalicelib.memory.domain.review_digest import kind_of
 from chalicelib.memory.routes import parse_memory_id
 from chalicelib.memory.services.memory_review import MAX_TEXT_CHARS
 
-bp = console_blueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.memory.services.memory_review import MemoryReview
+
+class Uses(ConsoleServices, Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def memory_review(self) -> MemoryReview: ...
+
+
+bp: ConsoleBlueprint[Uses] = console_blueprint(__name__)
 DONE = {"kept": "Kept: it is trusted now.", "edited": "Edited and kept.", "dropped": "Dropped: archived."}
 
 
@@ -49,7 +60,7 @@ def _row(ctx: Ctx, m: Memory) -> list[object]:
 @bp.page("/console/review")
 def review(ctx: Ctx) -> Response:
     project = bounded_text(ctx.query("project"), "project")
-    waiting = get_container().memory_review.waiting(project, 200)
+    waiting = bp.services.memory_review.waiting(project, 200)
     return html(
         page(
             ctx.base,
@@ -69,7 +80,7 @@ def review(ctx: Ctx) -> Response:
 @bp.page("/console/review/{memory_id}/{decision}", methods=("POST",))
 def decide(ctx: Ctx, memory_id: str, decision: str) -> Response:
     ident = parse_memory_id(memory_id)
-    review_queue, who = get_container().memory_review, f"console:{ctx.session.signed_in_as}"
+    review_queue, who = bp.services.memory_review, f"console:{ctx.session.signed_in_as}"
     if decision == "keep":
         review_queue.keep(ident, who)
     elif decision == "edit":

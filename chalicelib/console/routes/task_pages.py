@@ -2,19 +2,34 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from chalice import Response
 
-from chalicelib.bootstrap import get_container
 from chalicelib.console.domain.html import el
 from chalicelib.console.pages.layout import flash, page, status_filter
 from chalicelib.console.pages.task_views import output_update, run_rows, task_detail, task_rows
 from chalicelib.console.routes.common import bounded_text, console_blueprint, parse_int
-from chalicelib.console.web import Ctx, html, redirect
+from chalicelib.console.web import ConsoleBlueprint, ConsoleServices, Ctx, html, redirect
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.tasks.domain.task_model import NewTask
 from chalicelib.tasks.domain.task_states import TaskStatus
 
-bp = console_blueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.agents.services.runs import SubagentRuns
+    from chalicelib.tasks.services.tasks import TaskService
+
+class Uses(ConsoleServices, Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def agent_runs(self) -> SubagentRuns: ...
+
+    @property
+    def tasks(self) -> TaskService: ...
+
+
+bp: ConsoleBlueprint[Uses] = console_blueprint(__name__)
 EVENTS_PER_POLL = 200
 
 
@@ -22,7 +37,7 @@ EVENTS_PER_POLL = 200
 def tasks(ctx: Ctx) -> Response:
     status = bounded_text(ctx.query("status"), "status", 40)
     project = bounded_text(ctx.query("project"), "project")
-    container = get_container()
+    container = bp.services
     found = container.tasks.list_tasks(status=status, project=project, limit=100)
     runs = container.agent_runs.search(limit=50)
     filters = status_filter(
@@ -47,7 +62,7 @@ def tasks(ctx: Ctx) -> Response:
 
 @bp.page("/console/tasks/{task_id}")
 def task(ctx: Ctx, task_id: str) -> Response:
-    service = get_container().tasks
+    service = bp.services.tasks
     found = service.get(task_id)
     events = service.events(found.id, after=0, limit=1000)
     after = events[-1].seq if events else 0
@@ -67,7 +82,7 @@ def task(ctx: Ctx, task_id: str) -> Response:
 @bp.page("/console/tasks/{task_id}/output")
 def task_output(ctx: Ctx, task_id: str) -> Response:
     after = parse_int(ctx.query("after"), "after", 0, 2**62) or 0
-    service = get_container().tasks
+    service = bp.services.tasks
     events = service.events(task_id, after=after, limit=EVENTS_PER_POLL)
     found = service.get(task_id)  # read after the events: a finished status comes with every event
     cursor = events[-1].seq if events else after
@@ -81,7 +96,7 @@ def task_output(ctx: Ctx, task_id: str) -> Response:
 
 @bp.page("/console/tasks/{task_id}/{action}", methods=("POST",))
 def task_action(ctx: Ctx, task_id: str, action: str) -> Response:
-    service = get_container().tasks
+    service = bp.services.tasks
     if action == "cancel":
         done = service.cancel(task_id)
         return redirect(ctx.url(f"/console/tasks/{done.id}", done="cancelled"))
@@ -105,5 +120,5 @@ def task_action(ctx: Ctx, task_id: str, action: str) -> Response:
 
 @bp.page("/console/agents/{run_id}/cancel", methods=("POST",))
 def cancel_run(ctx: Ctx, run_id: str) -> Response:
-    get_container().agent_runs.cancel(run_id)
+    bp.services.agent_runs.cancel(run_id)
     return redirect(ctx.url("/console/tasks", done="run-cancelled"))

@@ -14,7 +14,8 @@ from typing import Any
 from chalicelib.contracts.mcp_tools import RESOURCES, TOOLS_BY_NAME, ResourceSpec
 from chalicelib.mcp.domain import graph_answers
 from chalicelib.mcp.domain import tool_answers as render
-from chalicelib.mcp.services.ports import BackendError, ItachiBackend, Json
+from chalicelib.mcp.services.api_backend import ApiBackend
+from chalicelib.mcp.services.ports import BackendError, Json
 
 MAX_EVENTS = 8
 NO_PROJECT = ("no project: pass `project` (a project id such as github.com/acme/app); this server "
@@ -54,7 +55,7 @@ def check_arguments(name: str, arguments: dict[str, Any]) -> None:
 class McpTools:
     """Itachi's MCP tools over one backend; `default_project` is used when a call names none."""
 
-    def __init__(self, backend: ItachiBackend, default_project: str | None = None,
+    def __init__(self, backend: ApiBackend, default_project: str | None = None,
                  permit: Permit | None = None, own_run: str | None = None) -> None:
         self._backend = backend
         self._default_project = default_project

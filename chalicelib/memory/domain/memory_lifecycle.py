@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from chalicelib.sessions.domain.session_metrics import difficulty as session_difficulty
+from chalicelib.memory.domain.session_metrics import difficulty as session_difficulty
 
 DIFFICULTY_WEIGHT = 0.4
 RECENCY_WEIGHT = 0.3

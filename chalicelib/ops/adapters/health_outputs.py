@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Any
 from chalicelib.ops.domain.health_rules import CRITICAL, WARNING, CheckResult
 
 if TYPE_CHECKING:
-    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
+    from chalicelib.kernel.notifier import Notifier
 
 NAMESPACE = "Itachi/Health"
 
 
 class TelegramAlerts:
-    def __init__(self, gateway: Callable[[], TelegramGateway], chat_id: int) -> None:
+    def __init__(self, gateway: Callable[[], Notifier], chat_id: int) -> None:
         self._gateway, self._chat_id = gateway, chat_id
 
     def send(self, text: str) -> None:

@@ -21,15 +21,15 @@ from chalicelib.ops.services.self_healing import RequestRestart, SelfHealing
 
 if TYPE_CHECKING:
     from chalicelib.kernel.database import Database
+    from chalicelib.kernel.notifier import Notifier
     from chalicelib.kernel.queues import SqsQueues
     from chalicelib.kernel.settings import Settings
     from chalicelib.llm.services.ports import LlmUnits
-    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
 
 
 def build_health_monitor(settings: Settings, db: Database, queues: Callable[[], SqsQueues],
                          machines: Callable[[], list[dict[str, Any]]], llm_units: LlmUnits,
-                         gateway: Callable[[], TelegramGateway], chat_id: int | None, *,
+                         gateway: Callable[[], Notifier], chat_id: int | None, *,
                          unclaimed: Callable[[], dict[str, tuple[str, float]]],
                          request_restart: RequestRestart) -> HealthMonitor:
     s = settings

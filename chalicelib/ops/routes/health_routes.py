@@ -2,17 +2,32 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from chalice import Response
 
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, ok
 from chalicelib.ops.services.health import check_health
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.kernel.database import Database
+    from chalicelib.kernel.queues import SqsQueues
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def db(self) -> Database: ...
+
+    @property
+    def queues(self) -> SqsQueues: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 @bp.route("/health", methods=["GET"])
 def health() -> Response:
-    container = get_container()
+    container = bp.services
     report = check_health(container.db, container.queues)
     return ok(report, status=200 if report["status"] == "ok" else 503)

@@ -9,7 +9,7 @@ from chalice import Response
 
 from chalicelib.kernel.http import ApiBlueprint, ok
 
-bp = ApiBlueprint(__name__)
+bp: ApiBlueprint[object] = ApiBlueprint(__name__)
 
 
 @functools.cache

@@ -2,19 +2,46 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from chalice import Response
 
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, ok
 from chalicelib.ops.services.health import describe_deployment
 from chalicelib.ops.services.housekeeping import retention_status
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.kernel.database import Database
+    from chalicelib.kernel.queues import SqsQueues
+    from chalicelib.kernel.settings import Settings
+    from chalicelib.ops.domain.retention import RetentionPolicy
+    from chalicelib.ops.services.ports import RetentionRows
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def db(self) -> Database: ...
+
+    @property
+    def queues(self) -> SqsQueues: ...
+
+    @property
+    def retention_policy(self) -> RetentionPolicy: ...
+
+    @property
+    def retention_rows(self) -> RetentionRows: ...
+
+    @property
+    def settings(self) -> Settings: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 @bp.route("/api/status", methods=["GET"])
 def status() -> Response:
-    container = get_container()
+    container = bp.services
     def retention() -> dict[str, object]:
         return retention_status(container.retention_rows, container.retention_policy)
 

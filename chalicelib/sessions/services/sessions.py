@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.kernel.logging import log_failure
-from chalicelib.sessions.domain.session_metrics import clip, difficulty
+from chalicelib.memory.domain.session_metrics import clip, difficulty
 from chalicelib.sessions.services.ports import Redact, SessionUnits
 
 MAX_PROGRESS_CHARS = 4000

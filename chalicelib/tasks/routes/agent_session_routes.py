@@ -2,18 +2,27 @@
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
 
 from chalice import Response
 from pydantic import Field
 
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.kernel.wire import Count, Int64
 from chalicelib.tasks.domain.task_model import NewEvent
 from chalicelib.tasks.routes.agent_bodies import EndedBody, MachineBody, SessionEventsBody, SessionSwitchBody
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.tasks.services.agent_sessions import AgentSessionService
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def agent_sessions(self) -> AgentSessionService: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 class StartBody(WireModel):
@@ -48,37 +57,37 @@ def start_session() -> Response:
     from chalicelib.contracts.agent_api import SessionStartRequest  # lazy: cold start
 
     b = parse_body(bp.current_request, StartBody)
-    session = get_container().agent_sessions.start(SessionStartRequest.from_body(b.model_dump()))
+    session = bp.services.agent_sessions.start(SessionStartRequest.from_body(b.model_dump()))
     return ok(session.to_json(), status=201)
 
 
 @bp.route("/api/sessions", methods=["GET"])
 def list_sessions() -> Response:
     q = parse_query(bp.current_request, ListQuery)
-    sessions = get_container().agent_sessions.list_sessions(machine=q.machine, status=q.status, limit=q.limit)
+    sessions = bp.services.agent_sessions.list_sessions(machine=q.machine, status=q.status, limit=q.limit)
     return ok({"sessions": [s.to_json() for s in sessions]})
 
 
 @bp.route("/api/sessions/{session_id}", methods=["GET"])
 def get_session(session_id: str) -> Response:
-    return ok(get_container().agent_sessions.get(session_id).to_json())
+    return ok(bp.services.agent_sessions.get(session_id).to_json())
 
 
 @bp.route("/api/sessions/{session_id}/input", methods=["POST"])
 def send_input(session_id: str) -> Response:
     b = parse_body(bp.current_request, InputBody)
-    return ok({"seq": get_container().agent_sessions.send_input(session_id, b.text)}, status=202)
+    return ok({"seq": bp.services.agent_sessions.send_input(session_id, b.text)}, status=202)
 
 
 @bp.route("/api/sessions/{session_id}/close", methods=["POST"])
 def close_session(session_id: str) -> Response:
-    return ok(get_container().agent_sessions.close(session_id).to_json(), status=202)
+    return ok(bp.services.agent_sessions.close(session_id).to_json(), status=202)
 
 
 @bp.route("/api/sessions/{session_id}/events", methods=["GET"])
 def session_events(session_id: str) -> Response:
     q = parse_query(bp.current_request, EventsQuery)
-    service = get_container().agent_sessions
+    service = bp.services.agent_sessions
     session = service.get(session_id)
     events = service.events(session_id, after=q.after, limit=q.limit)
     return ok({"session_id": session.id, "status": session.status.value, "events": events,
@@ -94,7 +103,7 @@ def export_session(session_id: str) -> Response:
     from chalicelib.tasks.domain.session_export import export_json, export_markdown  # lazy: cold start
 
     q = parse_query(bp.current_request, ExportQuery)
-    session, events = get_container().agent_sessions.conversation(session_id)
+    session, events = bp.services.agent_sessions.conversation(session_id)
     if q.format == "json":
         return ok(export_json(session, events))
     return Response(body=export_markdown(session, events), status_code=200, headers={
@@ -107,14 +116,14 @@ def claim_session(session_id: str) -> Response:
     from chalicelib.contracts.agent_api import SessionClaim  # lazy: cold start
 
     b = parse_body(bp.current_request, MachineBody)
-    session, inputs = get_container().agent_sessions.claim(session_id, b.machine_id)
+    session, inputs = bp.services.agent_sessions.claim(session_id, b.machine_id)
     return ok(SessionClaim(session.to_json(), inputs).to_body())
 
 
 @bp.route("/api/sessions/{session_id}/events", methods=["POST"])
 def post_session_events(session_id: str) -> Response:
     b = parse_body(bp.current_request, SessionEventsBody)
-    last = get_container().agent_sessions.record_events(
+    last = bp.services.agent_sessions.record_events(
         session_id, b.machine_id, [NewEvent(e.kind, e.text, e.data) for e in b.events])
     return ok({"last_seq": last})
 
@@ -122,7 +131,7 @@ def post_session_events(session_id: str) -> Response:
 @bp.route("/api/sessions/{session_id}/engine-switch", methods=["POST"])
 def session_engine_switch(session_id: str) -> Response:
     b = parse_body(bp.current_request, SessionSwitchBody)
-    switches = get_container().agent_sessions.switch_engine(session_id, b.machine_id, b.from_engine,
+    switches = bp.services.agent_sessions.switch_engine(session_id, b.machine_id, b.from_engine,
                                                             b.to_engine, b.reason)
     return ok({"engine_switches": switches, "current_engine": b.to_engine})
 
@@ -130,5 +139,5 @@ def session_engine_switch(session_id: str) -> Response:
 @bp.route("/api/sessions/{session_id}/ended", methods=["POST"])
 def session_ended(session_id: str) -> Response:
     b = parse_body(bp.current_request, EndedBody)
-    session = get_container().agent_sessions.ended(session_id, b.machine_id, b.exit_code, b.error)
+    session = bp.services.agent_sessions.ended(session_id, b.machine_id, b.exit_code, b.error)
     return ok(session.to_json())

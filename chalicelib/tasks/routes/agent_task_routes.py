@@ -8,10 +8,10 @@ is not the task's current one, so an agent that lost its task cannot overwrite a
 from __future__ import annotations
 
 import uuid
+from typing import TYPE_CHECKING, Protocol
 
 from chalice import Response
 
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.errors import NotFound
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
 from chalicelib.tasks.domain.task_model import NewEvent, TaskOutcome, TaskResult
@@ -26,7 +26,21 @@ from chalicelib.tasks.routes.agent_bodies import (
     SwitchBody,
 )
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.tasks.services.task_runs import TaskRunService
+    from chalicelib.tasks.services.tasks import TaskService
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def task_runs(self) -> TaskRunService: ...
+
+    @property
+    def tasks(self) -> TaskService: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 def _task_id(raw: str) -> str:
@@ -41,7 +55,7 @@ def claim(task_id: str) -> Response:
     from chalicelib.contracts.agent_api import TaskClaim  # lazy: cold start
 
     body = parse_body(bp.current_request, ClaimBody)
-    c = get_container().task_runs.claim(_task_id(task_id), body.machine_id, body.dispatch_seq,
+    c = bp.services.task_runs.claim(_task_id(task_id), body.machine_id, body.dispatch_seq,
                                         body.agent_instance)
     return ok(TaskClaim(c.task.to_json(), c.prompt, c.task.attempts, c.lease_s, c.max_switches).to_body())
 
@@ -51,7 +65,7 @@ def renew_lease(task_id: str) -> Response:
     from chalicelib.contracts.agent_api import LeaseState  # lazy: cold start
 
     body = parse_body(bp.current_request, AttemptBody)
-    s = get_container().task_runs.renew(_task_id(task_id), body.machine_id, body.attempt)
+    s = bp.services.task_runs.renew(_task_id(task_id), body.machine_id, body.attempt)
     return ok(LeaseState(s.keep_running, s.status.value, s.cancel_requested, s.lease_s).to_body())
 
 
@@ -59,7 +73,7 @@ def renew_lease(task_id: str) -> Response:
 def post_events(task_id: str) -> Response:
     body = parse_body(bp.current_request, EventsBody)
     events = [NewEvent(e.kind, e.text, e.data) for e in body.events]
-    runs = get_container().task_runs
+    runs = bp.services.task_runs
     recorded = runs.record_events(_task_id(task_id), body.machine_id, body.attempt, events)
     return ok({"recorded": len(recorded), "last_seq": recorded[-1].seq if recorded else None})
 
@@ -67,7 +81,7 @@ def post_events(task_id: str) -> Response:
 @bp.route("/api/tasks/{task_id}/engine-switch", methods=["POST"])
 def engine_switch(task_id: str) -> Response:
     body = parse_body(bp.current_request, SwitchBody)
-    task = get_container().task_runs.switch_engine(_task_id(task_id), body.machine_id, body.attempt,
+    task = bp.services.task_runs.switch_engine(_task_id(task_id), body.machine_id, body.attempt,
                                                    body.from_engine, body.to_engine, body.reason)
     return ok({"engine_switches": task.engine_switches, "current_engine": task.current_engine})
 
@@ -77,14 +91,14 @@ def post_result(task_id: str) -> Response:
     b = parse_body(bp.current_request, ResultBody)
     result = TaskResult(TaskStatus(b.status), b.summary, tuple(b.files_changed), b.exit_code, b.cost_usd,
                         b.engine, b.worktree, b.branch, b.error)
-    task = get_container().task_runs.finish(_task_id(task_id), b.machine_id, b.attempt, result)
+    task = bp.services.task_runs.finish(_task_id(task_id), b.machine_id, b.attempt, result)
     return ok(task.to_json())
 
 
 @bp.route("/api/tasks/{task_id}/outcome", methods=["POST"])
 def post_outcome(task_id: str) -> Response:
     b = parse_body(bp.current_request, OutcomeBody)
-    container = get_container()
+    container = bp.services
     task = container.tasks.get(_task_id(task_id))
     recorded = container.task_runs.record_outcome(TaskOutcome(
         task.id, b.attempt, task.project, b.outcome, b.engine, b.summary, tuple(b.files_changed),
@@ -95,5 +109,5 @@ def post_outcome(task_id: str) -> Response:
 @bp.route("/api/tasks/{task_id}/release", methods=["POST"])
 def release(task_id: str) -> Response:
     b = parse_body(bp.current_request, ReleaseBody)
-    task = get_container().task_runs.release(_task_id(task_id), b.machine_id, b.dispatch_seq, b.reason)
+    task = bp.services.task_runs.release(_task_id(task_id), b.machine_id, b.dispatch_seq, b.reason)
     return ok(task.to_json())

@@ -4,17 +4,53 @@ folder listings."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC
+from typing import TYPE_CHECKING, Any, Protocol
 
 from chalice import Response
 
-from chalicelib.bootstrap import get_container
 from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
 from chalicelib.tasks.domain.machine_records import Heartbeat
 from chalicelib.tasks.routes.agent_bodies import FolderListingBody, HeartbeatBody
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.tasks.services.machine_credentials import MachineCredentialVendor
+    from chalicelib.tasks.services.machines import MachineRegistry
+
+class MachineControls(Protocol):
+    """The operator's controls a heartbeat's answer carries (engine order, a restart)."""
+
+    def on_heartbeat(self, machine_id: str, agent_instance: str) -> dict[str, Any]: ...
+
+
+class FolderWalks(Protocol):
+    """Where an agent's folder listing goes: the session picker that asked for it."""
+
+    def answered(self, machine_id: str, listing_id: str, listing: Mapping[str, Any]) -> bool: ...
+
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def folder_walks(self) -> FolderWalks: ...
+
+    @property
+    def machine_controls(self) -> MachineControls: ...
+
+    @property
+    def machine_credentials(self) -> MachineCredentialVendor: ...
+
+    @property
+    def machine_registry(self) -> MachineRegistry: ...
+
+    @property
+    def telegram_enabled(self) -> bool: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 @bp.route("/api/machines/heartbeat", methods=["POST"])
@@ -22,7 +58,7 @@ def heartbeat() -> Response:
     from chalicelib.contracts.agent_api import Registration  # lazy: cold start
 
     b = parse_body(bp.current_request, HeartbeatBody)
-    container = get_container()
+    container = bp.services
     reg = container.machine_registry.heartbeat(Heartbeat(
         b.machine_id, b.status, b.agent_instance, b.active_tasks, b.max_concurrent,
         tuple(b.engine_priority), tuple(b.projects), tuple(b.repos), b.hostname, b.agent_version))
@@ -34,14 +70,14 @@ def heartbeat() -> Response:
 
 @bp.route("/api/machines", methods=["GET"])
 def list_machines() -> Response:
-    return ok({"machines": get_container().machine_registry.list_machines()})
+    return ok({"machines": bp.services.machine_registry.list_machines()})
 
 
 @bp.route("/api/machines/{machine_id}/credentials", methods=["POST"])
 def machine_credentials(machine_id: str) -> Response:
     from chalicelib.contracts.agent_api import QueueCredentialsAnswer  # lazy: cold start
 
-    creds = get_container().machine_credentials.vend(machine_id)
+    creds = bp.services.machine_credentials.vend(machine_id)
     answer = QueueCredentialsAnswer(creds.access_key_id, creds.secret_access_key, creds.session_token,
                                     creds.expires_at.astimezone(UTC).isoformat())
     response = ok(answer.to_body())
@@ -54,7 +90,7 @@ def folder_listing(machine_id: str, listing_id: str) -> Response:
     b = parse_body(bp.current_request, FolderListingBody)
     if b.machine_id != machine_id:
         raise InvalidInput("machine_id must be the machine of the path", field="machine_id")
-    container = get_container()
+    container = bp.services
     if not container.telegram_enabled:
         raise NotFound("folder listings serve the Telegram session picker, which is not configured")
     listing = b.model_dump(mode="json", exclude={"machine_id"})

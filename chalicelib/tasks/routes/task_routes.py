@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from chalice import Response
 from pydantic import Field
 
-from chalicelib.bootstrap import get_container
 from chalicelib.contracts.agent_vocabulary import Engine
 from chalicelib.kernel.http import ApiBlueprint, WireModel, ok, parse_body, parse_query
 from chalicelib.kernel.wire import Count, Int64, Money
 from chalicelib.tasks.domain.task_model import NewTask
 from chalicelib.tasks.domain.task_states import TaskStatus
 
-bp = ApiBlueprint(__name__)
+if TYPE_CHECKING:
+    from chalicelib.tasks.services.tasks import TaskService
+
+class Uses(Protocol):
+    """What these routes use; the composition root provides it."""
+
+    @property
+    def tasks(self) -> TaskService: ...
+
+
+bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
 
 
 class CreateTaskBody(WireModel):
@@ -56,26 +65,26 @@ class EventsQuery(WireModel):
 @bp.route("/api/tasks", methods=["POST"])
 def create_task() -> Response:
     body = parse_body(bp.current_request, CreateTaskBody)
-    task = get_container().tasks.create(body.new_task())
+    task = bp.services.tasks.create(body.new_task())
     return ok(task.to_json(), status=201)
 
 
 @bp.route("/api/tasks", methods=["GET"])
 def list_tasks() -> Response:
     q = parse_query(bp.current_request, ListTasksQuery)
-    tasks = get_container().tasks.list_tasks(status=q.status, project=q.project, machine=q.machine,
+    tasks = bp.services.tasks.list_tasks(status=q.status, project=q.project, machine=q.machine,
                                              limit=q.limit)
     return ok({"tasks": [t.to_json() for t in tasks]})
 
 
 @bp.route("/api/tasks/{task_id}", methods=["GET"])
 def get_task(task_id: str) -> Response:
-    return ok(get_container().tasks.get(task_id).to_json())
+    return ok(bp.services.tasks.get(task_id).to_json())
 
 
 @bp.route("/api/tasks/{task_id}/cancel", methods=["POST"])
 def cancel_task(task_id: str) -> Response:
-    task = get_container().tasks.cancel(task_id)
+    task = bp.services.tasks.cancel(task_id)
     # 202 while the agent still has to stop the run; 200 once cancelled.
     return ok(task.to_json(), status=202 if task.status == TaskStatus.RUNNING else 200)
 
@@ -83,7 +92,7 @@ def cancel_task(task_id: str) -> Response:
 @bp.route("/api/tasks/{task_id}/events", methods=["GET"])
 def task_events(task_id: str) -> Response:
     q = parse_query(bp.current_request, EventsQuery)
-    service = get_container().tasks
+    service = bp.services.tasks
     task = service.get(task_id)
     events = service.events(task.id, after=q.after, limit=q.limit)
     last = events[-1].seq if events else q.after

@@ -1,12 +1,17 @@
-"""The stdio MCP server's backend: Itachi's REST API over HTTP, with the hooks' config."""
+"""The MCP tools' one backend: each operation is one call to the REST route it stands for.
+
+One table, a method per tool naming its route. `itachi mcp` (`agent/mcp_stdio.py`) gives it the
+CLI's HTTP client (`ApiClient`, the configuration every command uses); `/mcp` gives it
+`chalicelib/mcp/route_client.RouteClient`, which hands the call to the app in process. The route's
+guard, request model and answer are the tool's."""
 
 from __future__ import annotations
 
 import urllib.parse
 from typing import Any
 
-from chalicelib.contracts.api_transport import ApiClient, ApiError
-from chalicelib.mcp.services.ports import BackendError, Json
+from chalicelib.contracts.api_transport import ApiError
+from chalicelib.mcp.services.ports import BackendError, Json, RestClient
 
 
 def _quoted(ref: str) -> str:
@@ -16,7 +21,7 @@ def _quoted(ref: str) -> str:
 class ApiBackend:
     """Each operation is one API call; API refusals become BackendError with the API's message."""
 
-    def __init__(self, client: ApiClient) -> None:
+    def __init__(self, client: RestClient) -> None:
         self._client = client
 
     def _get(self, path: str, **params: Any) -> Json:

@@ -17,14 +17,10 @@ if TYPE_CHECKING:
     from chalicelib.agents.services.profiles import AgentProfiles
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def agent_cron(self) -> AgentCron: ...
-
     @property
     def agent_profiles(self) -> AgentProfiles: ...
-
     @property
     def profile_lessons(self) -> ProfileLessons: ...
 

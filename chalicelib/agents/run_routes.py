@@ -21,17 +21,12 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.tasks import TaskService
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def agent_messaging(self) -> AgentMessaging: ...
-
     @property
     def agent_runs(self) -> SubagentRuns: ...
-
     @property
     def profile_lessons(self) -> ProfileLessons: ...
-
     @property
     def tasks(self) -> TaskService: ...
 

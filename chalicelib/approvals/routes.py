@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from chalicelib.approvals.services.tool_approvals import ToolApprovals
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def tool_approvals(self) -> ToolApprovals: ...
 

@@ -19,11 +19,8 @@ if TYPE_CHECKING:
     from chalicelib.kernel.settings import Settings
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def machine_onboarding(self) -> MachineOnboarding: ...
-
     @property
     def settings(self) -> Settings: ...
 

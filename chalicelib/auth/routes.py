@@ -21,11 +21,8 @@ class NamespaceLookup(Protocol):
 
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def key_admin(self) -> KeyAdmin: ...
-
     @property
     def namespaces(self) -> NamespaceLookup: ...
 

@@ -14,11 +14,8 @@ if TYPE_CHECKING:
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def brain_decisions(self) -> ProposalDecisions: ...
-
     @property
     def brain_loop(self) -> BrainLoop: ...
 

@@ -21,17 +21,12 @@ if TYPE_CHECKING:
 
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def prompt_context(self) -> PromptContext: ...
-
     @property
     def run_memory_scopes(self) -> RunScopes: ...
-
     @property
     def scoped_reads(self) -> ScopedReads: ...
-
     @property
     def search_explainer(self) -> SearchExplainer: ...
 

@@ -31,14 +31,10 @@ if TYPE_CHECKING:
     from chalicelib.graph.services.graph_store import GraphStore
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def graph_admin(self) -> GraphAdmin: ...
-
     @property
     def graph_retrieve(self) -> GraphRetrieve: ...
-
     @property
     def graph_store(self) -> GraphStore: ...
 

@@ -20,20 +20,14 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.project_rules import ProjectRules
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def run_memory_scopes(self) -> RunScopes: ...
-
     @property
     def insight_extraction(self) -> InsightExtraction: ...
-
     @property
     def lesson_enricher(self) -> LessonEnricher: ...
-
     @property
     def lessons(self) -> Lessons: ...
-
     @property
     def project_rules(self) -> ProjectRules: ...
 

@@ -15,14 +15,10 @@ if TYPE_CHECKING:
     from chalicelib.llm.services.ports import LanguageModel, LlmUnits
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def llm(self) -> LanguageModel: ...
-
     @property
     def llm_units(self) -> LlmUnits: ...
-
     @property
     def settings(self) -> Settings: ...
 

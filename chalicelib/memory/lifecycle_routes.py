@@ -20,17 +20,12 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_transfer import MemoryTransfer
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def memory_eviction(self) -> MemoryEviction: ...
-
     @property
     def memory_integrity(self) -> MemoryIntegrity: ...
-
     @property
     def memory_lifecycle(self) -> MemoryLifecycle: ...
-
     @property
     def memory_transfer(self) -> MemoryTransfer: ...
 

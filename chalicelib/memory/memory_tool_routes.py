@@ -15,8 +15,6 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_tool import MemoryTool
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def memory_tool(self) -> MemoryTool: ...
 

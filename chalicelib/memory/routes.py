@@ -35,20 +35,14 @@ from chalicelib.memory.schemas import (
 
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def run_memory_scopes(self) -> RunScopes: ...
-
     @property
     def memory(self) -> MemoryService: ...
-
     @property
     def memory_recall(self) -> MemoryRecall: ...
-
     @property
     def rule_import(self) -> RuleImport: ...
-
     @property
     def scoped_reads(self) -> ScopedReads: ...
 

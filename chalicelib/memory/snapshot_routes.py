@@ -13,8 +13,6 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_snapshots import MemorySnapshots
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def memory_snapshots(self) -> MemorySnapshots: ...
 

@@ -14,11 +14,8 @@ if TYPE_CHECKING:
     from chalicelib.namespaces.services.namespaces import Namespaces
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def namespaces(self) -> Namespaces: ...
-
     @property
     def rule_promotion(self) -> RulePromotion: ...
 

@@ -17,14 +17,10 @@ if TYPE_CHECKING:
     from chalicelib.sessions.services.sessions import SessionService
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def run_memory_scopes(self) -> RunScopes: ...
-
     @property
     def graph_store(self) -> GraphStore: ...
-
     @property
     def sessions(self) -> SessionService: ...
 

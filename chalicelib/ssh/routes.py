@@ -19,11 +19,8 @@ if TYPE_CHECKING:
     from chalicelib.ssh.services.ssh_targets import SshTargets
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def ssh_runs(self) -> SshRuns: ...
-
     @property
     def ssh_targets(self) -> SshTargets: ...
 

@@ -21,8 +21,6 @@ if TYPE_CHECKING:
     from chalicelib.sync.services.file_sync import FileSync
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def file_sync(self) -> FileSync: ...
 

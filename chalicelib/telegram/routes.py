@@ -16,11 +16,8 @@ if TYPE_CHECKING:
     from chalicelib.telegram.services.telegram_intake import TelegramIntake
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def settings(self) -> Settings: ...
-
     @property
     def telegram_intake(self) -> TelegramIntake: ...
 

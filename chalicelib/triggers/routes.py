@@ -15,11 +15,8 @@ if TYPE_CHECKING:
     from chalicelib.triggers.services.github_triggers import GitHubTriggers
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def github_triggers(self) -> GitHubTriggers: ...
-
     @property
     def settings(self) -> Settings: ...
 

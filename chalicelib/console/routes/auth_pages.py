@@ -37,8 +37,6 @@ if TYPE_CHECKING:
     from chalicelib.console.services.console_auth import ConsoleAuth
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def console_auth(self) -> ConsoleAuth: ...
 

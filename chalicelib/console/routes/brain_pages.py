@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
 
 class Uses(ConsoleServices, Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def brain_decisions(self) -> ProposalDecisions: ...
 

@@ -18,11 +18,8 @@ if TYPE_CHECKING:
     from chalicelib.context.services.prompt_context import PromptContext
 
 class Uses(ConsoleServices, Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def console_reads(self) -> ReadsFactory: ...
-
     @property
     def prompt_context(self) -> PromptContext: ...
 

@@ -20,11 +20,8 @@ if TYPE_CHECKING:
     from chalicelib.graph.services.graph_admin import GraphAdmin
 
 class Uses(ConsoleServices, Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def console_reads(self) -> ReadsFactory: ...
-
     @property
     def graph_admin(self) -> GraphAdmin: ...
 

@@ -27,14 +27,10 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_service import MemoryService
 
 class Uses(ConsoleServices, Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def console_reads(self) -> ReadsFactory: ...
-
     @property
     def memory(self) -> MemoryService: ...
-
     @property
     def memory_lifecycle(self) -> MemoryLifecycle: ...
 

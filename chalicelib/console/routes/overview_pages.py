@@ -28,35 +28,24 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.tasks import TaskService
 
 class Uses(ConsoleServices, Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def console_reads(self) -> ReadsFactory: ...
-
     @property
     def llm(self) -> LanguageModel: ...
-
     @property
     def llm_units(self) -> LlmUnits: ...
-
     @property
     def machine_registry(self) -> MachineRegistry: ...
-
     @property
     def namespaces(self) -> Namespaces: ...
-
     @property
     def project_rules(self) -> ProjectRules: ...
-
     @property
     def rule_clashes(self) -> RuleClashes: ...
-
     @property
     def rule_promotion(self) -> RulePromotion: ...
-
     @property
     def settings(self) -> Settings: ...
-
     @property
     def tasks(self) -> TaskService: ...
 

@@ -23,8 +23,6 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_review import MemoryReview
 
 class Uses(ConsoleServices, Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def memory_review(self) -> MemoryReview: ...
 

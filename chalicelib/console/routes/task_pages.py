@@ -20,11 +20,8 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.tasks import TaskService
 
 class Uses(ConsoleServices, Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def agent_runs(self) -> SubagentRuns: ...
-
     @property
     def tasks(self) -> TaskService: ...
 

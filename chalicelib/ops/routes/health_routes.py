@@ -14,11 +14,8 @@ if TYPE_CHECKING:
     from chalicelib.kernel.queues import SqsQueues
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def db(self) -> Database: ...
-
     @property
     def queues(self) -> SqsQueues: ...
 

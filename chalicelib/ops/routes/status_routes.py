@@ -18,20 +18,14 @@ if TYPE_CHECKING:
     from chalicelib.ops.services.ports import RetentionRows
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def db(self) -> Database: ...
-
     @property
     def queues(self) -> SqsQueues: ...
-
     @property
     def retention_policy(self) -> RetentionPolicy: ...
-
     @property
     def retention_rows(self) -> RetentionRows: ...
-
     @property
     def settings(self) -> Settings: ...
 

@@ -16,8 +16,6 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def agent_sessions(self) -> AgentSessionService: ...
 

@@ -31,11 +31,8 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.tasks import TaskService
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def task_runs(self) -> TaskRunService: ...
-
     @property
     def tasks(self) -> TaskService: ...
 

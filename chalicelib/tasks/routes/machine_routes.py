@@ -32,20 +32,14 @@ class FolderWalks(Protocol):
 
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def folder_walks(self) -> FolderWalks: ...
-
     @property
     def machine_controls(self) -> MachineControls: ...
-
     @property
     def machine_credentials(self) -> MachineCredentialVendor: ...
-
     @property
     def machine_registry(self) -> MachineRegistry: ...
-
     @property
     def telegram_enabled(self) -> bool: ...
 

@@ -17,8 +17,6 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.tasks import TaskService
 
 class Uses(Protocol):
-    """What these routes use; the composition root provides it."""
-
     @property
     def tasks(self) -> TaskService: ...
 

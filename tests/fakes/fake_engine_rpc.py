@@ -87,8 +87,8 @@ def serve_codex(directives_of: Callable[[str], list[tuple[str, str]]], log: Log)
             wire.send({"id": ident, "result": {"thread": {"id": thread}}})
         elif method == "turn/start":
             prompt = " ".join(str(i.get("text", "")) for i in params.get("input") or [])
-            log("start", engine="codex", prompt=prompt, resume=resumed, argv=sys.argv[1:], mode="app-server",
-                thread_params=params)
+            log("start", engine="codex", prompt=prompt, resume=resumed, cwd=str(Path.cwd()),
+                argv=sys.argv[1:], mode="app-server")
             wire.send({"id": ident, "result": {"turn": {"id": "turn-1", "status": "inProgress"}}})
             _codex_turn(wire, thread, prompt, resumed, directives_of(prompt), log)
         elif ident is not None:
@@ -152,7 +152,8 @@ def serve_acp(directives_of: Callable[[str], list[tuple[str, str]]], log: Log) -
             wire.send({"id": ident, "result": None})
         elif method == "session/prompt":
             prompt = " ".join(str(b.get("text", "")) for b in params.get("prompt") or [])
-            log("start", engine="gemini", prompt=prompt, resume=resumed, argv=sys.argv[1:], mode="acp")
+            log("start", engine="gemini", prompt=prompt, resume=resumed, cwd=str(Path.cwd()),
+                argv=sys.argv[1:], mode="acp")
             stop = _acp_turn(wire, session, prompt, resumed, directives_of(prompt), log)
             if stop is None:
                 error = {"code": 429, "message": "RESOURCE_EXHAUSTED: quota exceeded"}

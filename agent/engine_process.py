@@ -5,52 +5,24 @@ from __future__ import annotations
 import queue
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
 from agent import process_tree
 from agent.approval_env import approval_env
-from agent.engines import Engine
+from agent.approval_relay import ApprovalRelay, relay_for
+from agent.engine_lines import pump, read_lines
+from agent.engines import Engine, with_system_prompt
 from agent.event_batcher import to_wire
+from agent.gated_turn import GATED, run_gated_turn
 from agent.task_inbox import take_turns
 from agent.worktrees import Workspace
+from chalicelib.tasks.domain.engine_events import EngineEvent
 from chalicelib.tasks.domain.engine_run import RunSummary
 from chalicelib.tasks.domain.engine_switch import FALLBACK_ENV
 
 if TYPE_CHECKING:
     from agent.task_runner import TaskRunner
-
-DRAIN_AFTER_EXIT_S = 2.0
-
-
-def pump(stream: IO[str] | None, lines: queue.Queue[str | None]) -> None:
-    """Copy a pipe into a queue, ending with None (a reader thread never blocks the runner)."""
-    if stream is not None:
-        try:
-            for line in stream:
-                lines.put(line)
-        except (OSError, ValueError):
-            pass
-    lines.put(None)
-
-
-def read_lines(proc: subprocess.Popen[str], lines: queue.Queue[str | None]) -> Iterator[str]:
-    """Yield stdout lines until EOF, or shortly after the engine exits if a stray child holds the pipe."""
-    exited_at: float | None = None
-    while True:
-        try:
-            line = lines.get(timeout=0.25)
-        except queue.Empty:
-            if proc.poll() is not None:
-                exited_at = exited_at or time.monotonic()
-                if time.monotonic() - exited_at > DRAIN_AFTER_EXIT_S:
-                    return
-            continue
-        if line is None:
-            return
-        yield line
-
 
 def forward_all(runner: TaskRunner, engine: Engine, lines: Iterator[str], summary: RunSummary) -> None:
     for line in lines:
@@ -61,6 +33,35 @@ def forward_all(runner: TaskRunner, engine: Engine, lines: Iterator[str], summar
             if wire is not None:
                 runner.batcher.add(wire)
         runner.cost_guard.see(line, events)
+
+
+def _run_gated(runner: TaskRunner, engine: Engine, prompt: str, ws: Workspace, env: dict[str, str],
+               relay: ApprovalRelay, summary: RunSummary) -> int | None:
+    """Codex or Gemini asking the task's topic before its tool calls (`agent/gated_turn.py`)."""
+    def forward(event: EngineEvent) -> None:
+        summary.add(event)
+        wire = to_wire(event)
+        if wire is not None:
+            runner.batcher.add(wire)
+
+    def attach(proc: subprocess.Popen[str] | None) -> None:
+        previous = runner.set_process(proc)
+        if previous is not None:
+            runner.ctx.registry.forget(previous.pid)
+        if proc is not None:
+            runner.ctx.registry.record(proc.pid, runner.task_id)
+            runner.cost_guard.engine_started()
+            runner.event("engine_started", f"{engine.name} started", {"engine": engine.name, "pid": proc.pid})
+
+    logs = runner.ctx.config.home / "logs" / "tasks"
+    with open(logs / f"{runner.task_id}-{runner.attempt}-{engine.name}.stderr", "w") as stderr:
+        options = runner.task.get("engine_options")
+        code = run_gated_turn(engine, with_system_prompt(prompt, engine.name, options), None,
+                              cwd=ws.path, env=env, stderr=stderr, relay=relay, forward=forward,
+                              attach=attach, options=options)
+    runner.event("engine_exited", f"{engine.name} exited with code {code}", {"engine": engine.name,
+                                                                             "exit_code": code})
+    return code
 
 
 def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
@@ -82,6 +83,9 @@ def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
     logs.mkdir(parents=True, exist_ok=True)
     if runner.stopped:
         return summary, None
+    relay = relay_for(ctx.api, runner.task, ctx.config.env) if name in GATED and not interactive else None
+    if relay is not None:
+        return summary, _run_gated(runner, engine, prompt, ws, env, relay, summary)
     with open(logs / f"{runner.task_id}-{runner.attempt}-{name}.stderr", "w") as stderr:
         try:
             argv = engine.session_argv(options) if interactive else engine.task_argv(prompt, options)

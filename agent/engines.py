@@ -93,6 +93,16 @@ class Engine:
                     "--approval-mode", "auto_edit"]
         return [*self.program, "--resume", resume, "-p", prompt, *_STREAM, *_EDITS]
 
+    def gated_argv(self, options: Mapping[str, Any] | None = None) -> list[str]:
+        """Codex or Gemini in their JSON-RPC mode, asking the agent before commands and edits."""
+        if self.name == "codex":
+            return [*self.program, "app-server"]
+        if self.name == "gemini":
+            model = (options or {}).get("model")
+            return [*self.program, "--experimental-acp", "--approval-mode", "default",
+                    *(["-m", str(model)] if model else [])]
+        raise ValueError(f"{self.name} asks through its hooks")
+
     def parse(self, line: str) -> list[EngineEvent]:
         return parse_line(self.name, line)
 

@@ -24,8 +24,10 @@ from pathlib import Path
 from typing import Protocol
 
 from agent import process_tree
-from agent.engine_process import pump, read_lines
+from agent.approval_relay import ApprovalRelay
+from agent.engine_lines import pump, read_lines
 from agent.engines import Engine
+from agent.gated_turn import GATED, run_gated_turn
 from chalicelib.tasks.domain.engine_events import EngineEvent, EventKind
 from chalicelib.tasks.domain.engine_run import RunSummary
 
@@ -88,14 +90,15 @@ class Stint:
 
 
 def run_stint(host: SessionHost, engine: Engine, first: str | None, *, cwd: Path,
-              env: Mapping[str, str], stderr_path: Path) -> Stint:
-    """Run `engine` for the session, starting with `first` (a handoff) or the next user turn."""
+              env: Mapping[str, str], stderr_path: Path, relay: ApprovalRelay | None = None) -> Stint:
+    """Run `engine` for the session, starting with `first` (a handoff) or the next user turn;
+    with a `relay`, Codex and Gemini ask it before their tool calls."""
     stint = Stint(engine.name)
     with open(stderr_path, "a") as stderr:
         if engine.streams_input:
             _stream(host, engine, first, stint, cwd, env, stderr)
         else:
-            _turns(host, engine, first, stint, cwd, env, stderr)
+            _turns(host, engine, first, stint, cwd, env, stderr, relay if engine.name in GATED else None)
     return stint
 
 
@@ -153,24 +156,48 @@ def _write_turn(proc: subprocess.Popen[str], text: str) -> bool:
 
 
 def _turns(host: SessionHost, engine: Engine, first: str | None, stint: Stint, cwd: Path,
-           env: Mapping[str, str], stderr: object) -> None:
+           env: Mapping[str, str], stderr: object, relay: ApprovalRelay | None) -> None:
     turn = first if first is not None else host.turns.next_turn(lambda: True)
     while turn is not None:
-        proc = process_tree.start(engine.turn_argv(turn, stint.summary.session_id), cwd=cwd, env=env,
-                                  stdin=subprocess.DEVNULL, stderr=stderr)  # type: ignore[arg-type]
-        host.attach(proc)
-        try:
-            lines: queue.Queue[str | None] = queue.Queue()
-            threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
-            limited = _consume(host, engine, stint, read_lines(proc, lines), until_result=False)
-            stint.exit_code = proc.wait()
-            if process_tree.group_alive(proc.pid):  # background children the turn left behind
-                process_tree.kill_tree(proc, grace_s=0.5)
-        finally:
-            host.attach(None)
+        if relay is not None:
+            limited = _gated(host, engine, turn, stint, cwd, env, stderr, relay)
+        else:
+            limited = _headless(host, engine, turn, stint, cwd, env, stderr)
         if limited and host.may_switch(engine.name, stint.summary.rate_limit_message):
             stint.limited_turn = turn
             return
         if stint.exit_code != 0:
             host.forward(EngineEvent(EventKind.ERROR, f"{engine.name} exited with code {stint.exit_code}"))
         turn = host.turns.next_turn(lambda: True)
+
+
+def _gated(host: SessionHost, engine: Engine, turn: str, stint: Stint, cwd: Path, env: Mapping[str, str],
+           stderr: object, relay: ApprovalRelay) -> bool:
+    limited = False
+
+    def forward(event: EngineEvent) -> None:
+        nonlocal limited
+        stint.summary.add(event)
+        host.forward(event)
+        limited = limited or event.kind == EventKind.RATE_LIMIT
+
+    stint.exit_code = run_gated_turn(engine, turn, stint.summary.session_id, cwd=cwd, env=env, stderr=stderr,
+                                     relay=relay, forward=forward, attach=host.attach)
+    return limited
+
+
+def _headless(host: SessionHost, engine: Engine, turn: str, stint: Stint, cwd: Path, env: Mapping[str, str],
+              stderr: object) -> bool:
+    proc = process_tree.start(engine.turn_argv(turn, stint.summary.session_id), cwd=cwd, env=env,
+                              stdin=subprocess.DEVNULL, stderr=stderr)  # type: ignore[arg-type]
+    host.attach(proc)
+    try:
+        lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
+        limited = _consume(host, engine, stint, read_lines(proc, lines), until_result=False)
+        stint.exit_code = proc.wait()
+        if process_tree.group_alive(proc.pid):  # background children the turn left behind
+            process_tree.kill_tree(proc, grace_s=0.5)
+    finally:
+        host.attach(None)
+    return limited

@@ -17,6 +17,7 @@ from typing import Any
 from agent import process_tree
 from agent.agent_context import AgentContext, call_with_retry, log
 from agent.approval_env import approval_env
+from agent.approval_relay import ApprovalRelay, relay_for
 from agent.event_batcher import EventBatcher, to_wire
 from agent.session_engines import TurnQueue, run_stint
 from agent.worktrees import WorkspaceError, git
@@ -48,21 +49,27 @@ class SessionRunner:
         self._switches = 0
         self._next_engine: str | None = None
         self.batcher = EventBatcher(self._post_events, interval_s=0.5)
+        self._relay: ApprovalRelay | None = None
 
     # Control, from the work router's thread.
     def add_input(self, seq: int, text: str) -> None:
         self.turns.add(seq, text)
 
     def close(self) -> None:
-        self.turns.close()
+        self._end_input()
         timer = threading.Timer(CLOSE_GRACE_S, self._kill_if_alive)
         timer.daemon = True
         timer.start()
 
     def stop(self) -> None:
         """The agent is stopping: end the engine now."""
-        self.turns.close()
+        self._end_input()
         self._kill_if_alive()
+
+    def _end_input(self) -> None:
+        self.turns.close()
+        if self._relay is not None:  # a question still open in the topic is answered "deny"
+            self._relay.stop.set()
 
     # The run.
     def run(self) -> None:
@@ -95,6 +102,7 @@ class SessionRunner:
         logs = self.ctx.config.home / "logs" / "sessions"
         logs.mkdir(parents=True, exist_ok=True)
         self._order = engine_order(session["engine"], self.ctx.config.engine_priority)
+        self._relay = relay_for(self.ctx.api, {**session, "id": self.session_id}, self.ctx.config.env)
         name, first = self._order[0], None
         while True:
             env = {**self.ctx.config.env, "ITACHI_SESSION_ID": self.session_id,
@@ -104,7 +112,7 @@ class SessionRunner:
                 env[FALLBACK_ENV] = "1"
             self._next_engine = None
             stint = run_stint(self, self.ctx.engine(name), first, cwd=cwd, env=env,
-                              stderr_path=logs / f"{self.session_id}-{name}.stderr")
+                              stderr_path=logs / f"{self.session_id}-{name}.stderr", relay=self._relay)
             self._tried.append(name)
             if stint.limited_turn is None or self._next_engine is None:
                 return stint.exit_code

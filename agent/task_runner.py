@@ -95,11 +95,13 @@ class TaskRunner:
         if proc is not None and proc.poll() is None:
             threading.Thread(target=kill_tree, args=(proc,), daemon=True).start()
 
-    def set_process(self, proc: subprocess.Popen[str] | None) -> None:
+    def set_process(self, proc: subprocess.Popen[str] | None) -> subprocess.Popen[str] | None:
+        """Make `proc` the engine process a stop kills; the one it replaces comes back."""
         with self._proc_lock:
-            self._proc = proc
+            previous, self._proc = self._proc, proc
         if proc is not None and self._stop.is_set():
             kill_tree(proc)
+        return previous
 
     @property
     def stopped(self) -> bool:

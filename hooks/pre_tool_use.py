@@ -5,7 +5,7 @@ for sessions and tasks started from Telegram) or `"approvals": true` in
 $ITACHI_HOME/config.json (local sessions while the user is away). Then every call of a tool
 that would prompt (Bash and WebFetch; Write, Edit, MultiEdit and NotebookEdit too unless the
 mode is acceptEdits; nothing in bypassPermissions) is sent to the API, which posts it to the
-topic with Approve / Deny / Always for this session, and the hook waits for the answer:
+topic with Approve / Deny / Allow for this session, and the hook waits for the answer:
 `permissionDecision` allow or deny. No answer within the timeout (`ITACHI_APPROVAL_TIMEOUT_S`,
 default 120 s), an unreachable API or any error: deny. Never spooled: a late answer is no answer.
 """

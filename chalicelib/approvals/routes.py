@@ -1,5 +1,5 @@
 """/api/approvals: a hook asks whether a tool call may run; it polls the answer a person gives in
-Telegram (Approve / Deny / Always for this session). No answer in time means deny."""
+Telegram (Approve / Deny / Allow for this session). No answer in time means deny."""
 
 from __future__ import annotations
 

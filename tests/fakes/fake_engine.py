@@ -15,7 +15,8 @@ With `--input-format stream-json` it is an interactive Claude session: one answe
 message with `[fake:rate_limit=claude]` gets Claude's rate-limit lines instead (the process
 stays up, as Claude Code does). Codex and Gemini sessions are one process per turn: a turn
 that resumes (`codex exec ... resume ID PROMPT`, `gemini --resume ID -p PROMPT`) continues that
-session id and says so.
+session id and says so. `codex app-server` and `gemini --experimental-acp` speak those
+JSON-RPC protocols and ask before commands and writes (`fake_engine_rpc.py`).
 ITACHI_FAKE_ENGINE_LOG, if set, gets one JSON line per start (with its argv, its prompt, the
 session it resumes and the variables named in ITACHI_FAKE_ENGINE_ECHO_ENV), per interactive
 turn, and per end (pid, time, task, attempt). As claude with
@@ -152,6 +153,15 @@ def main(argv: list[str]) -> int:
     engine = "claude"
     if argv[:1] == ["--as"]:
         engine, argv = argv[1], argv[2:]
+    if "app-server" in argv or "--experimental-acp" in argv:  # the JSON-RPC modes that ask for approvals
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+        from tests.fakes import fake_engine_rpc
+
+        serve = fake_engine_rpc.serve_codex if engine == "codex" else fake_engine_rpc.serve_acp
+        try:
+            return serve(DIRECTIVE.findall, log)
+        finally:
+            log("end", engine=engine)
     resume = resumed(engine, argv)
     prompt = "" if "--input-format" in argv else prompt_of(argv)
     log("start", engine=engine, cwd=os.getcwd(), handoff="## Handoff from" in " ".join(argv), argv=argv,

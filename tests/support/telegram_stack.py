@@ -48,9 +48,25 @@ class TelegramStack:
         (data,) = [b["callback_data"] for row in rows for b in row if b["text"] == label]
         self.post(callback_update(data, picker))
 
+    def press_on(self, marker: str, label: str, *, timeout_s: float = 60) -> None:
+        """Press the button `label` of the message whose text names `marker` and that has that button."""
+        def buttons() -> list[tuple[str, dict[str, Any]]]:
+            return [(b["callback_data"], m) for m in self.fake.sent_messages(GROUP)
+                    if marker in str(m.get("text")) and m.get("reply_markup")
+                    for row in _keyboard(m) for b in row if b["text"] == label]
+
+        ((data, message),) = wait_for(buttons, timeout_s=timeout_s, every_s=0.05,
+                                      what=f"{label} for {marker}")
+        self.post(callback_update(data, message))
+
     def topic(self) -> int:
         (thread,) = wait_for(lambda: [t for (c, t) in self.fake.topics if c == GROUP], what="the topic")
         return thread
+
+
+def _keyboard(message: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    markup: Any = message["reply_markup"]
+    return list((json.loads(markup) if isinstance(markup, str) else markup)["inline_keyboard"])
 
 
 @contextmanager

@@ -12,7 +12,7 @@ Choice = Literal["allow", "deny", "always"]
 _CODES: dict[str, Choice] = {"a": "allow", "d": "deny", "s": "always"}
 _DATA = re.compile(rf"^{PREFIX}:([0-9a-f]{{32}}):([ads])$")
 BUTTONS: tuple[tuple[str, str], ...] = (("✅ Approve", "a"), ("✖️ Deny", "d"),
-                                        ("♾ Always for this session", "s"))
+                                        ("♾ Allow for this session", "s"))
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def request_text(approval: Approval) -> str:
 
 
 def decided_text(approval: Approval) -> str:
-    outcomes = {"allowed": "✅ Approved" + (" (always for this session)" if approval.always else ""),
+    outcomes = {"allowed": "✅ Approved" + (" (allowed for this session)" if approval.always else ""),
                 "denied": "✖️ Denied", "expired": "⌛ No answer in time: denied"}
     by = f" by {approval.decided_by}" if approval.decided_by else ""
     return (f"{outcomes.get(approval.status, approval.status)}{by}\n{approval.tool}: {approval.summary}\n"

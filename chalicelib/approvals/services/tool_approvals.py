@@ -71,7 +71,7 @@ class ToolApprovals:
         with self._units() as uow:
             if uow.approvals.granted(session_id, tool):
                 approval = uow.approvals.create(session_id, project, tool, summary, topic_id, expires,
-                                                status="allowed", decided_by="always for this session")
+                                                status="allowed", decided_by="allowed for this session")
                 uow.commit()
                 return approval
             approval = uow.approvals.create(session_id, project, tool, summary, topic_id, expires)

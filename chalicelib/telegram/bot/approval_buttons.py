@@ -1,4 +1,4 @@
-"""The buttons of a tool approval request: Approve, Deny, Always for this session (once)."""
+"""The buttons of a tool approval request: Approve, Deny, Allow for this session (once)."""
 
 from __future__ import annotations
 

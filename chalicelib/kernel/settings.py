@@ -129,7 +129,8 @@ class Settings(BaseSettings):
     telegram_api_url: str = Field("https://api.telegram.org/bot", validation_alias=_env("TELEGRAM_API_URL"))
     # Plain text in a running task's topic: "steer" (into the running turn where the engine takes
     # input mid-turn) or "queue" (the task's next turn), as /steer and /queue do.
-    telegram_task_text: Literal["steer", "queue"] = Field("steer", validation_alias=_env("TELEGRAM_TASK_TEXT"))
+    telegram_task_text: Literal["steer", "queue"] = Field(
+        "steer", validation_alias=_env("TELEGRAM_TASK_TEXT"))
     # The URL machines reach the API at, for the join commands invites print (else the request's).
     public_url: str = Field("", validation_alias=_env("ITACHI_PUBLIC_URL"))
 

@@ -1,4 +1,5 @@
-"""One engine process for a task: started in the worktree, its NDJSON read line by line."""
+"""The engine processes of a task: started in the worktree, their NDJSON read line by line; a message
+that waits past the engine's end becomes a turn resuming its session (`task_inbox`)."""
 
 from __future__ import annotations
 
@@ -66,11 +67,11 @@ def _run_gated(runner: TaskRunner, engine: Engine, prompt: str, ws: Workspace, e
 
 def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
                fallback: bool) -> tuple[RunSummary, int | None]:
-    """Run `name` on `prompt` in the worktree; return what it did and its exit code."""
+    """Run `name` on `prompt` in the worktree, then each message still waiting as a turn resuming its
+    session; return what it did and its last exit code."""
     ctx, summary = runner.ctx, RunSummary(name)
     engine = ctx.engine(name)
     options = runner.task.get("engine_options") or {}
-    interactive = bool(options.get("interactive")) and engine.streams_input
     env = {**ctx.config.env, "ITACHI_TASK_ID": runner.task_id, "ITACHI_TASK_ATTEMPT": str(runner.attempt),
            "ITACHI_PROJECT": runner.task["project"], "ITACHI_CLIENT": name,
            **approval_env(runner.task, ctx.config.env)}
@@ -87,27 +88,44 @@ def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
     if relay is not None:
         return summary, _run_gated(runner, engine, prompt, ws, env, relay, summary)
     with open(logs / f"{runner.task_id}-{runner.attempt}-{name}.stderr", "w") as stderr:
-        try:
-            argv = engine.session_argv(options) if interactive else engine.task_argv(prompt, options)
-            proc = process_tree.start(argv, cwd=ws.path, env=env, stderr=stderr,
-                                      stdin=subprocess.PIPE if interactive else subprocess.DEVNULL)
-        except OSError as exc:
-            summary.errors.append(f"cannot start {name}: {exc}")
-            return summary, None
-        ctx.registry.record(proc.pid, runner.task_id)
-        runner.set_process(proc)
-        runner.cost_guard.engine_started()
-        runner.event("engine_started", f"{name} started", {"engine": name, "pid": proc.pid})
-        lines: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
-        if interactive:
-            take_turns(runner, engine, proc, prompt, read_lines(proc, lines), summary)
-        else:
-            forward_all(runner, engine, read_lines(proc, lines), summary)
-        code = proc.wait()
-        if process_tree.group_alive(proc.pid):  # background children the engine left behind
-            process_tree.kill_tree(proc, grace_s=0.5)
-        runner.set_process(None)
-        ctx.registry.forget(proc.pid)
-    runner.event("engine_exited", f"{name} exited with code {code}", {"engine": name, "exit_code": code})
+        # Claude Code reads its turns on stdin, so a message can steer the running turn.
+        argv = engine.session_argv(options) if engine.streams_input else engine.task_argv(prompt, options)
+        code = _run_process(runner, engine, argv, prompt, ws, env, stderr, summary)
+        while summary.succeeded(code) and summary.session_id and not runner.stopped:
+            message = runner.inbox.take()  # a message that came after the last turn: resume with it
+            if message is None:
+                break
+            code = _run_process(runner, engine, engine.turn_argv(message[1], summary.session_id),
+                                None, ws, env, stderr, summary)
     return summary, code
+
+
+def _run_process(runner: TaskRunner, engine: Engine, argv: list[str], first_turn: str | None,
+                 ws: Workspace, env: dict[str, str], stderr: IO[str], summary: RunSummary) -> int | None:
+    """One engine process to its end (`first_turn` on stdin for a stream-json engine); its exit code."""
+    ctx, name = runner.ctx, engine.name
+    interactive = engine.streams_input and first_turn is not None
+    try:
+        proc = process_tree.start(argv, cwd=ws.path, env=env, stderr=stderr,
+                                  stdin=subprocess.PIPE if interactive else subprocess.DEVNULL)
+    except OSError as exc:
+        summary.errors.append(f"cannot start {name}: {exc}")
+        return None
+    ctx.registry.record(proc.pid, runner.task_id)
+    runner.set_process(proc)
+    runner.cost_guard.engine_started()
+    runner.event("engine_started", f"{name} started", {"engine": name, "pid": proc.pid})
+    lines: queue.Queue[str | None] = queue.Queue()
+    threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
+    if interactive:
+        assert first_turn is not None
+        take_turns(runner, engine, proc, first_turn, read_lines(proc, lines), summary)
+    else:
+        forward_all(runner, engine, read_lines(proc, lines), summary)
+    code = proc.wait()
+    if process_tree.group_alive(proc.pid):  # background children the engine left behind
+        process_tree.kill_tree(proc, grace_s=0.5)
+    runner.set_process(None)
+    ctx.registry.forget(proc.pid)
+    runner.event("engine_exited", f"{name} exited with code {code}", {"engine": name, "exit_code": code})
+    return code

@@ -1,12 +1,17 @@
-"""Messages to a running task (a subagent run's inbox) and the engine that takes them as turns.
+"""Messages to a running task and the engine turns they become.
 
-A task whose engine options say `interactive` runs Claude Code reading stream-json user turns
-on stdin, as an interactive session does: the prompt is the first turn, and each message the
-server relays (`task_input` on the machine's queue) is written as the next turn once the
-current turn's `result` is out. The engine's stdin closes when a turn ends with nothing waiting,
-and the engine then finishes; a message arriving after that is not lost: the server keeps it
-pending and turns it into a follow-up run. Each delivered message is reported as an `input`
-event carrying its sequence number, which is how the server learns it was delivered.
+Every task message arrives on the machine's queue (`task_input`, with the message's sequence
+number and its mode, `steer` or `queue`). Claude Code runs each task reading stream-json user
+turns on stdin: the prompt is the first turn, a `steer` message is written into the running
+turn at once (Claude Code takes it in mid-turn), and a `queue` message (or one arriving between
+turns) waits until the turn's `result` and is written as the next turn. The engine's stdin
+closes when a turn ends with nothing waiting, and the engine then finishes. Codex and Gemini CLI
+run one headless process per turn: a message waits for the process to end and becomes a turn
+that resumes the engine's own session (`engine_process.run_engine`).
+
+Each message is acknowledged by a task event in the topic: `input_queued` when it waits, `input`
+(carrying `message_seq`, which is how the server learns it was delivered) when the engine got it.
+A message delivered twice by SQS is taken once (its sequence number).
 """
 
 from __future__ import annotations
@@ -15,37 +20,96 @@ import contextlib
 import json
 import subprocess
 import threading
-from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from agent.engines import Engine
 from agent.event_batcher import to_wire
 from chalicelib.tasks.domain.engine_run import RunSummary
+from chalicelib.tasks.domain.steering import (
+    INPUT_KIND,
+    NEXT_TURN,
+    QUEUED,
+    QUEUED_KIND,
+    STEERED,
+    acknowledgement,
+    delivery,
+)
 
 if TYPE_CHECKING:
     from agent.task_runner import TaskRunner
 
+Report = Callable[[str, str, dict[str, Any]], None]
+
 
 class TaskInbox:
-    """Messages for one task in sequence order; each is handed out once."""
+    """Messages for one task in sequence order; each is delivered once, steered or as a turn."""
 
-    def __init__(self) -> None:
-        self._pending: dict[int, str] = {}
-        self._seen: set[int] = set()
+    def __init__(self, report: Report) -> None:
+        self._report = report
+        # Keyed by (seq, mode): a subagent run's messages ("" mode) are numbered apart from the
+        # task's own (its events' seq), and both may reach one task.
+        self._pending: dict[tuple[int, str], str] = {}
+        self._seen: set[tuple[int, str]] = set()
         self._lock = threading.Lock()
+        self._live: subprocess.Popen[str] | None = None  # a stream-json engine whose turn runs
 
-    def add(self, seq: int, text: str) -> None:
+    def add(self, seq: int, text: str, mode: str = "") -> None:
+        """Steer `text` into the running turn, or keep it for the next one (see the module doc)."""
         with self._lock:
-            if seq not in self._seen:
-                self._seen.add(seq)
-                self._pending[seq] = text
+            if (seq, mode) in self._seen:
+                return
+            self._seen.add((seq, mode))
+            live = self._live
+            # Only a stream-json engine's running turn is ever live.
+            how = delivery(mode, streams_input=live is not None, turn_running=live is not None)
+            if how == STEERED and live is not None and write_turn(live, text):
+                self._acknowledge(INPUT_KIND, STEERED, seq, text)
+                return
+            self._pending[(seq, mode)] = text
+        self._acknowledge(QUEUED_KIND, QUEUED, seq, text)
 
     def take(self) -> tuple[int, str] | None:
+        """The first waiting message, reported as delivered as the next turn."""
         with self._lock:
             if not self._pending:
                 return None
-            seq = min(self._pending)
-            return seq, self._pending.pop(seq)
+            key = min(self._pending)
+            text, seq = self._pending.pop(key), key[0]
+        self._acknowledge(INPUT_KIND, NEXT_TURN, seq, text)
+        return seq, text
+
+    def _acknowledge(self, kind: str, how: str, seq: int, text: str) -> None:
+        self._report(kind, acknowledgement(how, text), {"message_seq": seq, "delivery": how})
+
+    def start_turn(self, proc: subprocess.Popen[str], text: str) -> bool:
+        """Write a turn to a stream-json engine; steering goes to it until the turn ends."""
+        with self._lock:
+            if not write_turn(proc, text):
+                self._live = None
+                return False
+            self._live = proc
+            return True
+
+    def end_turn(self, proc: subprocess.Popen[str], *, stopped: bool) -> None:
+        """The turn's result is out: write the next waiting message as a turn, else close stdin."""
+        with self._lock:
+            self._live = None
+            waiting = bool(self._pending) and not stopped
+        message = self.take() if waiting else None
+        if message is None or not self.start_turn(proc, message[1]):
+            close_stdin(proc)
+
+    def detach(self) -> None:
+        with self._lock:
+            self._live = None
+
+    def undelivered(self) -> list[str]:
+        """Forget the messages still waiting (the task has ended) and return them."""
+        with self._lock:
+            texts = [self._pending[key] for key in sorted(self._pending)]
+            self._pending.clear()
+            return texts
 
 
 def write_turn(proc: subprocess.Popen[str], text: str) -> bool:
@@ -69,22 +133,19 @@ def close_stdin(proc: subprocess.Popen[str]) -> None:
 def take_turns(runner: TaskRunner, engine: Engine, proc: subprocess.Popen[str], prompt: str,
                lines: Iterator[str], summary: RunSummary) -> None:
     """Feed the prompt, then one waiting message per finished turn; close stdin when none waits."""
-    if not write_turn(proc, prompt):
+    if not runner.inbox.start_turn(proc, prompt):
         return
-    for line in lines:
-        events = engine.parse(line)
-        for event in events:
-            summary.add(event)
-            wire = to_wire(event)
-            if wire is not None:
-                runner.batcher.add(wire)
-        runner.cost_guard.see(line, events)  # over the cost budget: stopped, no further turn
-        for event in events:
-            if event.kind != "result" or proc.stdin is None or proc.stdin.closed:
-                continue
-            message = runner.inbox.take()
-            if message is None or runner.stopped or not write_turn(proc, message[1]):
-                close_stdin(proc)
-                continue
-            runner.event("input", message[1][:2000], {"message_seq": message[0]})
-    close_stdin(proc)
+    try:
+        for line in lines:
+            events = engine.parse(line)
+            for event in events:
+                summary.add(event)
+                wire = to_wire(event)
+                if wire is not None:
+                    runner.batcher.add(wire)
+            runner.cost_guard.see(line, events)  # over the cost budget: stopped, no further turn
+            if any(e.kind == "result" for e in events) and proc.stdin is not None and not proc.stdin.closed:
+                runner.inbox.end_turn(proc, stopped=runner.stopped)
+    finally:
+        runner.inbox.detach()
+        close_stdin(proc)

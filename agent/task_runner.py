@@ -81,7 +81,7 @@ class TaskRunner:
         self._deadline = self.started + float(self.task["time_budget_s"])
         self._lease_ok = self.started
         self.batcher = EventBatcher(self._post_events)
-        self.inbox = TaskInbox()  # messages relayed to an interactive engine's next turn
+        self.inbox = TaskInbox(self.event)  # messages that steer the engine or wait for its next turn
         self.cost_guard = CostGuard(self, self.task.get("cost_budget_usd"))  # stops it mid-turn
 
     # Control, from other threads.
@@ -121,6 +121,8 @@ class TaskRunner:
         finally:
             self._done.set()
             watch.join(timeout=5)
+        for text in self.inbox.undelivered():  # came after the engine's last turn
+            self.event("notice", f"📨 not delivered, the task has ended: {text[:200]}")
         log.info("task %s ended: %s", self.task_id, finish.status, extra=ids)
         try:
             self._report(finish)

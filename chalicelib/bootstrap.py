@@ -110,7 +110,8 @@ class Container(TaskWiring, AgentWiring, MemoryWiring, GraphWiring, LearningWiri
             agent_cron=self.agent_cron, review=self.memory_review,
             rule_offers=RuleOffers(rules=lambda: self.project_rules, promotion=lambda: self.rule_promotion,
                                    scopes_of=lambda project: self.namespaces.scopes_of(project),
-                                   namespace_names=lambda: [n.name for n in self.namespaces.listing()]))
+                                   namespace_names=lambda: [n.name for n in self.namespaces.listing()]),
+            task_text=self.settings.telegram_task_text)
 
     def machine_of(self, kind: Owned, ref: str) -> tuple[bool, str | None]:
         """Whether a task, session, subagent run or SSH run exists, and the machine it is on (None: none

@@ -18,7 +18,8 @@ SESSION_INPUT = "session_input"  # {"session_id", "seq", "text"}: write one user
 SESSION_CLOSE = "session_close"  # {"session_id"}: end the interactive engine
 SSH_RUN = "ssh_run"              # {"run_id"}: claim and run a one-off command on an SSH target
 FOLDER_LIST = "folder_list"      # {"listing_id", "path", "offset"}: list a folder for the session picker
-TASK_INPUT = "task_input"        # {"task_id", "seq", "text"}: a message for a running task's next turn
+TASK_INPUT = "task_input"        # {"task_id", "seq", "text", "mode"}: a message for a running task:
+                                 # "steer" (into the running turn) or "queue" (its next turn, the default)
 KINDS = frozenset({TASK, CANCEL, SESSION_START, SESSION_INPUT, SESSION_CLOSE, SSH_RUN, FOLDER_LIST,
                    TASK_INPUT})
 _NEEDS = {TASK: "task_id", CANCEL: "task_id", TASK_INPUT: "task_id", SSH_RUN: "run_id",
@@ -37,6 +38,7 @@ class MachineMessage:
     listing_id: str | None = None
     path: str = ""
     offset: int = 0
+    mode: str = ""
 
     def to_body(self) -> dict[str, Any]:
         body: dict[str, Any] = {"kind": self.kind}
@@ -47,6 +49,8 @@ class MachineMessage:
             body["dispatch_seq"] = self.dispatch_seq
         if self.kind in (SESSION_INPUT, TASK_INPUT):
             body.update(seq=self.seq, text=self.text)
+        if self.kind == TASK_INPUT and self.mode:
+            body["mode"] = self.mode
         if self.kind == FOLDER_LIST:
             body.update(path=self.path, offset=self.offset)
         return body
@@ -72,6 +76,6 @@ def parse_machine_message(raw: str) -> MachineMessage:
                               dispatch_seq=int(body.get("dispatch_seq", 0)), seq=int(body.get("seq", 0)),
                               text=str(body.get("text", "")), run_id=body.get("run_id"),
                               listing_id=body.get("listing_id"), path=str(body.get("path", "")),
-                              offset=int(body.get("offset", 0)))
+                              offset=int(body.get("offset", 0)), mode=str(body.get("mode", "")))
     except (TypeError, ValueError):
         raise BadMessage("bad field types") from None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, SettingsConfigDict
@@ -127,6 +127,10 @@ class Settings(BaseSettings):
     telegram_allowed_users: UserIds = Field((), validation_alias=_env("TELEGRAM_ALLOWED_USERS"))
     telegram_chat_id: int | None = Field(None, validation_alias=_env("TELEGRAM_CHAT_ID"))
     telegram_api_url: str = Field("https://api.telegram.org/bot", validation_alias=_env("TELEGRAM_API_URL"))
+    # Plain text in a running task's topic: "steer" (into the running turn where the engine takes
+    # input mid-turn) or "queue" (the task's next turn), as /steer and /queue do.
+    telegram_task_text: Literal["steer", "queue"] = Field(
+        "steer", validation_alias=_env("TELEGRAM_TASK_TEXT"))
     # The URL machines reach the API at, for the join commands invites print (else the request's).
     public_url: str = Field("", validation_alias=_env("ITACHI_PUBLIC_URL"))
 

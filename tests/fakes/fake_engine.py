@@ -10,12 +10,14 @@ ITACHI_ENGINE_<NAME>_COMMAND). What it does comes from directives in the prompt:
   [fake:rate_limit=E1,E2]   when running as one of these engines, report a rate limit, exit 1
   [fake:fail]               report an error result and exit 1
 
-With `--input-format stream-json` it is an interactive Claude session: one answer
-(`echo: ...`) and one `result` line per user message read from stdin, until stdin closes; a
-message with `[fake:rate_limit=claude]` gets Claude's rate-limit lines instead (the process
-stays up, as Claude Code does). Codex and Gemini sessions are one process per turn: a turn
-that resumes (`codex exec ... resume ID PROMPT`, `gemini --resume ID -p PROMPT`) continues that
-session id and says so. `codex app-server` and `gemini --experimental-acp` speak those
+With `--input-format stream-json` it is Claude Code reading its turns on stdin (a task's prompt
+is its first turn): one answer (`echo: ...`) and one `result` line per user message read from
+stdin, until stdin closes, after doing the message's directives; a message written while a
+turn sleeps is taken into that turn (`steered: ...`, logged as `steered`), as Claude Code takes
+a message sent mid-turn; a message with `[fake:rate_limit=claude]` gets Claude's rate-limit
+lines instead (the process stays up, as Claude Code does). Codex and Gemini sessions are one
+process per turn: a turn that resumes (`codex exec ... resume ID PROMPT`, `gemini --resume ID
+-p PROMPT`) continues that session id and says so. `codex app-server` and `gemini --experimental-acp` speak those
 JSON-RPC protocols and ask before commands and writes (`fake_engine_rpc.py`).
 ITACHI_FAKE_ENGINE_LOG, if set, gets one JSON line per start (with its argv, its prompt, the
 session it resumes and the variables named in ITACHI_FAKE_ENGINE_ECHO_ENV), per interactive
@@ -29,9 +31,11 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -129,16 +133,52 @@ def finish(engine: str, text: str, *, error: bool = False, limited: bool = False
 
 
 def interactive(engine: str) -> int:
+    """One turn per stdin line; a line written while a turn sleeps is taken into that turn (steered),
+    as Claude Code takes a message sent mid-turn. Exits 1 if a turn failed, once stdin closes."""
     emit({"type": "system", "subtype": "init", "session_id": "fake-session"})
-    for line in sys.stdin:
-        message = json.loads(line)["message"]["content"]
+    inbox: queue.Queue[str | None] = queue.Queue()
+    threading.Thread(target=read_turns, args=(inbox,), daemon=True).start()
+    failed = False
+    while (message := inbox.get()) is not None:
         log("turn", engine=engine, prompt=message)
         if engine in (dict(DIRECTIVE.findall(message)).get("rate_limit") or "").split(","):
             finish(engine, "", limited=True)
             continue
-        say(engine, f"echo: {message}")
-        finish(engine, f"echo: {message}")
-    return 0
+        steered, closed = steer_while_sleeping(engine, message, inbox)
+        task = bool(os.environ.get("ITACHI_TASK_ID"))  # a session's turn is answered with its echo alone
+        if task or DIRECTIVE.search(message):
+            failed = not do_work(engine, message, sleep=False) or failed
+        if "fail" not in message:
+            done = f"Done by the fake {engine}." if task else f"echo: {message}"
+            answer = " | ".join([done, *(f"steered: {s}" for s in steered)])
+            say(engine, answer)
+            finish(engine, answer)
+        if closed:
+            break
+    return 1 if failed else 0
+
+
+def read_turns(inbox: queue.Queue[str | None]) -> None:
+    for line in sys.stdin:
+        inbox.put(json.loads(line)["message"]["content"])
+    inbox.put(None)
+
+
+def steer_while_sleeping(engine: str, message: str, inbox: queue.Queue[str | None]) -> tuple[list[str], bool]:
+    """Sleep the turn's [fake:sleep=S], taking in the lines that arrive meanwhile; (them, stdin closed)."""
+    deadline = time.monotonic() + sleep_seconds(dict(DIRECTIVE.findall(message)))
+    steered: list[str] = []
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            line = inbox.get(timeout=min(left, 0.1))
+        except queue.Empty:
+            continue
+        if line is None:
+            return steered, True
+        log("steered", engine=engine, prompt=line)
+        say(engine, f"steered: {line}")
+        steered.append(line)
+    return steered, False
 
 
 def resumed(engine: str, argv: list[str]) -> str | None:
@@ -191,24 +231,38 @@ def started(engine: str, session: str) -> None:
 
 
 def run_task(engine: str, prompt: str, resume: str | None = None) -> int:
-    directives = {name: value for name, value in DIRECTIVE.findall(prompt)}
     session = resume or ("fake-thread" if engine == "codex" else "fake-session")
     started(engine, session)
     if engine == "gemini":
         emit({"type": "message", "timestamp": "2026-01-01T00:00:00.100Z", "role": "user", "content": prompt})
     if resume:
         say(engine, f"Resumed {session}")
+    if engine in (dict(DIRECTIVE.findall(prompt)).get("rate_limit") or "").split(","):
+        say(engine, f"Working on: {prompt.splitlines()[0][:80] if prompt else ''}")
+        finish(engine, "", limited=True)
+        return 1
+    if not do_work(engine, prompt, sleep=True):
+        return 1
+    finish(engine, f"Done by the fake {engine}.")
+    return 0
+
+
+def sleep_seconds(directives: dict[str, str]) -> float:
+    seconds = float(directives.get("sleep") or 0)
+    if directives.get("sleep_once") and os.environ.get("ITACHI_TASK_ATTEMPT", "1") == "1":
+        seconds = float(directives["sleep_once"])
+    return seconds
+
+
+def do_work(engine: str, prompt: str, *, sleep: bool) -> bool:
+    """What the prompt's directives ask (a [fake:fail] reports its error result); False if it failed."""
+    directives = {name: value for name, value in DIRECTIVE.findall(prompt)}
     say(engine, f"Working on: {prompt.splitlines()[0][:80] if prompt else ''}")
     if "child" in directives:
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
         log("child", child_pid=child.pid)
-    if engine in (directives.get("rate_limit") or "").split(","):
-        finish(engine, "", limited=True)
-        return 1
-    seconds = float(directives.get("sleep") or 0)
-    if directives.get("sleep_once") and os.environ.get("ITACHI_TASK_ATTEMPT", "1") == "1":
-        seconds = float(directives["sleep_once"])
-    time.sleep(seconds)
+    if sleep:
+        time.sleep(sleep_seconds(directives))
     if directives.get("write"):
         target = Path(directives["write"])
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -216,9 +270,8 @@ def run_task(engine: str, prompt: str, resume: str | None = None) -> int:
         wrote(engine, directives["write"])
     if "fail" in directives:
         finish(engine, "the fake engine failed", error=True)
-        return 1
-    finish(engine, f"Done by the fake {engine}.")
-    return 0
+        return False
+    return True
 
 
 if __name__ == "__main__":

@@ -156,6 +156,17 @@ class FakeTaskEvents:
         return [e for e in self._s.tables.task_events.get(task_id, []) if e.seq > after][:limit]
 
 
+class FakeTaskClaims:
+    def __init__(self, store: TaskStore) -> None:
+        self._s = store
+
+    def claim(self, consumer: str, key: str) -> bool:
+        if (consumer, key) in self._s.tables.claims:
+            return False
+        self._s.tables.claims.add((consumer, key))
+        return True
+
+
 class FakeTaskOutcomes:
     def __init__(self, store: TaskStore) -> None:
         self._s = store
@@ -179,6 +190,7 @@ class InMemoryTasksUnitOfWork(InMemoryUnitOfWork):
         self.outcomes = FakeTaskOutcomes(store)
         self.machines = FakeMachines(store)
         self.sessions = FakeAgentSessions(store)
+        self.claims = FakeTaskClaims(store)
         self.dispatch_locks = 0
         self._before: TaskTables | None = None
 

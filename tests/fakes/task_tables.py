@@ -35,6 +35,7 @@ class TaskTables:
     machines: dict[str, dict[str, Any]] = field(default_factory=dict)
     sessions: dict[str, AgentSession] = field(default_factory=dict)
     session_events: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    claims: set[tuple[str, str]] = field(default_factory=set)
 
     def assigned(self, machine_id: str) -> int:
         return sum(1 for t in self.tasks.values() if t.machine_id == machine_id and t.status in ACTIVE)

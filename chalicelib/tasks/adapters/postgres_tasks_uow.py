@@ -1,9 +1,11 @@
-"""The tasks unit of work over Postgres: one pooled connection, one transaction, five repositories."""
+"""The tasks unit of work over Postgres: one pooled connection, one transaction, five repositories
+and the idempotency claims."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from chalicelib.kernel.idempotency import PostgresClaims
 from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
 from chalicelib.tasks.adapters.agent_session_repository import AgentSessionRepository
 from chalicelib.tasks.adapters.machine_repository import MachineRepository
@@ -20,6 +22,7 @@ class PostgresTasksUnitOfWork(PostgresUnitOfWork):
     outcomes: TaskOutcomeRepository
     machines: MachineRepository
     sessions: AgentSessionRepository
+    claims: PostgresClaims
 
     def _bind(self, conn: Any) -> None:
         self.tasks = TaskRepository(conn)
@@ -27,6 +30,7 @@ class PostgresTasksUnitOfWork(PostgresUnitOfWork):
         self.outcomes = TaskOutcomeRepository(conn)
         self.machines = MachineRepository(conn)
         self.sessions = AgentSessionRepository(conn)
+        self.claims = PostgresClaims(conn)
 
     def lock_dispatch(self) -> None:
         """Held until commit or rollback: two dispatchers cannot both fill a machine's last slot."""

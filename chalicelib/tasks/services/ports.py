@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from chalicelib.kernel.unit_of_work import UnitOfWork
+from chalicelib.kernel.unit_of_work import Claims, UnitOfWork
 from chalicelib.tasks.domain.agent_session_states import AgentSession, SessionStatus
 from chalicelib.tasks.domain.machine_records import Heartbeat, MachineRecord
 from chalicelib.tasks.domain.queue_credentials import QueueCredentials
@@ -124,6 +124,8 @@ class TasksUnitOfWork(UnitOfWork, Protocol):
     def machines(self) -> Machines: ...
     @property
     def sessions(self) -> AgentSessions: ...
+    @property
+    def claims(self) -> Claims: ...
 
     def lock_dispatch(self) -> None:
         """Serialise dispatch decisions until the end of the transaction (one machine slot, one task)."""

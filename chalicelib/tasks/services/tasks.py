@@ -1,4 +1,4 @@
-"""Use cases a user (CLI, API, Telegram) has on tasks: create, find, list, cancel, follow."""
+"""Use cases a user (CLI, API, Telegram) has on tasks: create, find, list, cancel, follow, steer."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.short_ids import resolve_short_id
 from chalicelib.tasks.domain.engine_switch import KNOWN_ENGINES
+from chalicelib.tasks.domain.steering import MESSAGE_KIND, check_message, parse_mode
 from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskEvent, check_repo
 from chalicelib.tasks.domain.task_states import TaskStatus, ensure_transition
 from chalicelib.tasks.services.machines import require_registered
@@ -111,3 +112,27 @@ class TaskService(TaskUseCase):
         body = MachineMessage(TASK_INPUT, task_id=task_id, seq=seq, text=text).to_body()
         self._queues.send_to_machine(task.machine_id, body)
         return True
+
+    def steer(self, ref: str, text: str, *, mode: str, key: str) -> TaskEvent | None:
+        """Send a message to a running task: recorded as a `user_input` event (its seq numbers the
+        message) and sent to the task's machine, which steers the running turn with it or queues it
+        for the next (`domain/steering.py`). Idempotent on `key`: a repeat sends nothing, None."""
+        text, mode = check_message(text), parse_mode(mode)
+        task_id = self.resolve(ref)
+        with self._uow() as uow:
+            task = uow.tasks.get(task_id, for_update=True)
+            if task is None:
+                raise NotFound(f"no task {ref!r}")
+            if task.status != TaskStatus.RUNNING or not task.machine_id:
+                raise InvalidInput(f"task {task_id[:8]} is {task.status.value}, not running: "
+                                   "there is no turn to steer", field="task")
+            if not uow.claims.claim("task-message", key):
+                return None
+            (event,) = uow.events.append(task_id, task.attempts, [NewEvent(
+                MESSAGE_KIND, text[:2000], {"mode": mode, "chars": len(text)})])
+            body = MachineMessage(TASK_INPUT, task_id=task_id, seq=event.seq, text=text, mode=mode).to_body()
+            machine = task.machine_id
+            uow.after_commit(lambda: self._queues.send_to_machine(machine, body))
+            uow.commit()
+        get_logger().info("task message sent", extra={"task_id": task_id, "mode": mode})
+        return event

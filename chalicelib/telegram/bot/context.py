@@ -109,6 +109,7 @@ class BotServices:
     agent_cron: AgentCron | None = None  # /agents cron
     review: MemoryReview | None = None  # the review digest's Keep / Edit / Drop buttons
     rule_offers: RuleOffers | None = None  # /rules and its Promote to <namespace> buttons
+    task_text: str = "steer"  # TELEGRAM_TASK_TEXT: what plain text in a running task's topic does
 
 
 def services(context: Context) -> BotServices:

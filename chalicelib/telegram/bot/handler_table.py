@@ -1,7 +1,7 @@
 """The Application built from the command table, with the handlers that are not commands.
 
 Groups run in order: -1 the allow-list (a stranger stops there), 0 commands and buttons,
-1 the session relay (text in a session's topic), 2 conversation for any other text. Edited
+1 the relay (text in a session's topic, or in a running task's), 2 conversation for any other text. Edited
 messages run nothing: a command is acted on once, when it is sent. Each command of
 `domain/bot_commands.py` is served by the handler bound to it with `@command`.
 """
@@ -40,6 +40,7 @@ from chalicelib.telegram.bot import (  # noqa: F401 (imported for their @command
     rule_commands,
     session_commands,
     ssh_commands,
+    steer_commands,
     task_commands,
 )
 from chalicelib.telegram.bot.context import SERVICES_KEY, BotServices, command_handlers

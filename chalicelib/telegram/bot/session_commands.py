@@ -14,6 +14,7 @@ from chalicelib.kernel.errors import DomainError, InvalidInput
 from chalicelib.tasks.domain.agent_session_states import AgentSession
 from chalicelib.tasks.domain.session_export import export_json, export_markdown
 from chalicelib.telegram.bot.context import Context, blocking, command, reply, services, topic_link, topic_of
+from chalicelib.telegram.bot.steer_commands import task_text
 from chalicelib.telegram.bot.topics import Place, open_topic, register, send_header
 from chalicelib.telegram.domain.bot_commands import (
     MODES,
@@ -115,7 +116,8 @@ async def _walk_reply(context: Context, chat_id: int, topic_id: int, text: str) 
 
 
 async def relay(update: Update, context: Context) -> None:
-    """Text in an open session's topic is the session's next input, bypassing the LLM."""
+    """Text in an open session's topic is the session's next input, and in a running task's topic a
+    message to its engine (`steer_commands`), bypassing the LLM."""
     chat, message = update.effective_chat, update.effective_message
     if chat is None or message is None or not message.text or not topic_of(update):
         return
@@ -124,6 +126,10 @@ async def relay(update: Update, context: Context) -> None:
     if topic is None and await blocking(bot.folder_walks.walking, chat.id, topic_of(update)):
         await _walk_reply(context, chat.id, topic_of(update), message.text)
         raise ApplicationHandlerStop
+    if topic is not None and topic.kind == "task" and topic.status == "open":
+        if await task_text(update, context, topic, message.text):
+            raise ApplicationHandlerStop
+        return
     if topic is None or topic.kind != "session" or topic.status != "open":
         return
     await blocking(bot.sessions.send_input, topic.ref_id, message.text)

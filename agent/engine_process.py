@@ -7,7 +7,7 @@ import queue
 import subprocess
 import threading
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 from agent import process_tree
 from agent.approval_env import approval_env
@@ -36,9 +36,10 @@ def forward_all(runner: TaskRunner, engine: Engine, lines: Iterator[str], summar
         runner.cost_guard.see(line, events)
 
 
-def _run_gated(runner: TaskRunner, engine: Engine, prompt: str, ws: Workspace, env: dict[str, str],
-               relay: ApprovalRelay, summary: RunSummary) -> int | None:
-    """Codex or Gemini asking the task's topic before its tool calls (`agent/gated_turn.py`)."""
+def _run_gated(runner: TaskRunner, engine: Engine, prompt: str, resume: str | None, ws: Workspace,
+               env: dict[str, str], relay: ApprovalRelay, summary: RunSummary) -> int | None:
+    """One turn of Codex or Gemini asking the task's topic before its tool calls (`agent/gated_turn.py`);
+    `resume`: the engine session a later turn continues."""
     def forward(event: EngineEvent) -> None:
         summary.add(event)
         wire = to_wire(event)
@@ -55,9 +56,10 @@ def _run_gated(runner: TaskRunner, engine: Engine, prompt: str, ws: Workspace, e
             runner.event("engine_started", f"{engine.name} started", {"engine": engine.name, "pid": proc.pid})
 
     logs = runner.ctx.config.home / "logs" / "tasks"
-    with open(logs / f"{runner.task_id}-{runner.attempt}-{engine.name}.stderr", "w") as stderr:
+    with open(logs / f"{runner.task_id}-{runner.attempt}-{engine.name}.stderr", "a") as stderr:
         options = runner.task.get("engine_options")
-        code = run_gated_turn(engine, with_system_prompt(prompt, engine.name, options), None,
+        text = with_system_prompt(prompt, engine.name, options) if resume is None else prompt
+        code = run_gated_turn(engine, text, resume,
                               cwd=ws.path, env=env, stderr=stderr, relay=relay, forward=forward,
                               attach=attach, options=options)
     runner.event("engine_exited", f"{engine.name} exited with code {code}", {"engine": engine.name,
@@ -84,9 +86,15 @@ def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
     logs.mkdir(parents=True, exist_ok=True)
     if runner.stopped:
         return summary, None
-    relay = relay_for(ctx.api, runner.task, ctx.config.env) if name in GATED and not interactive else None
-    if relay is not None:
-        return summary, _run_gated(runner, engine, prompt, ws, env, relay, summary)
+    relay = relay_for(ctx.api, runner.task, ctx.config.env) if name in GATED else None
+    if relay is not None:  # Codex or Gemini under approvals: each turn in its approval protocol
+        code = _run_gated(runner, engine, prompt, None, ws, env, relay, summary)
+        while summary.succeeded(code) and summary.session_id and not runner.stopped:
+            message = runner.inbox.take()  # a message that came after the last turn: resume with it
+            if message is None:
+                break
+            code = _run_gated(runner, engine, message[1], summary.session_id, ws, env, relay, summary)
+        return summary, code
     with open(logs / f"{runner.task_id}-{runner.attempt}-{name}.stderr", "w") as stderr:
         # Claude Code reads its turns on stdin, so a message can steer the running turn.
         argv = engine.session_argv(options) if engine.streams_input else engine.task_argv(prompt, options)

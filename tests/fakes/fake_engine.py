@@ -17,8 +17,9 @@ turn sleeps is taken into that turn (`steered: ...`, logged as `steered`), as Cl
 a message sent mid-turn; a message with `[fake:rate_limit=claude]` gets Claude's rate-limit
 lines instead (the process stays up, as Claude Code does). Codex and Gemini sessions are one
 process per turn: a turn that resumes (`codex exec ... resume ID PROMPT`, `gemini --resume ID
--p PROMPT`) continues that session id and says so. `codex app-server` and `gemini --experimental-acp` speak those
-JSON-RPC protocols and ask before commands and writes (`fake_engine_rpc.py`).
+-p PROMPT`) continues that session id and says so. `codex app-server` and `gemini
+--experimental-acp` speak those JSON-RPC protocols and ask before commands and writes
+(`fake_engine_rpc.py`).
 ITACHI_FAKE_ENGINE_LOG, if set, gets one JSON line per start (with its argv, its prompt, the
 session it resumes and the variables named in ITACHI_FAKE_ENGINE_ECHO_ENV), per interactive
 turn, and per end (pid, time, task, attempt). As claude with

@@ -58,8 +58,9 @@ def test_text_in_a_running_codex_task_is_queued_and_resumes_its_session_after_th
     tmp_path: Path, database_url: str,
 ) -> None:
     repo = make_repo(tmp_path / "myproject")
+    # Headless `codex exec` (approvals off): the turns are processes, each start logged with its resume.
     with telegram_stack(tmp_path, database_url, ITACHI_AGENT_REPOS=f"myproject={repo}",
-                        ITACHI_ENGINE_PRIORITY="codex") as t:
+                        ITACHI_ENGINE_PRIORITY="codex", ITACHI_APPROVALS="0") as t:
         story = "\n".join(run_until_steered(t, tmp_path, "then run the linter"))
         (task,) = t.container.tasks.list_tasks()
 

@@ -125,8 +125,7 @@ class AgentSessionService(TaskUseCase):
             uow.sessions.append_events(session_id, [NewEvent("started", f"on {machine_id}")])
             inputs = uow.sessions.events(session_id, after=0, limit=1000, kind=INPUT_KIND)
             uow.commit()
-        return updated, [{"seq": i["data"].get("seq"), "text": i["text"],
-                          "files": [f["name"] for f in i["data"].get("files") or ()]} for i in inputs]
+        return updated, [_turn(i) for i in inputs]
 
     def attachment(self, session_id: str, machine_id: str, seq: int, index: int) -> dict[str, Any]:
         """File `index` of turn `seq`, for the session's own machine: {"name", "size", "file_id"}."""
@@ -212,3 +211,10 @@ class AgentSessionService(TaskUseCase):
         if session.machine_id != machine_id:
             raise Conflict(f"session runs on {session.machine_id}, not {machine_id}")
         return session
+
+
+def _turn(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored input as the claim returns it: {seq, text} and, when it has any, its files' names."""
+    turn = {"seq": stored["data"].get("seq"), "text": stored["text"]}
+    files = [f["name"] for f in stored["data"].get("files") or ()]
+    return {**turn, "files": files} if files else turn

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib.contracts.attachments import attached_images
 from chalicelib.tasks.domain.engine_events import EngineEvent, parse_line
 
 _STREAM = ("--output-format", "stream-json", "--verbose")
@@ -82,8 +83,15 @@ class Engine:
         return [*self.program, "-p", "--input-format", "stream-json", *_STREAM, *flags]
 
     def turn_argv(self, prompt: str, resume: str | None) -> list[str]:
-        """One turn of a session, continuing the engine's own session `resume` (from its init line)."""
+        """One turn of a session, continuing the engine's own session `resume` (from its init line).
+
+        Codex's first turn gets the images the turn names as `--image` (`codex exec resume` takes
+        no images: later turns name their path, which Codex reads with its tools)."""
         if resume is None:
+            images = attached_images(prompt) if self.name == "codex" else []
+            if images:
+                return [*self.program, "exec", "--json", f"--image={','.join(images)}", "--full-auto",
+                        "--skip-git-repo-check", prompt]
             return self.task_argv(prompt)
         if self.name == "codex":
             return [*self.program, "exec", "--json", "--full-auto", "--skip-git-repo-check", "resume",

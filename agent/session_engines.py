@@ -33,9 +33,13 @@ from chalicelib.tasks.domain.engine_run import RunSummary
 
 
 class TurnQueue:
-    """User turns in sequence order, whatever order they arrived in."""
+    """User turns in sequence order, whatever order they arrived in.
 
-    def __init__(self) -> None:
+    `prepare(seq, text)` makes a taken turn ready (its files fetched) outside the queue's lock.
+    """
+
+    def __init__(self, prepare: Callable[[int, str], str] | None = None) -> None:
+        self._prepare = prepare
         self._inputs: dict[int, str] = {}
         self._next = 1
         self._cond = threading.Condition()
@@ -59,9 +63,11 @@ class TurnQueue:
                 if self.closing or not alive():
                     return None
                 if self._next in self._inputs:
-                    self._next += 1
-                    return self._inputs.pop(self._next - 1)
+                    seq, self._next = self._next, self._next + 1
+                    text = self._inputs.pop(seq)
+                    break
                 self._cond.wait(0.25)
+        return self._prepare(seq, text) if self._prepare is not None else text
 
 
 class SessionHost(Protocol):

@@ -18,6 +18,7 @@ from agent import process_tree
 from agent.agent_context import AgentContext, call_with_retry, log
 from agent.approval_env import approval_env
 from agent.approval_relay import ApprovalRelay, relay_for
+from agent.attachment_files import save_files, with_files
 from agent.event_batcher import EventBatcher, to_wire
 from agent.session_engines import TurnQueue, run_stint
 from agent.worktrees import WorkspaceError, git
@@ -40,7 +41,10 @@ class SessionRunner:
     def __init__(self, ctx: AgentContext, session_id: str) -> None:
         self.ctx = ctx
         self.session_id = session_id
-        self.turns = TurnQueue()
+        self.turns = TurnQueue(prepare=self._with_files)
+        self._files: dict[int, tuple[str, ...]] = {}  # a turn's attachments, by its seq
+        self._cwd: Path | None = None
+        self._engine = ""
         self._done = threading.Event()
         self._proc: subprocess.Popen[str] | None = None
         self._proc_lock = threading.Lock()
@@ -52,7 +56,9 @@ class SessionRunner:
         self._relay: ApprovalRelay | None = None
 
     # Control, from the work router's thread.
-    def add_input(self, seq: int, text: str) -> None:
+    def add_input(self, seq: int, text: str, files: tuple[str, ...] = ()) -> None:
+        if files:
+            self._files.setdefault(seq, files)
         self.turns.add(seq, text)
 
     def close(self) -> None:
@@ -85,7 +91,7 @@ class SessionRunner:
             self._ended(0, None)
             return
         for item in claim.inputs:
-            self.turns.add(int(item["seq"]), str(item["text"]))
+            self.add_input(int(item["seq"]), str(item["text"]), tuple(item.get("files") or ()))
         threading.Thread(target=self._tick, daemon=True).start()
         try:
             code = self._run_engines(session)
@@ -98,7 +104,7 @@ class SessionRunner:
         self._ended(code, None if code in (0, None) or closing else f"engine exited with code {code}")
 
     def _run_engines(self, session: dict[str, Any]) -> int | None:
-        cwd = self._workdir(session)
+        cwd = self._cwd = self._workdir(session)
         logs = self.ctx.config.home / "logs" / "sessions"
         logs.mkdir(parents=True, exist_ok=True)
         self._order = engine_order(session["engine"], self.ctx.config.engine_priority)
@@ -110,7 +116,7 @@ class SessionRunner:
                    **approval_env(session, self.ctx.config.env)}
             if self._tried:
                 env[FALLBACK_ENV] = "1"
-            self._next_engine = None
+            self._next_engine, self._engine = None, name
             stint = run_stint(self, self.ctx.engine(name), first, cwd=cwd, env=env,
                               stderr_path=logs / f"{self.session_id}-{name}.stderr", relay=self._relay)
             self._tried.append(name)
@@ -153,6 +159,17 @@ class SessionRunner:
         self._switches = int(answer["engine_switches"])
         self._next_engine = decision.next_engine
         return True
+
+    def _with_files(self, seq: int, text: str) -> str:
+        """A turn with attachments: its files saved in the session's folder and named first."""
+        names = self._files.pop(seq, ())
+        if not names or self._cwd is None:
+            return text
+        def fetch(path: str) -> Any:
+            return self.ctx.api.get(path, machine_id=self.ctx.machine_id)
+
+        saved = save_files(fetch, self.session_id, seq, names, self._cwd, self._notice)
+        return with_files(text, names, saved, self._engine)
 
     def _notice(self, text: str) -> None:
         self.batcher.add(ProgressEvent("notice", text, {}))

@@ -78,7 +78,7 @@ class WorkRouter:
                 session = self.sessions.get(str(msg.session_id))
             # Inputs for a session not running here yet arrive with its claim; closes need nothing.
             if session is not None and msg.kind == mm.SESSION_INPUT:
-                session.add_input(msg.seq, msg.text)
+                session.add_input(msg.seq, msg.text, msg.files)
             elif session is not None and msg.kind == mm.SESSION_CLOSE:
                 session.close()
         self.ctx.delete_message(message.receipt_handle)

@@ -14,7 +14,7 @@ from typing import Any
 TASK = "task"                    # {"task_id", "dispatch_seq"}: claim and run it
 CANCEL = "cancel"                # {"task_id"}: kill the task's process tree
 SESSION_START = "session_start"  # {"session_id"}: start an interactive engine
-SESSION_INPUT = "session_input"  # {"session_id", "seq", "text"}: write one user turn
+SESSION_INPUT = "session_input"  # {"session_id", "seq", "text", "files"?}: write one user turn
 SESSION_CLOSE = "session_close"  # {"session_id"}: end the interactive engine
 SSH_RUN = "ssh_run"              # {"run_id"}: claim and run a one-off command on an SSH target
 FOLDER_LIST = "folder_list"      # {"listing_id", "path", "offset"}: list a folder for the session picker
@@ -39,6 +39,7 @@ class MachineMessage:
     path: str = ""
     offset: int = 0
     mode: str = ""
+    files: tuple[str, ...] = ()  # a session turn's attachments, by name: fetched by their index
 
     def to_body(self) -> dict[str, Any]:
         body: dict[str, Any] = {"kind": self.kind}
@@ -51,6 +52,8 @@ class MachineMessage:
             body.update(seq=self.seq, text=self.text)
         if self.kind == TASK_INPUT and self.mode:
             body["mode"] = self.mode
+        if self.files:
+            body["files"] = list(self.files)
         if self.kind == FOLDER_LIST:
             body.update(path=self.path, offset=self.offset)
         return body
@@ -76,6 +79,7 @@ def parse_machine_message(raw: str) -> MachineMessage:
                               dispatch_seq=int(body.get("dispatch_seq", 0)), seq=int(body.get("seq", 0)),
                               text=str(body.get("text", "")), run_id=body.get("run_id"),
                               listing_id=body.get("listing_id"), path=str(body.get("path", "")),
-                              offset=int(body.get("offset", 0)), mode=str(body.get("mode", "")))
+                              offset=int(body.get("offset", 0)), mode=str(body.get("mode", "")),
+                              files=tuple(str(f) for f in body.get("files") or ()))
     except (TypeError, ValueError):
         raise BadMessage("bad field types") from None

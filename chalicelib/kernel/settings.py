@@ -65,6 +65,7 @@ class Settings(BaseSettings):
     openai_api_key: str = Field("", repr=False, validation_alias=_env("OPENAI_API_KEY"))
     openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
     llm_model: str = Field("gpt-4o-mini", validation_alias=_env("ITACHI_LLM_MODEL"))
+    transcription_model: str = Field("whisper-1", validation_alias=_env("ITACHI_TRANSCRIPTION_MODEL"))
     llm_daily_budget_usd: float = Field(1.0, ge=0, validation_alias=_env("ITACHI_LLM_DAILY_BUDGET_USD"))
     # 0 = no token cap, the dollar cap applies
     llm_daily_budget_tokens: int = Field(0, ge=0, validation_alias=_env("ITACHI_LLM_DAILY_BUDGET_TOKENS"))

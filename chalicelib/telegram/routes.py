@@ -1,18 +1,22 @@
-"""POST /telegram/webhook: Telegram's updates. Outside /api/*: Telegram's secret header, not an API key."""
+"""POST /telegram/webhook: Telegram's updates. Outside /api/*: Telegram's secret header, not an API key.
+
+GET /api/sessions/{id}/files/{seq}/{index}: a file sent to a session's topic, for its machine."""
 
 from __future__ import annotations
 
+import base64
 import hmac
 from typing import TYPE_CHECKING, Protocol
 
 from chalice import Response
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from chalicelib.kernel.http import ApiBlueprint, error_response, ok, parse_body
+from chalicelib.kernel.http import ApiBlueprint, WireModel, error_response, ok, parse_body, parse_query
 from chalicelib.kernel.wire import Int64, strip_nul
 
 if TYPE_CHECKING:
     from chalicelib.kernel.settings import Settings
+    from chalicelib.telegram.services.session_files import SessionFiles
     from chalicelib.telegram.services.telegram_intake import TelegramIntake
 
 class Uses(Protocol):
@@ -20,6 +24,8 @@ class Uses(Protocol):
     def settings(self) -> Settings: ...
     @property
     def telegram_intake(self) -> TelegramIntake: ...
+    @property
+    def session_files(self) -> SessionFiles: ...
 
 
 bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
@@ -49,3 +55,16 @@ def telegram_webhook() -> Response:
     # An update is captured text: NULs are removed rather than refused (Telegram would redeliver).
     accepted = container.telegram_intake.accept(strip_nul(request.json_body))
     return ok({"ok": True, "duplicate": not accepted})
+
+
+class FileQuery(WireModel):
+    machine_id: str = Field(min_length=1, max_length=100)
+
+
+@bp.route("/api/sessions/{session_id}/files/{seq}/{index}", methods=["GET"])
+def session_file(session_id: str, seq: str, index: str) -> Response:
+    q = parse_query(bp.current_request, FileQuery)
+    if not (seq.isdigit() and index.isdigit()):
+        return error_response(400, "invalid_input", "seq and index are whole numbers")
+    name, data = bp.services.session_files.fetch(session_id, q.machine_id, int(seq), int(index))
+    return ok({"name": name, "size": len(data), "content_b64": base64.b64encode(data).decode()})

@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     from chalicelib.kernel.database import Database
     from chalicelib.kernel.queues import SqsQueues
     from chalicelib.kernel.settings import Settings
+    from chalicelib.llm.services.budgeted_transcriber import BudgetedTranscriber, DisabledTranscriber
     from chalicelib.llm.services.ports import LanguageModel, LlmUnits
     from chalicelib.memory.services.ports import Embedder
 
@@ -49,6 +50,21 @@ class CoreWiring:
         chat = OpenAIChat(api_key=s.openai_api_key, base_url=s.openai_base_url, model=s.llm_model)
         return BudgetedLlm(chat, self.llm_units,
                            DailyBudget(usd=s.llm_daily_budget_usd, tokens=s.llm_daily_budget_tokens))
+
+    @cached_property
+    def transcriber(self) -> BudgetedTranscriber | DisabledTranscriber:
+        """Voice notes to text, within the LLM budget (a disabled one without an API key)."""
+        from chalicelib.llm.adapters.openai_transcription import OpenAITranscription
+        from chalicelib.llm.domain.llm_budget import DailyBudget
+        from chalicelib.llm.services.budgeted_transcriber import BudgetedTranscriber, DisabledTranscriber
+
+        s = self.settings
+        if not s.llm_enabled:
+            return DisabledTranscriber()
+        speech = OpenAITranscription(api_key=s.openai_api_key, base_url=s.openai_base_url,
+                                     model=s.transcription_model)
+        return BudgetedTranscriber(speech, self.llm_units,
+                                   DailyBudget(usd=s.llm_daily_budget_usd, tokens=s.llm_daily_budget_tokens))
 
     # Memory core: the embedder (cached, local model or OpenAI) and the memory service.
     @cached_property

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from chalicelib.telegram.services.folder_walks import FolderWalks
     from chalicelib.telegram.services.ports import UnitOfWorkFactory as TelegramUnitOfWorkFactory
     from chalicelib.telegram.services.reminders import Reminders
+    from chalicelib.telegram.services.session_files import SessionFiles
     from chalicelib.telegram.services.telegram_intake import AccessGuard, TelegramIntake, UpdateRunner
     from chalicelib.telegram.services.topic_directory import TopicDirectory
     from chalicelib.telegram.services.topic_streams import StreamPacing, TopicStreams
@@ -111,6 +112,13 @@ class TelegramWiring(CoreWiring):
 
         return TopicStreams(self.telegram_uow, self.telegram_gateway, SqsStreamTrigger(self.queues),
                             self.stream_pacing)
+
+    @cached_property
+    def session_files(self) -> SessionFiles:
+        """Files sent to a session's topic, fetched from Telegram when its machine asks."""
+        from chalicelib.telegram.services.session_files import SessionFiles
+
+        return SessionFiles(self.agent_sessions.attachment, self.telegram_gateway.download)
 
     @cached_property
     def reminders(self) -> Reminders:

@@ -1,4 +1,4 @@
-"""A local fake of the OpenAI chat completions and embeddings API, for the real openai SDK.
+"""A local fake of the OpenAI chat completions, embeddings and transcriptions API, for the real openai SDK.
 
 Itachi's integration tests point ``OpenAI(api_key=..., base_url=fake.base_url)`` at it.
 Chat requests are checked as the real API checks them (``openai_rules``: per-model parameters,
@@ -10,6 +10,7 @@ API's status, message, param and code. Replies are scripted: content, a refusal,
 request's output cap is cut to it with ``finish_reason: "length"``, as the real API does.
 Embeddings are deterministic unit vectors built from hashes of the text and its words, so
 equal texts get equal vectors and texts sharing words point in similar directions.
+Transcriptions are ``openai_audio``'s.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from http import HTTPStatus
 from typing import Any, NamedTuple
 
 from tests.fakes.local_http_server import LocalHttpServer, Reply
+from tests.fakes.openai_audio import TRANSCRIPTIONS_PATH, transcription
 from tests.fakes.openai_embedding_rules import answer_dimensions, check_embeddings_request
 from tests.fakes.openai_message_rules import check_chat_shape
 from tests.fakes.openai_rules import check_chat_request, output_cap
@@ -140,17 +142,22 @@ class FakeOpenAI(LocalHttpServer):
 
     def respond(self, method: str, path: str, headers: Message, body: bytes) -> Reply:
         route = path.partition("?")[0]
+        audio = method == "POST" and route == TRANSCRIPTIONS_PATH
         try:
-            payload = json.loads(body) if body else None
+            payload = json.loads(body) if body and not audio else None
         except ValueError:
             payload = None
-        with self._lock:
-            self.requests.append(RecordedRequest(route, {k.lower(): v for k, v in headers.items()}, payload))
         if not _BEARER.fullmatch(headers.get("Authorization", "").strip()):
+            self._record(route, headers, payload)
             return Reply(
                 HTTPStatus.UNAUTHORIZED,
                 error_body(401, "You didn't provide an API key in the Authorization header."),
             )
+        if audio:
+            reply, payload = transcription(headers.get("Content-Type", ""), body, error_body)
+            self._record(route, headers, payload)
+            return reply
+        self._record(route, headers, payload)
         if method != "POST" or route not in (CHAT_PATH, EMBEDDINGS_PATH):
             return Reply(HTTPStatus.NOT_FOUND, error_body(404, f"Invalid URL ({method} {route})"))
         if not isinstance(payload, dict):
@@ -158,6 +165,10 @@ class FakeOpenAI(LocalHttpServer):
         if route == CHAT_PATH:
             return self._chat_completion(payload)
         return self._embeddings(payload)
+
+    def _record(self, route: str, headers: Message, payload: Any) -> None:
+        with self._lock:
+            self.requests.append(RecordedRequest(route, {k.lower(): v for k, v in headers.items()}, payload))
 
     def _next_scripted(self, script: deque[_Scripted]) -> _Scripted | None:
         with self._lock:

@@ -6,8 +6,9 @@ records every call, answers with real Bot API shapes, serves pushed updates to g
 
 It refuses what Telegram refuses: a message to a topic that does not exist ("message thread
 not found") or is closed, anything sent to a user who blocked the bot or a group that removed
-it (403), edits and deletions of unknown messages, texts over 4096 UTF-16 code units, topics
-in a chat that is not a forum, and changes to unknown topics or that change nothing; messages
+it (403), files over 20 MB (``telegram_files``, which serves users' files), edits and
+deletions of unknown messages, texts over 4096 UTF-16 code units, topics in a chat that is not
+a forum, and changes to unknown topics or that change nothing; messages
 over Telegram's flood limits (``telegram_limits``: 20 a minute in a group, 429 with
 ``retry_after``), texts that do not parse in their ``parse_mode`` and ``callback_data`` over
 64 bytes (``telegram_markup``).
@@ -19,6 +20,7 @@ import contextlib
 import json
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Iterator
 from email.message import Message
 from http import HTTPStatus
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.local_http_server import LocalHttpServer, Reply
+from tests.fakes.telegram_files import FilesMixin
 from tests.fakes.telegram_limits import SENDING_METHODS, FloodControl, TelegramLimits
 from tests.fakes.telegram_markup import check_entities, check_keyboard
 from tests.fakes.telegram_updates import UpdatesMixin
@@ -51,7 +54,7 @@ def load_update_fixture(name: str) -> Params:
     return loaded
 
 
-class FakeTelegram(UpdatesMixin, LocalHttpServer):
+class FakeTelegram(FilesMixin, UpdatesMixin, LocalHttpServer):
     """Serve the Bot API at ``/bot<token>/<method>`` on an ephemeral 127.0.0.1 port.
 
     Use it as a context manager. Chat ids below -1000000000000 are supergroups, forums only
@@ -79,6 +82,8 @@ class FakeTelegram(UpdatesMixin, LocalHttpServer):
         self._sent: list[Params] = []
         self._updates: list[Params] = []
         self._failures: dict[str, list[ApiError]] = {}
+        self._files = {}
+        self._paths = {}
         self._next_message_id = 1
         self._next_update_id = 1
         self._lock = threading.Lock()
@@ -104,6 +109,7 @@ class FakeTelegram(UpdatesMixin, LocalHttpServer):
                 "setMyCommands": self._set_my_commands,
                 "getMyCommands": lambda _: list(self.commands),
                 "getUpdates": self._get_updates,
+                "getFile": self._get_file,
             }.items()
         }
 
@@ -186,6 +192,10 @@ class FakeTelegram(UpdatesMixin, LocalHttpServer):
 
     def respond(self, method: str, path: str, headers: Message, body: bytes) -> Reply:
         route, _, query = path.partition("?")
+        file_route = urllib.parse.unquote(route)  # PTB quotes the token's ':' in download links
+        if file_route.startswith(f"/file/bot{self.token}/"):
+            with self._lock:
+                return self._download(file_route[len(f"/file/bot{self.token}/"):])
         prefix = f"/bot{self.token}/"
         if not route.startswith(prefix):
             status = HTTPStatus.UNAUTHORIZED if route.startswith("/bot") else HTTPStatus.NOT_FOUND

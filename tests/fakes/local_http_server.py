@@ -11,7 +11,7 @@ from typing import Any, NamedTuple, Self
 
 
 class Reply(NamedTuple):
-    """An HTTP answer: status, a JSON-serialisable body and extra headers."""
+    """An HTTP answer: status, a JSON-serialisable body (bytes: sent as they are) and extra headers."""
 
     status: int
     body: Any
@@ -84,10 +84,11 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         reply = self.server.fake.respond(self.command, self.path, self.headers, body)
-        data = json.dumps(reply.body).encode()
+        raw = isinstance(reply.body, bytes)
+        data = reply.body if raw else json.dumps(reply.body).encode()
         try:
             self.send_response(reply.status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", "application/octet-stream" if raw else "application/json")
             self.send_header("Content-Length", str(len(data)))
             for name, value in (reply.headers or {}).items():
                 self.send_header(name, value)

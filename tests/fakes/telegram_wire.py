@@ -23,7 +23,7 @@ FREE_TEXT_FIELDS = frozenset(
     {
         "text", "caption", "name", "title", "description", "short_description", "data",
         "callback_query_id", "inline_message_id", "url", "secret_token", "query",
-        "icon_custom_emoji_id", "parse_mode", "question", "emoji", "file_name",
+        "icon_custom_emoji_id", "parse_mode", "question", "emoji", "file_name", "file_id",
     }
 )  # fmt: skip
 

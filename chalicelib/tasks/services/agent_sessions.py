@@ -9,7 +9,7 @@ unordered delivery cannot reorder turns), posts the engine's events and reports 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -70,15 +70,19 @@ class AgentSessionService(TaskUseCase):
         with self._uow() as uow:  # a machine key sees its own machine's sessions only
             return uow.sessions.search(machine=machine or own_machine(), status=status, limit=limit)
 
-    def send_input(self, session_id: str, text: str) -> int:
-        """Store one user turn and forward it to the machine; return its sequence number."""
+    def send_input(self, session_id: str, text: str, files: Sequence[Mapping[str, Any]] = ()) -> int:
+        """Store one user turn and forward it to the machine; return its sequence number.
+
+        `files` are the turn's attachments as {"name", "size", "file_id"} (Telegram keeps the
+        bytes; the machine fetches each through `attachment`)."""
         with self._uow() as uow:
             session = self._require(uow, session_id, for_update=True)
             if session.status not in {SessionStatus.STARTING, SessionStatus.ACTIVE}:
                 raise Conflict(f"session is {session.status.value}")
-            seq = self._append_input(uow, session_id, text)
+            seq = self._append_input(uow, session_id, text, [dict(f) for f in files])
             uow.commit()
-        message = MachineMessage(SESSION_INPUT, session_id=session_id, seq=seq, text=text)
+        message = MachineMessage(SESSION_INPUT, session_id=session_id, seq=seq, text=text,
+                                 files=tuple(str(f["name"]) for f in files))
         self._send(session.machine_id, message)
         return seq
 
@@ -121,7 +125,17 @@ class AgentSessionService(TaskUseCase):
             uow.sessions.append_events(session_id, [NewEvent("started", f"on {machine_id}")])
             inputs = uow.sessions.events(session_id, after=0, limit=1000, kind=INPUT_KIND)
             uow.commit()
-        return updated, [{"seq": i["data"].get("seq"), "text": i["text"]} for i in inputs]
+        return updated, [_turn(i) for i in inputs]
+
+    def attachment(self, session_id: str, machine_id: str, seq: int, index: int) -> dict[str, Any]:
+        """File `index` of turn `seq`, for the session's own machine: {"name", "size", "file_id"}."""
+        with self._uow() as uow:
+            self._owned(uow, session_id, machine_id)
+            inputs = uow.sessions.events(session_id, after=0, limit=1000, kind=INPUT_KIND)
+        files = next((i["data"].get("files") or [] for i in inputs if i["data"].get("seq") == seq), [])
+        if not 0 <= index < len(files):
+            raise NotFound(f"turn {seq} of session {session_id} has no file {index}")
+        return dict(files[index])
 
     def record_events(self, session_id: str, machine_id: str, events: Sequence[NewEvent]) -> int:
         with self._uow() as uow:
@@ -174,9 +188,11 @@ class AgentSessionService(TaskUseCase):
         self._queues.send_to_machine(machine_id, message.to_body())
 
     @staticmethod
-    def _append_input(uow: TasksUnitOfWork, session_id: str, text: str) -> int:
+    def _append_input(uow: TasksUnitOfWork, session_id: str, text: str,
+                      files: list[dict[str, Any]] | None = None) -> int:
         seq = uow.sessions.next_input_seq(session_id)
-        uow.sessions.append_events(session_id, [NewEvent(INPUT_KIND, text, {"seq": seq})])
+        data: dict[str, Any] = {"seq": seq, **({"files": files} if files else {})}
+        uow.sessions.append_events(session_id, [NewEvent(INPUT_KIND, text, data)])
         return seq
 
     @staticmethod
@@ -195,3 +211,10 @@ class AgentSessionService(TaskUseCase):
         if session.machine_id != machine_id:
             raise Conflict(f"session runs on {session.machine_id}, not {machine_id}")
         return session
+
+
+def _turn(stored: dict[str, Any]) -> dict[str, Any]:
+    """A stored input as the claim returns it: {seq, text} and, when it has any, its files' names."""
+    turn = {"seq": stored["data"].get("seq"), "text": stored["text"]}
+    files = [f["name"] for f in stored["data"].get("files") or ()]
+    return {**turn, "files": files} if files else turn

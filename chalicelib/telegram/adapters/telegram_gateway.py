@@ -72,6 +72,19 @@ class LoopGateway:
             chat_id, content, filename=file_name, caption=caption, message_thread_id=topic_id or None))
         return message.message_id
 
+    async def download(self, file_id: str, max_bytes: int) -> bytes:
+        """A file users sent (getFile, then its download link); SendFailed if over `max_bytes`."""
+        async def fetch(bot: Bot) -> bytes:
+            file = await bot.get_file(file_id)
+            if (file.file_size or 0) > max_bytes:
+                raise SendFailed(f"file is {file.file_size} bytes; at most {max_bytes} are taken")
+            data = bytes(await file.download_as_bytearray())
+            if len(data) > max_bytes:
+                raise SendFailed(f"file is {len(data)} bytes; at most {max_bytes} are taken")
+            return data
+
+        return await self._call(fetch)
+
     async def ask(self, chat_id: int, text: str, *, topic_id: int = 0, placeholder: str = "") -> int:
         """Send a question whose answer is a reply to it (the client opens the reply box)."""
         message = await self._call(lambda bot: bot.send_message(
@@ -157,6 +170,9 @@ class TelegramGateway:
 
     def close_topic(self, chat_id: int, topic_id: int) -> None:
         self._run(lambda bot: bot.close_topic(chat_id, topic_id))
+
+    def download(self, file_id: str, max_bytes: int) -> bytes:
+        return self._run(lambda bot: bot.download(file_id, max_bytes), 120)
 
     def webhook_url(self) -> str:
         """The webhook Telegram posts to for this bot ("" when none is set)."""

@@ -13,7 +13,7 @@ from telegram.ext import ContextTypes
 from chalicelib.telegram.domain.bot_commands import COMMANDS, spec
 from chalicelib.telegram.domain.telegram_text import split_message
 from chalicelib.telegram.domain.topic_story import topic_link as topic_link  # the handlers import it here
-from chalicelib.telegram.services.ports import Keyboard
+from chalicelib.telegram.services.ports import Keyboard, Transcriber
 
 if TYPE_CHECKING:
     from chalicelib.agents.services.cron import AgentCron
@@ -110,6 +110,7 @@ class BotServices:
     review: MemoryReview | None = None  # the review digest's Keep / Edit / Drop buttons
     rule_offers: RuleOffers | None = None  # /rules and its Promote to <namespace> buttons
     task_text: str = "steer"  # TELEGRAM_TASK_TEXT: what plain text in a running task's topic does
+    transcriber: Transcriber | None = None  # voice notes in a session's topic
 
 
 def services(context: Context) -> BotServices:

@@ -1,9 +1,10 @@
 """The Application built from the command table, with the handlers that are not commands.
 
 Groups run in order: -1 the allow-list (a stranger stops there), 0 commands and buttons,
-1 the relay (text in a session's topic, or in a running task's), 2 conversation for any other text. Edited
-messages run nothing: a command is acted on once, when it is sent. Each command of
-`domain/bot_commands.py` is served by the handler bound to it with `@command`.
+1 the relay (text, files and voice notes in a session's topic; text in a running task's), 2
+conversation for any other text. Edited messages run nothing: a command is acted on once, when
+it is sent. Each command of `domain/bot_commands.py` is served by the handler bound to it with
+`@command`.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from chalicelib.telegram.bot import (  # noqa: F401 (imported for their @command
     ssh_commands,
     steer_commands,
     task_commands,
+    topic_files,
 )
 from chalicelib.telegram.bot.context import SERVICES_KEY, BotServices, command_handlers
 from chalicelib.telegram.domain.bot_commands import PICKER_PREFIX
@@ -52,7 +54,8 @@ COMMAND_HANDLERS = command_handlers()  # raises at import if a command of the ta
 
 def build_application(token: str, api_url: str,
                       services: BotServices) -> Application[Any, Any, Any, Any, Any, Any]:
-    app = Application.builder().token(token).base_url(api_url).updater(None).build()
+    file_url = api_url.removesuffix("/bot") + "/file/bot"  # where Telegram serves files' bytes
+    app = Application.builder().token(token).base_url(api_url).base_file_url(file_url).updater(None).build()
     app.bot_data[SERVICES_KEY] = services
     app.add_handler(TypeHandler(Update, guard.allow_listed_only), group=-1)
     for name, callback in COMMAND_HANDLERS:
@@ -73,6 +76,8 @@ def build_application(token: str, api_url: str,
                                    brain_commands.reason_given))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.TEXT & ~filters.COMMAND, session_commands.relay),
                     group=1)
+    app.add_handler(MessageHandler(NEW_MESSAGE & topic_files.FILES, topic_files.file_sent), group=1)
+    app.add_handler(MessageHandler(NEW_MESSAGE & topic_files.VOICE, topic_files.voice_sent), group=1)
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.TEXT & ~filters.COMMAND, conversation.text), group=2)
     app.add_error_handler(guard.on_error)
     return app

@@ -55,6 +55,19 @@ class MessageSender(Protocol):
     def close_topic(self, chat_id: int, topic_id: int) -> None: ...
 
 
+class Transcriber(Protocol):
+    """Voice notes to text (the LLM capability's, within its daily budget)."""
+
+    @property
+    def enabled(self) -> bool:
+        """False when no transcription key is configured."""
+        ...
+
+    def transcribe(self, purpose: str, audio: bytes, file_name: str, seconds: int) -> str | None:
+        """The words, or None (over budget, failed, nothing heard)."""
+        ...
+
+
 class StreamTrigger(Protocol):
     def trigger(self, stream: str, delay_s: int = 0) -> None:
         """Ask for the stream's pending output to be sent after `delay_s` seconds."""

@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from agent.folders import within
 from agent.transcripts import claude_transcripts, codex_transcripts, gemini_transcripts
 from agent.transcripts.session_file import SessionFile
+from chalicelib.contracts.agent_api import ResumableEntry, ResumableListingRequest
 from hooks.transcript import read_transcript
 
 SCAN = 200
@@ -103,3 +105,24 @@ def _described(session: SessionFile, cwd: str, path: Path) -> ResumableSession:
 def _excerpt(text: str) -> str:
     line = " ".join(text.split())
     return line if len(line) <= EXCERPT else line[:EXCERPT - 1] + "…"
+
+
+def resumable_listing(machine_id: str, roots: tuple[Path, ...], path: str) -> ResumableListingRequest:
+    """The answer to /continue: the sessions of `path` ("" every configured folder), or why not.
+    The folder must be one of this machine's configured roots or lie under one."""
+    if not path:
+        folders = roots
+    else:
+        raw = Path(path).expanduser()
+        if not raw.is_absolute():
+            return ResumableListingRequest(machine_id, path, error="not an absolute path")
+        resolved = raw.resolve()
+        if within(resolved, roots) is None:
+            return ResumableListingRequest(machine_id, path,
+                                           error="outside this machine's configured folders")
+        if not resolved.is_dir():
+            return ResumableListingRequest(machine_id, str(resolved), error="not a folder")
+        folders, path = (resolved,), str(resolved)
+    sessions = [ResumableEntry(s.engine, s.session_id, s.cwd, s.last_active.isoformat(), s.first_message,
+                               s.last_message) for s in recent_sessions(folders)]
+    return ResumableListingRequest(machine_id, path, sessions)

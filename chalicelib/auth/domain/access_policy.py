@@ -50,6 +50,7 @@ _AGENT_ROUTES = (
     "POST /api/sessions/{session_id}/claim", "POST /api/sessions/{session_id}/events",
     "POST /api/sessions/{session_id}/ended", "POST /api/sessions/{session_id}/engine-switch",
     "POST /api/machines/{machine_id}/folders/{listing_id}", "POST /api/ssh/runs/{run_id}/claim",
+    "POST /api/machines/{machine_id}/resumable/{listing_id}",
     "POST /api/ssh/runs/{run_id}/output", "POST /api/ssh/runs/{run_id}/result", "POST /api/ssh/targets",
     "DELETE /api/ssh/targets/{name}")
 RULES: dict[str, Rule] = {

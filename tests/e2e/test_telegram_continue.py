@@ -43,7 +43,7 @@ def test_a_terminal_session_chosen_in_telegram_is_continued_in_a_new_topic(
                         CODEX_HOME=str(home / ".codex"), ITACHI_AGENT_REPOS=f"myproject={repo}",
                         ITACHI_ENGINE_PRIORITY="claude,codex,gemini") as t:
         t.post(message_update(f"/continue laptop {repo}"))
-        listing = wait_for(lambda: next((m for m in t.fake.sent_texts(GROUP, 0) if "newest first" in m), None),
+        listing = wait_for(lambda: next((m for m in t.fake.sent_texts(GROUP) if "newest first" in m), None),
                            timeout_s=60, what="the listing")
         t.press(f"1. {engine} {IDS[engine][:8]}")
         thread = t.topic()
@@ -57,7 +57,8 @@ def test_a_terminal_session_chosen_in_telegram_is_continued_in_a_new_topic(
         wait_for(lambda: answer in story(), timeout_s=60, what="the continued session's answer")
         (session,) = t.container.agent_sessions.list_sessions()
 
-    assert listing.index(IDS[engine]) < min(listing.index(IDS[n]) for n in IDS if n != engine)
+    order = sorted(IDS, key=lambda n: listing.index(f"first: {n}: start the refactor"))
+    assert order[0] == engine
     assert "elsewhere-not-listed" not in listing and f"{engine}: now the tests" in listing
     assert (session.engine, session.resume_id, session.repo, session.telegram_topic_id) == (
         engine, IDS[engine], str(repo), thread)

@@ -72,8 +72,8 @@ def gemini_session(home: Path, cwd: Path, session_id: str, prompts: Sequence[str
     messages: list[dict[str, Any]] = []
     for number, prompt in enumerate(prompts):
         stamp = f"2026-03-01T10:{number:02d}:00.000Z"
-        messages.append({"id": f"u{number}", "timestamp": stamp, "type": "user", "content": [{"text": prompt}]})
-        messages.append({"id": f"g{number}", "timestamp": stamp, "type": "gemini", "content": f"done: {prompt}"})
+        messages += [{"id": f"u{number}", "timestamp": stamp, "type": "user", "content": [{"text": prompt}]},
+                     {"id": f"g{number}", "timestamp": stamp, "type": "gemini", "content": f"done: {prompt}"}]
     record = {"sessionId": session_id, "projectHash": hashlib.sha256(str(cwd).encode()).hexdigest(),
               "startTime": "2026-03-01T10:00:00.000Z", "lastUpdated": "2026-03-01T10:05:00.000Z",
               "messages": messages}

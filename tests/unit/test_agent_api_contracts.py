@@ -73,7 +73,7 @@ def _sample(tp: Any) -> Any:
     if tp is wire.FolderEntry:
         return wire.FolderEntry("src", True)
     if tp is wire.ResumableEntry:
-        return wire.ResumableEntry("codex", "0199a1b2", "/work/app", "2026-03-01T10:00:00+00:00", "fix it", "ok")
+        return wire.ResumableEntry("codex", "0199a1b2", "/work/app", "2026-03-01T10:00:00+00:00", "fix", "ok")
     origin, args = get_origin(tp), get_args(tp)
     if origin in (Union, types.UnionType):
         return _sample(next(a for a in args if a is not type(None)))

@@ -30,7 +30,8 @@ def project(tmp_path: Path) -> Path:
 
 def test_a_claude_code_session_of_the_folder_is_found_with_its_first_and_last_prompt(
         home: Path, project: Path) -> None:
-    claude_session(home, project, "5b1e0a3c-0000-4000-8000-000000000001", ["fix the login bug", "now add a test"])
+    claude_session(home, project, "5b1e0a3c-0000-4000-8000-000000000001",
+                   ["fix the login bug", "now add a test"])
 
     (found,) = recent_sessions([project])
 
@@ -79,7 +80,8 @@ def test_sessions_of_every_engine_come_newest_first_and_below_the_folder_counts(
     found = recent_sessions([project])
 
     assert [(s.engine, s.first_message, s.cwd) for s in found] == [
-        ("codex", "newest", str(below)), ("gemini", "middle", str(project)), ("claude", "oldest", str(project))]
+        ("codex", "newest", str(below)), ("gemini", "middle", str(project)),
+        ("claude", "oldest", str(project))]
 
 
 def test_missing_stores_give_no_sessions_and_a_limit_keeps_the_newest(home: Path, project: Path) -> None:

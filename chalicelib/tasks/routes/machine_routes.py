@@ -31,6 +31,12 @@ class FolderWalks(Protocol):
     def answered(self, machine_id: str, listing_id: str, listing: Mapping[str, Any]) -> bool: ...
 
 
+class ResumeListings(Protocol):
+    """Where an agent's list of terminal sessions goes: the /continue that asked for it."""
+
+    def answered(self, machine_id: str, listing_id: str, answer: Mapping[str, Any]) -> bool: ...
+
+
 class Uses(Protocol):
     @property
     def folder_walks(self) -> FolderWalks: ...
@@ -40,6 +46,9 @@ class Uses(Protocol):
     def machine_credentials(self) -> MachineCredentialVendor: ...
     @property
     def machine_registry(self) -> MachineRegistry: ...
+    @property
+    def resume_listings(self) -> ResumeListings: ...
+
     @property
     def telegram_enabled(self) -> bool: ...
 
@@ -97,7 +106,7 @@ def resumable_listing(machine_id: str, listing_id: str) -> Response:
     b = parse_body(bp.current_request, ResumableListingBody)
     if b.machine_id != machine_id:
         raise InvalidInput("machine_id must be the machine of the path", field="machine_id")
-    container = get_container()
+    container = bp.services
     if not container.telegram_enabled:
         raise NotFound("session listings serve Telegram's /continue, which is not configured")
     listing = b.model_dump(mode="json", exclude={"machine_id"})

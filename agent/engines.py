@@ -75,12 +75,14 @@ class Engine:
         run one headless process per turn, resuming their own session."""
         return self.name == "claude"
 
-    def session_argv(self, options: Mapping[str, Any] | None = None) -> list[str]:
-        """A long-lived engine reading one stream-json user message per turn on stdin."""
+    def session_argv(self, options: Mapping[str, Any] | None = None, resume: str | None = None) -> list[str]:
+        """A long-lived engine reading one stream-json user message per turn on stdin, continuing
+        the engine's own session `resume` if given."""
         if not self.streams_input:
             raise ValueError(f"{self.name} has no stream-json input")
         flags = option_flags(self.name, options) if options else list(_EDITS)
-        return [*self.program, "-p", "--input-format", "stream-json", *_STREAM, *flags]
+        resuming = ["--resume", resume] if resume else []
+        return [*self.program, *resuming, "-p", "--input-format", "stream-json", *_STREAM, *flags]
 
     def turn_argv(self, prompt: str, resume: str | None) -> list[str]:
         """One turn of a session, continuing the engine's own session `resume` (from its init line).

@@ -96,14 +96,17 @@ class Stint:
 
 
 def run_stint(host: SessionHost, engine: Engine, first: str | None, *, cwd: Path,
-              env: Mapping[str, str], stderr_path: Path, relay: ApprovalRelay | None = None) -> Stint:
+              env: Mapping[str, str], stderr_path: Path, relay: ApprovalRelay | None = None,
+              resume: str | None = None) -> Stint:
     """Run `engine` for the session, starting with `first` (a handoff) or the next user turn;
-    with a `relay`, Codex and Gemini ask it before their tool calls."""
+    with a `relay`, Codex and Gemini ask it before their tool calls. With `resume` the stint
+    continues that session of the engine's own (a terminal session picked up)."""
     stint = Stint(engine.name)
     with open(stderr_path, "a") as stderr:
         if engine.streams_input:
-            _stream(host, engine, first, stint, cwd, env, stderr)
+            _stream(host, engine, first, stint, cwd, env, stderr, resume)
         else:
+            stint.summary.session_id = stint.summary.session_id or resume  # each turn resumes it
             _turns(host, engine, first, stint, cwd, env, stderr, relay if engine.name in GATED else None)
     return stint
 
@@ -123,8 +126,8 @@ def _consume(host: SessionHost, engine: Engine, stint: Stint, lines: Iterator[st
 
 
 def _stream(host: SessionHost, engine: Engine, first: str | None, stint: Stint, cwd: Path,
-            env: Mapping[str, str], stderr: object) -> None:
-    proc = process_tree.start(engine.session_argv(), cwd=cwd, env=env, stdin=subprocess.PIPE,
+            env: Mapping[str, str], stderr: object, resume: str | None) -> None:
+    proc = process_tree.start(engine.session_argv(resume=resume), cwd=cwd, env=env, stdin=subprocess.PIPE,
                               stderr=stderr)  # type: ignore[arg-type]
     host.attach(proc)
     try:

@@ -110,6 +110,7 @@ class SessionRunner:
         self._order = engine_order(session["engine"], self.ctx.config.engine_priority)
         self._relay = relay_for(self.ctx.api, {**session, "id": self.session_id}, self.ctx.config.env)
         name, first = self._order[0], None
+        resume = session.get("resume_id")  # a terminal session picked up: its first engine continues it
         while True:
             env = {**self.ctx.config.env, "ITACHI_SESSION_ID": self.session_id,
                    "ITACHI_PROJECT": session["project"], "ITACHI_CLIENT": name,
@@ -118,7 +119,8 @@ class SessionRunner:
                 env[FALLBACK_ENV] = "1"
             self._next_engine, self._engine = None, name
             stint = run_stint(self, self.ctx.engine(name), first, cwd=cwd, env=env,
-                              stderr_path=logs / f"{self.session_id}-{name}.stderr", relay=self._relay)
+                              stderr_path=logs / f"{self.session_id}-{name}.stderr", relay=self._relay,
+                              resume=resume if name == session["engine"] else None)
             self._tried.append(name)
             if stint.limited_turn is None or self._next_engine is None:
                 return stint.exit_code

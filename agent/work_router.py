@@ -73,6 +73,8 @@ class WorkRouter:
             self._on_ssh_run(str(msg.run_id))
         elif msg.kind == mm.FOLDER_LIST:
             self._on_folder_list(msg)
+        elif msg.kind == mm.SESSION_LIST:
+            self._on_session_list(msg)
         else:
             with self._lock:
                 session = self.sessions.get(str(msg.session_id))
@@ -122,6 +124,18 @@ class WorkRouter:
                               answer.to_body())
         except ApiError as exc:  # the user asks again; a listing is never worth retrying later
             log.warning("folder listing %s not delivered: %s", msg.listing_id, exc)
+
+    def _on_session_list(self, msg: mm.MachineMessage) -> None:
+        """List the terminal sessions /continue may resume (in this machine's roots) and answer."""
+        from agent.transcripts.resumable import resumable_listing
+
+        roots = configured_roots(",".join(self.config.folder_roots), self.config.repos.values())
+        answer = resumable_listing(self.config.machine_id, roots, msg.path)
+        try:
+            self.ctx.api.post(f"/api/machines/{self.config.machine_id}/resumable/{msg.listing_id}",
+                              answer.to_body())
+        except ApiError as exc:  # the user asks again
+            log.warning("session listing %s not delivered: %s", msg.listing_id, exc)
 
     def _on_ssh_run(self, run_id: str) -> None:
         self._start(self.ssh_runs, run_id, lambda: SshRunRunner(self.ctx, run_id), "ssh-run")

@@ -17,6 +17,9 @@ shortcut   claude                                codex                  gemini
 --dp       -p --dangerously-skip-permissions     exec + --ds            --yolo -p
 --cdp      resume + -p                           exec resume --last     --resume latest -p
 =========  ====================================  =====================  ==================
+
+A resume shortcut prints the id of the engine session it continues (``itachi: continuing claude
+session <id>``), the ones continued from Telegram's /continue included.
 """
 
 from __future__ import annotations
@@ -85,6 +88,18 @@ def _resume_args(client: str, cwd: Path, config_dir: Path) -> list[str]:
     return ["--resume", session] if session else ["--continue"]
 
 
+def resumed_session(client: str, args: list[str], cwd: Path) -> str | None:
+    """The engine session a resume shortcut continues, so the terminal shows its id: Claude's is
+    on its command line; Codex's and Gemini's is the newest of this directory in their store."""
+    if client == "claude":
+        return args[args.index("--resume") + 1] if "--resume" in args[:-1] else None
+    from agent.transcripts.resumable import recent_sessions
+
+    here = cwd.resolve()
+    return next((s.session_id for s in recent_sessions([here], limit=20)
+                 if s.engine == client and s.cwd == str(here)), None)
+
+
 def is_print_run(client: str, args: list[str]) -> bool:
     """Whether the engine command line (without the program) runs headless, printing its answer."""
     head = args[: args.index("--")] if "--" in args else args
@@ -132,6 +147,10 @@ def run(client: str, argv: list[str]) -> int:
     except KeyFileError as exc:
         print(f"itachi: {exc}", file=sys.stderr)
         return 2
+    if {"--c", "--cds", "--cdp"} & set(argv[: argv.index("--")] if "--" in argv else argv):
+        session = resumed_session(client, command[1:], Path.cwd())
+        if session:
+            print(f"itachi: continuing {client} session {session}", file=sys.stderr)
     program = engine_program(client, env)
     if program is None:
         print(f"itachi: {env.get(f'ITACHI_{client.upper()}_BIN') or client} not found on PATH",

@@ -98,6 +98,7 @@ class Container(TaskWiring, AgentWiring, MemoryWiring, GraphWiring, LearningWiri
             conversation=Conversation(self.llm, providers, remember=knowledge.remember),
             feedback=self.task_feedback, tasks=self.tasks, sessions=self.agent_sessions,
             machines=self.machine_registry, ssh_runs=self.ssh_runs, folder_walks=self.folder_walks,
+            resume_listings=self.resume_listings,
             memory_admin=TelegramMemoryAdmin(lifecycle=lambda: self.memory_lifecycle,
                                              integrity=lambda: self.memory_integrity,
                                              snapshots=lambda: self.memory_snapshots),

@@ -153,6 +153,25 @@ class FolderListingRequest(MachineRequest):  # POST /api/machines/{id}/folders/{
 
 
 @dataclass(frozen=True)
+class ResumableEntry(Body):
+    """A terminal session an engine can resume: its id in that engine's own session store."""
+
+    engine: str
+    session_id: str
+    cwd: str
+    last_active: str  # ISO 8601
+    first_message: str = ""
+    last_message: str = ""
+
+
+@dataclass(frozen=True)
+class ResumableListingRequest(MachineRequest):  # POST /api/machines/{id}/resumable/{listing_id}
+    path: str  # the folder asked about; "" every configured folder
+    sessions: list[ResumableEntry] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class SessionEndedRequest(MachineRequest):  # POST /api/sessions/{id}/ended
     exit_code: int | None = None
     error: str | None = None
@@ -167,6 +186,7 @@ class SessionStartRequest(Body):  # POST /api/sessions (the CLI)
     engine: str = "claude"
     telegram_chat_id: int | None = None
     telegram_topic_id: int | None = None
+    resume: str | None = None  # the engine's own session id to continue (/continue)
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,11 @@ SSH_RUN = "ssh_run"              # {"run_id"}: claim and run a one-off command o
 FOLDER_LIST = "folder_list"      # {"listing_id", "path", "offset"}: list a folder for the session picker
 TASK_INPUT = "task_input"        # {"task_id", "seq", "text", "mode"}: a message for a running task:
                                  # "steer" (into the running turn) or "queue" (its next turn, the default)
+SESSION_LIST = "session_list"    # {"listing_id", "path"}: list the terminal sessions /continue may resume
 KINDS = frozenset({TASK, CANCEL, SESSION_START, SESSION_INPUT, SESSION_CLOSE, SSH_RUN, FOLDER_LIST,
-                   TASK_INPUT})
+                   TASK_INPUT, SESSION_LIST})
 _NEEDS = {TASK: "task_id", CANCEL: "task_id", TASK_INPUT: "task_id", SSH_RUN: "run_id",
-          FOLDER_LIST: "listing_id"}  # the others need a session_id
+          FOLDER_LIST: "listing_id", SESSION_LIST: "listing_id"}  # the others need a session_id
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,8 @@ class MachineMessage:
             body["files"] = list(self.files)
         if self.kind == FOLDER_LIST:
             body.update(path=self.path, offset=self.offset)
+        if self.kind == SESSION_LIST:
+            body.update(path=self.path)
         return body
 
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from chalicelib.telegram.services.folder_walks import FolderWalks
     from chalicelib.telegram.services.ports import UnitOfWorkFactory as TelegramUnitOfWorkFactory
     from chalicelib.telegram.services.reminders import Reminders
+    from chalicelib.telegram.services.resume_listings import ResumeListings
     from chalicelib.telegram.services.session_files import SessionFiles
     from chalicelib.telegram.services.telegram_intake import AccessGuard, TelegramIntake, UpdateRunner
     from chalicelib.telegram.services.topic_directory import TopicDirectory
@@ -74,6 +75,14 @@ class TelegramWiring(CoreWiring):
 
         return FolderWalks(self.telegram_uow, self.topic_streams, self.task_queues.send_to_machine,
                            machine_folders)
+
+    @cached_property
+    def resume_listings(self) -> ResumeListings:
+        """/continue: the terminal sessions a machine's agent can resume, asked on its queue."""
+        from chalicelib.telegram.services.resume_listings import ResumeListings, SendToChat
+
+        return ResumeListings(self.telegram_uow, self.task_queues.send_to_machine,
+                              SendToChat(lambda *a, **k: self.telegram_gateway.send(*a, **k)))
 
     @cached_property
     def telegram_access(self) -> AccessGuard:

@@ -21,8 +21,8 @@ process per turn: a turn that resumes (`codex exec ... resume ID PROMPT`, `gemin
 --experimental-acp` speak those JSON-RPC protocols and ask before commands and writes
 (`fake_engine_rpc.py`).
 ITACHI_FAKE_ENGINE_LOG, if set, gets one JSON line per start (with its argv, its prompt, the
-session it resumes and the variables named in ITACHI_FAKE_ENGINE_ECHO_ENV), per interactive
-turn, and per end (pid, time, task, attempt). As claude with
+session it resumes (`--resume ID`, Codex's `resume ID`) and the variables named in
+ITACHI_FAKE_ENGINE_ECHO_ENV), per interactive turn, and per end (pid, time, task, attempt). As claude with
 CLAUDE_CONFIG_DIR set, it also writes a transcript where Claude Code keeps them
 (`<dir>/projects/<encoded cwd>/<session>.jsonl`), a rate limit recorded as an API error
 message (`isApiErrorMessage`).
@@ -133,10 +133,10 @@ def finish(engine: str, text: str, *, error: bool = False, limited: bool = False
         emit(result)
 
 
-def interactive(engine: str) -> int:
+def interactive(engine: str, resume: str | None = None) -> int:
     """One turn per stdin line; a line written while a turn sleeps is taken into that turn (steered),
     as Claude Code takes a message sent mid-turn. Exits 1 if a turn failed, once stdin closes."""
-    emit({"type": "system", "subtype": "init", "session_id": "fake-session"})
+    emit({"type": "system", "subtype": "init", "session_id": resume or "fake-session"})
     inbox: queue.Queue[str | None] = queue.Queue()
     threading.Thread(target=read_turns, args=(inbox,), daemon=True).start()
     failed = False
@@ -183,9 +183,9 @@ def steer_while_sleeping(engine: str, message: str, inbox: queue.Queue[str | Non
 
 
 def resumed(engine: str, argv: list[str]) -> str | None:
-    """The session id a Codex or Gemini turn resumes, if it does."""
+    """The session id a run resumes (`codex exec ... resume ID`, `--resume ID`), if it does."""
     flag = "resume" if engine == "codex" else "--resume"
-    if engine in ("codex", "gemini") and flag in argv:
+    if flag in argv:
         return argv[argv.index(flag) + 1]
     return None
 
@@ -211,7 +211,7 @@ def main(argv: list[str]) -> int:
     open_transcript(engine)
     try:
         if "--input-format" in argv:
-            return interactive(engine)
+            return interactive(engine, resume)
         return run_task(engine, prompt, resume)
     finally:
         log("end", engine=engine)

@@ -18,6 +18,7 @@ from typing import Any, Self
 
 from chalicelib.kernel.unit_of_work import InMemoryUnitOfWork
 from chalicelib.telegram.domain.folder_walk import FolderWalk
+from chalicelib.telegram.domain.resume_choices import ResumeListing
 from chalicelib.telegram.domain.telegram_records import (
     DueReminder,
     OutboxRow,
@@ -63,6 +64,7 @@ class Tables:
     session_requests: dict[str, tuple[SessionRequestRow, bool]] = field(default_factory=dict)  # (row, chosen)
     processed: set[tuple[str, str]] = field(default_factory=set)
     folder_walks: dict[str, FolderWalk] = field(default_factory=dict)
+    resume_listings: dict[str, ResumeListing] = field(default_factory=dict)
 
 
 class TelegramStore:
@@ -229,6 +231,27 @@ class FakeFolderWalks(_Repository):
         return True
 
 
+class FakeResumeListings(_Repository):
+    def add(self, listing: ResumeListing) -> None:
+        self._write().resume_listings[listing.id] = listing
+
+    def get(self, listing_id: str) -> ResumeListing | None:
+        return self._t.resume_listings.get(listing_id)
+
+    def listed(self, listing_id: str, path: str, sessions: Sequence[Mapping[str, Any]]) -> None:
+        listing = self._t.resume_listings.get(listing_id)
+        if listing is not None and listing.status == "asked":
+            self._write().resume_listings[listing_id] = replace(listing, path=path, sessions=tuple(sessions),
+                                                                status="listed")
+
+    def chosen(self, listing_id: str) -> bool:
+        listing = self._t.resume_listings.get(listing_id)
+        if listing is None or listing.status != "listed":
+            return False
+        self._write().resume_listings[listing_id] = replace(listing, status="chosen")
+        return True
+
+
 class FakeClaims(_Repository):
     def claim(self, consumer: str, key: str) -> bool:
         if (consumer, key) in self._t.processed:
@@ -249,6 +272,7 @@ class InMemoryTelegramUnitOfWork(InMemoryUnitOfWork):
         self.reminders = FakeReminders(self)
         self.session_requests = FakeSessionRequests(self)
         self.folder_walks = FakeFolderWalks(self)
+        self.resume_listings = FakeResumeListings(self)
         self.processed = FakeClaims(self)
 
     def __enter__(self) -> Self:

@@ -24,7 +24,8 @@ PAIRS: list[tuple[type[wire.Body], type[BaseModel]]] = [
     (getattr(wire, vars(model)["mirrors"]), model) for module in MODULES for model in vars(module).values()
     if isinstance(model, type) and model.__module__ == module.__name__ and "mirrors" in vars(model)]
 NESTED = {wire.ProgressEvent: "event", models.EventBody: "event",
-          wire.FolderEntry: "folder", models.FolderEntryBody: "folder"}
+          wire.FolderEntry: "folder", models.FolderEntryBody: "folder",
+          wire.ResumableEntry: "resumable", models.ResumableEntryBody: "resumable"}
 IDS = [contract.__name__ for contract, _ in PAIRS]
 
 
@@ -71,6 +72,8 @@ def _sample(tp: Any) -> Any:
         return wire.ProgressEvent("tool_use", "Edit a.py", {"file_path": "a.py"})
     if tp is wire.FolderEntry:
         return wire.FolderEntry("src", True)
+    if tp is wire.ResumableEntry:
+        return wire.ResumableEntry("codex", "0199a1b2", "/work/app", "2026-03-01T10:00:00+00:00", "fix", "ok")
     origin, args = get_origin(tp), get_args(tp)
     if origin in (Union, types.UnionType):
         return _sample(next(a for a in args if a is not type(None)))
@@ -128,7 +131,7 @@ def test_every_contract_request_has_one_model_and_answers_read_back_what_they_wr
                 and obj.__name__.endswith("Request")}
     mirrored = [contract for contract, _ in PAIRS]
     assert len(mirrored) == len(set(mirrored))
-    assert set(mirrored) == requests | {wire.ProgressEvent, wire.FolderEntry}
+    assert set(mirrored) == requests | {wire.ProgressEvent, wire.FolderEntry, wire.ResumableEntry}
     for answer in (wire.Registration, wire.TaskClaim, wire.LeaseState, wire.SessionClaim):
         sent = _full(answer)
         assert answer.from_body({**sent.to_body(), "added_later": 1}) == sent

@@ -123,3 +123,37 @@ def test_a_missing_engine_is_reported_with_exit_code_127(tmp_path: Path) -> None
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 127
     assert "not found" in done.stderr
+
+
+def _fake_engine(tmp_path: Path) -> Path:
+    engine = tmp_path / "fake-engine"
+    engine.write_text(f"#!{sys.executable}\nimport sys\nsys.exit(0)\n")
+    engine.chmod(0o755)
+    return engine
+
+
+def test_continuing_claude_shows_the_session_id_it_resumes(tmp_path: Path) -> None:
+    folder = tmp_path / "cfg" / "projects" / encode_cwd(str(REPO_ROOT))
+    folder.mkdir(parents=True)
+    (folder / "3f2a9c1e-0000-4000-8000-000000000001.jsonl").write_text("{}\n")
+    env = {**os.environ, "ITACHI_CLAUDE_BIN": str(_fake_engine(tmp_path)),
+           "CLAUDE_CONFIG_DIR": str(tmp_path / "cfg"), "ITACHI_AUTO_SWITCH": "0"}
+    script = "import sys; from agent.wrappers import claude_main; sys.exit(claude_main())"
+    done = subprocess.run([sys.executable, "-c", script, "--c"], cwd=REPO_ROOT, env=env,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert "itachi: continuing claude session 3f2a9c1e-0000-4000-8000-000000000001" in done.stderr
+
+
+def test_continuing_codex_shows_the_newest_session_id_of_this_directory(tmp_path: Path) -> None:
+    from tests.support.session_stores import codex_session
+
+    home = tmp_path / "home"
+    codex_session(home, REPO_ROOT, "0199a1b2-0000-7000-8000-000000000042", ["fix it"])
+    env = {**os.environ, "ITACHI_CODEX_BIN": str(_fake_engine(tmp_path)), "HOME": str(home),
+           "CODEX_HOME": str(home / ".codex"), "ITACHI_AUTO_SWITCH": "0"}
+    script = "import sys; from agent.wrappers import codex_main; sys.exit(codex_main())"
+    done = subprocess.run([sys.executable, "-c", script, "--c"], cwd=REPO_ROOT, env=env,
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert "itachi: continuing codex session 0199a1b2-0000-7000-8000-000000000042" in done.stderr

@@ -56,6 +56,7 @@ class AgentSession:
     error: str | None = None
     telegram_chat_id: int | None = None
     telegram_topic_id: int | None = None
+    resume_id: str | None = None  # the engine's own session it continues (/continue), if any
     created_at: datetime | None = None
     updated_at: datetime | None = None
     closed_at: datetime | None = None

@@ -131,6 +131,23 @@ class FolderListingBody(MachineBody):
     error: str | None = Field(default=None, max_length=500)
 
 
+class ResumableEntryBody(WireModel):
+    mirrors: ClassVar[str] = "ResumableEntry"
+    engine: str = Field(min_length=1, max_length=40)
+    session_id: str = Field(min_length=1, max_length=200)
+    cwd: str = Field(min_length=1, max_length=4096)
+    last_active: str = Field(min_length=1, max_length=64)
+    first_message: str = Field(default="", max_length=500)
+    last_message: str = Field(default="", max_length=500)
+
+
+class ResumableListingBody(MachineBody):
+    mirrors: ClassVar[str] = "ResumableListingRequest"
+    path: str = Field(max_length=4096)
+    sessions: list[ResumableEntryBody] = Field(default_factory=list, max_length=50)
+    error: str | None = Field(default=None, max_length=500)
+
+
 class EndedBody(MachineBody):
     mirrors: ClassVar[str] = "SessionEndedRequest"
     exit_code: Int32 | None = None

@@ -32,6 +32,7 @@ class StartBody(WireModel):
     engine: str = Field(default="claude", min_length=1, max_length=40)
     telegram_chat_id: Int64 | None = None
     telegram_topic_id: Int64 | None = None
+    resume: str | None = Field(default=None, min_length=1, max_length=200)
 
 
 class InputBody(WireModel):

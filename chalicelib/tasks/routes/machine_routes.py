@@ -1,6 +1,6 @@
 """Machine registry: agent heartbeats (which register the machine and its queue) and the list;
 short-lived credentials for a machine's own queue; the agent's answers to the session picker's
-folder listings."""
+folder listings and to /continue's session listings."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from chalice import Response
 from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
 from chalicelib.tasks.domain.machine_records import Heartbeat
-from chalicelib.tasks.routes.agent_bodies import FolderListingBody, HeartbeatBody
+from chalicelib.tasks.routes.agent_bodies import FolderListingBody, HeartbeatBody, ResumableListingBody
 
 if TYPE_CHECKING:
     from chalicelib.tasks.services.machine_credentials import MachineCredentialVendor
@@ -31,6 +31,12 @@ class FolderWalks(Protocol):
     def answered(self, machine_id: str, listing_id: str, listing: Mapping[str, Any]) -> bool: ...
 
 
+class ResumeListings(Protocol):
+    """Where an agent's list of terminal sessions goes: the /continue that asked for it."""
+
+    def answered(self, machine_id: str, listing_id: str, answer: Mapping[str, Any]) -> bool: ...
+
+
 class Uses(Protocol):
     @property
     def folder_walks(self) -> FolderWalks: ...
@@ -40,6 +46,9 @@ class Uses(Protocol):
     def machine_credentials(self) -> MachineCredentialVendor: ...
     @property
     def machine_registry(self) -> MachineRegistry: ...
+    @property
+    def resume_listings(self) -> ResumeListings: ...
+
     @property
     def telegram_enabled(self) -> bool: ...
 
@@ -90,3 +99,15 @@ def folder_listing(machine_id: str, listing_id: str) -> Response:
     listing = b.model_dump(mode="json", exclude={"machine_id"})
     shown = container.folder_walks.answered(machine_id, listing_id, listing)
     return ok({"shown": shown})
+
+
+@bp.route("/api/machines/{machine_id}/resumable/{listing_id}", methods=["POST"])
+def resumable_listing(machine_id: str, listing_id: str) -> Response:
+    b = parse_body(bp.current_request, ResumableListingBody)
+    if b.machine_id != machine_id:
+        raise InvalidInput("machine_id must be the machine of the path", field="machine_id")
+    container = bp.services
+    if not container.telegram_enabled:
+        raise NotFound("session listings serve Telegram's /continue, which is not configured")
+    listing = b.model_dump(mode="json", exclude={"machine_id"})
+    return ok({"shown": container.resume_listings.answered(machine_id, listing_id, listing)})

@@ -40,10 +40,13 @@ class AgentSessionService(TaskUseCase):
 
     def start(self, new: SessionStartRequest) -> AgentSession:
         """Start a session on new.machine (or any online machine that can run it; a machine key's
-        session on its own machine)."""
+        session on its own machine). With `resume` it continues that engine session, and the prompt
+        may be left empty: the first turn is then the next input."""
         new = replace(new, machine=new.machine or own_machine())
         if new.engine not in KNOWN_ENGINES:
             raise InvalidInput(f"sessions support {', '.join(KNOWN_ENGINES)}", field="engine")
+        if not new.prompt.strip() and not new.resume:
+            raise InvalidInput("a session starts with a prompt", field="prompt")
         check_repo(new.repo)
         session_id = str(uuid.uuid4())
         with self._uow() as uow:
@@ -55,8 +58,10 @@ class AgentSessionService(TaskUseCase):
                                   else "no online machine can take a session now")
             session = uow.sessions.insert(
                 session_id, machine_id=machine_id, project=new.project, repo=new.repo, engine=new.engine,
-                telegram_chat_id=new.telegram_chat_id, telegram_topic_id=new.telegram_topic_id)
-            self._append_input(uow, session_id, redact(new.prompt))  # redacted before it is stored
+                telegram_chat_id=new.telegram_chat_id, telegram_topic_id=new.telegram_topic_id,
+                resume_id=new.resume)
+            if new.prompt.strip():
+                self._append_input(uow, session_id, redact(new.prompt))  # redacted before it is stored
             uow.commit()
         self._send(machine_id, MachineMessage(SESSION_START, session_id=session_id))
         return session

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from chalicelib.telegram.services.folder_walks import FolderWalks
     from chalicelib.telegram.services.memory_admin import TelegramMemoryAdmin
     from chalicelib.telegram.services.reminders import Reminders
+    from chalicelib.telegram.services.resume_listings import ResumeListings
     from chalicelib.telegram.services.rule_offers import RuleOffers
     from chalicelib.telegram.services.session_requests import SessionRequests
     from chalicelib.telegram.services.telegram_context import TelegramContext
@@ -108,6 +109,7 @@ class BotServices:
     agent_runs: SubagentRuns | None = None  # /spawn and /agents
     agent_cron: AgentCron | None = None  # /agents cron
     review: MemoryReview | None = None  # the review digest's Keep / Edit / Drop buttons
+    resume_listings: ResumeListings | None = None  # /continue: terminal sessions to pick up
     rule_offers: RuleOffers | None = None  # /rules and its Promote to <namespace> buttons
     task_text: str = "steer"  # TELEGRAM_TASK_TEXT: what plain text in a running task's topic does
     transcriber: Transcriber | None = None  # voice notes in a session's topic

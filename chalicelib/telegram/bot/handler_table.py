@@ -29,6 +29,7 @@ from chalicelib.telegram.bot import (  # noqa: F401 (imported for their @command
     approval_buttons,
     assistant_actions,
     brain_commands,
+    continue_commands,
     conversation,
     deploy_commands,
     graph_buttons,
@@ -68,6 +69,9 @@ def build_application(token: str, api_url: str,
     app.add_handler(CallbackQueryHandler(approval_buttons.decided, pattern=approval_buttons.PATTERN))
     app.add_handler(CallbackQueryHandler(assistant_actions.offer_decided, pattern=f"^{OFFER_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(rule_commands.promoted, pattern=rule_commands.PATTERN))
+    app.add_handler(CallbackQueryHandler(continue_commands.chosen, pattern=continue_commands.CHOICE_PATTERN))
+    app.add_handler(CallbackQueryHandler(continue_commands.machine_picked,
+                                         pattern=continue_commands.MACHINE_PATTERN))
     app.add_handler(CallbackQueryHandler(guard.stale_button))
     app.add_handler(MessageHandler(NEW_MESSAGE & filters.COMMAND, help_commands.unknown_command))
     app.add_handler(MessageHandler(NEW_MESSAGE & review_buttons.EDIT_REPLY & filters.TEXT & ~filters.COMMAND,

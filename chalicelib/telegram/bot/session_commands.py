@@ -74,7 +74,7 @@ async def picked(update: Update, context: Context) -> None:
             await bot.telegram.edit(query.message.chat.id, query.message.message_id,
                                     f"Pick the folder on {request.machine} in the session's topic: {link}")
         return
-    started = await _start(context, place, title, header, header_sent, SessionStartRequest(
+    started = await launch(context, place, title, header, header_sent, SessionStartRequest(
         scoped.rule, scoped.project or GLOBAL_PROJECT, machine=request.machine, engine=choice.engine,
         telegram_chat_id=place.chat_id, telegram_topic_id=place.topic_id or None))
     await blocking(bot.session_requests.attach_session, request.id, started.id)
@@ -84,7 +84,7 @@ async def picked(update: Update, context: Context) -> None:
                                 f"{choice.label}." + (f" Topic: {link}" if link else ""))
 
 
-async def _start(context: Context, place: Place, title: str, header: str, header_sent: bool,
+async def launch(context: Context, place: Place, title: str, header: str, header_sent: bool,
                  new: SessionStartRequest) -> AgentSession:
     """Start the session in its topic and register the topic; a refusal is said there and closes it."""
     bot = services(context)
@@ -107,7 +107,7 @@ async def _walk_reply(context: Context, chat_id: int, topic_id: int, text: str) 
     if walk is None or walk.path is None:
         return
     project = PurePath(walk.path).name or GLOBAL_PROJECT
-    started = await _start(context, Place(chat_id, topic_id), walk.title, "", True, SessionStartRequest(
+    started = await launch(context, Place(chat_id, topic_id), walk.title, "", True, SessionStartRequest(
         walk.prompt, project, machine=walk.machine, repo=walk.path, engine=walk.engine,
         telegram_chat_id=chat_id, telegram_topic_id=topic_id))
     await blocking(bot.session_requests.attach_session, walk.request_id, started.id)

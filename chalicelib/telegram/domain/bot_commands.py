@@ -25,6 +25,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("session", "/session <machine> <prompt>", "Start an interactive engine session in a topic"),
     CommandSpec("close", "/close", "End the interactive session of this topic"),
     CommandSpec("export", "/export [md|json]", "Send this session's conversation as a Markdown or JSON file"),
+    CommandSpec("continue", "/continue [machine] [folder]",
+                "Pick up a terminal session (Claude, Codex, Gemini) of a folder in a new topic"),
     CommandSpec("cancel", "/cancel <task>", "Cancel a task (in a task's topic the id may be left out)"),
     CommandSpec("steer", "/steer <message>",
                 "In a running task's topic: steer its running turn with a message (else its next turn)"),

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from chalicelib.kernel.unit_of_work import UnitOfWork
 from chalicelib.telegram.domain.folder_walk import FolderWalk
+from chalicelib.telegram.domain.resume_choices import ResumeListing
 from chalicelib.telegram.domain.telegram_records import (
     DueReminder,
     OutboxRow,
@@ -168,6 +169,20 @@ class FolderWalkRepository(Protocol):
         ...
 
 
+class ResumeListingRepository(Protocol):
+    def add(self, listing: ResumeListing) -> None: ...
+
+    def get(self, listing_id: str) -> ResumeListing | None:
+        """The listing, locked for this transaction."""
+        ...
+
+    def listed(self, listing_id: str, path: str, sessions: Sequence[Mapping[str, Any]]) -> None: ...
+
+    def chosen(self, listing_id: str) -> bool:
+        """Mark the listing chosen, once: False if a session was already chosen from it."""
+        ...
+
+
 class ProcessedKeys(Protocol):
     def claim(self, consumer: str, key: str) -> bool:
         """Record (consumer, key) in this transaction; False if it was already recorded."""
@@ -189,6 +204,9 @@ class TelegramUnitOfWork(UnitOfWork, Protocol):
 
     @property
     def folder_walks(self) -> FolderWalkRepository: ...
+
+    @property
+    def resume_listings(self) -> ResumeListingRepository: ...
 
     @property
     def processed(self) -> ProcessedKeys: ...

@@ -33,9 +33,9 @@ class AgentWiring(CoreWiring):
     # Subagents: profiles, runs (executed as tasks), messages, cron jobs, lessons, the lifecycle.
     @cached_property
     def agents_units(self) -> AgentsUnits:
-        from chalicelib.agents.adapters.postgres_agents_uow import PostgresAgentsUnitOfWork
+        from chalicelib.agents.adapters.run_repository import agents_units
 
-        return lambda: PostgresAgentsUnitOfWork(self.db)
+        return agents_units(self.db)
 
     @cached_property
     def agent_profiles(self) -> AgentProfiles:

@@ -34,7 +34,7 @@ class GraphWiring(CoreWiring):
     # Graph memory: entities, facts, instructions with scope, plans, edges (docs/graph.md).
     @cached_property
     def graph_units(self) -> GraphUnits:
-        from chalicelib.graph.adapters.graph_unit_of_work import graph_units
+        from chalicelib.graph.adapters.graph_repository import graph_units
 
         return graph_units(self.db)
 

@@ -119,7 +119,7 @@ class LearningWiring(CoreWiring):
     # Code intelligence (docs/codeintel.md): the scheduled workers and the repos registry.
     @cached_property
     def codeintel(self) -> CodeIntelWorkers:
-        from chalicelib.codeintel.adapters.codeintel_unit_of_work import codeintel_units
+        from chalicelib.codeintel.adapters.codeintel_repository import codeintel_units
         from chalicelib.codeintel.adapters.github_client import GitHubClient
         from chalicelib.codeintel.services.workers import CodeIntelWorkers
         from chalicelib.kernel.redaction import redact

@@ -41,7 +41,7 @@ class TaskWiring(CoreWiring):
 
     @cached_property
     def session_units(self) -> SessionUnits:
-        from chalicelib.sessions.adapters.session_unit_of_work import session_units
+        from chalicelib.sessions.adapters.session_repository import session_units
 
         return session_units(self.db)
 
@@ -74,10 +74,10 @@ class TaskWiring(CoreWiring):
 
     @cached_property
     def task_deps(self) -> TaskDeps:
-        from chalicelib.tasks.adapters.postgres_tasks_uow import PostgresTasksUnitOfWork
+        from chalicelib.tasks.adapters.postgres_tasks_uow import tasks_units
         from chalicelib.tasks.services.task_deps import TaskDeps
 
-        return TaskDeps(lambda: PostgresTasksUnitOfWork(self.db), self.task_queues, self.task_policy,
+        return TaskDeps(tasks_units(self.db), self.task_queues, self.task_policy,
                         self.task_event_publisher)
 
     @cached_property

@@ -3,7 +3,7 @@ tool approvals."""
 
 from __future__ import annotations
 
-from functools import cached_property, partial
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from chalicelib.wiring.core import CoreWiring
@@ -49,9 +49,9 @@ class TelegramWiring(CoreWiring):
 
     @cached_property
     def telegram_uow(self) -> TelegramUnitOfWorkFactory:
-        from chalicelib.telegram.adapters.postgres_unit_of_work import PostgresTelegramUnitOfWork
+        from chalicelib.telegram.adapters.postgres_unit_of_work import telegram_units
 
-        return partial(PostgresTelegramUnitOfWork, self.db)
+        return telegram_units(self.db)
 
     @cached_property
     def telegram_gateway(self) -> TelegramGateway:

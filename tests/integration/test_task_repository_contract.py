@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from chalicelib.kernel.database import Database
-from chalicelib.tasks.adapters.postgres_tasks_uow import PostgresTasksUnitOfWork
+from chalicelib.tasks.adapters.postgres_tasks_uow import tasks_units
 from chalicelib.tasks.domain.agent_session_states import SessionStatus
 from chalicelib.tasks.domain.machine_records import Heartbeat
 from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskOutcome, TaskResult
@@ -46,7 +46,7 @@ def units(request: pytest.FixtureRequest) -> Iterator[Units]:
         yield lambda: InMemoryTasksUnitOfWork(store)
         return
     db = Database(request.getfixturevalue("database_url"), min_size=1, max_size=2)
-    yield lambda: PostgresTasksUnitOfWork(db)
+    yield tasks_units(db)
     db.close()
 
 

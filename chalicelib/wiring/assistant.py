@@ -67,7 +67,7 @@ class AssistantWiring(CoreWiring):
                 telegram_topic_id=topic_id or None, idempotency_key=f"offer:{offer.id}"))
 
         return TaskOffers(self.assistant_units, self.llm, self.machine_registry.list_machines,
-                          self.codeintel.github_sync.repos, create_task)
+                          self.machine_registry.machine_for, self.codeintel.github_sync.repos, create_task)
 
     @cached_property
     def project_deploys(self) -> ProjectDeploys:
@@ -75,4 +75,4 @@ class AssistantWiring(CoreWiring):
         from chalicelib.assistant.services.project_deploys import ProjectDeploys
         from chalicelib.kernel.redaction import redact
 
-        return ProjectDeploys(self.assistant_units, self.machine_registry.list_machines, redact)
+        return ProjectDeploys(self.assistant_units, self.machine_registry.machine_for, redact)

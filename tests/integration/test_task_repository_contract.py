@@ -119,7 +119,8 @@ def test_dispatch_and_claim_move_a_task_only_for_its_machine_and_dispatch(units:
 
 def test_a_lease_is_renewed_and_a_result_recorded_only_for_the_current_attempt(units: Units) -> None:
     task = running(units)
-    result = TaskResult(TaskStatus.COMPLETED, "done", ("a.py", "b.py"), 0, 0.25, branch="itachi/x")
+    result = TaskResult(status="completed", summary="done", files_changed=["a.py", "b.py"], exit_code=0,
+                        cost_usd=0.25, branch="itachi/x")
     with units() as uow:
         assert uow.tasks.renew_lease(task.id, "m1", 2, 60) is None
         renewed = uow.tasks.renew_lease(task.id, "m1", 1, 6000)

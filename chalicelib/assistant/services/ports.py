@@ -34,8 +34,7 @@ class AssistantRepository(Protocol):
 
 
 class AssistantUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def assistant(self) -> AssistantRepository: ...
+    assistant: AssistantRepository
 
 
 class Memories(Protocol):

@@ -16,20 +16,9 @@ if TYPE_CHECKING:
     from chalicelib.agents.services.ports import AgentsUnits
     from chalicelib.agents.services.profiles import AgentProfiles
     from chalicelib.agents.services.runs import SubagentRuns
-    from chalicelib.memory.services.memory_recall import MemoryRecall
-    from chalicelib.memory.services.memory_service import MemoryService
-    from chalicelib.tasks.services.tasks import TaskService
 
 
 class AgentWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def tasks(self) -> TaskService: ...
-        @property
-        def memory(self) -> MemoryService: ...
-        @property
-        def memory_recall(self) -> MemoryRecall: ...
-
     # Subagents: profiles, runs (executed as tasks), messages, cron jobs, lessons, the lifecycle.
     @cached_property
     def agents_units(self) -> AgentsUnits:

@@ -14,26 +14,9 @@ if TYPE_CHECKING:
     from chalicelib.assistant.services.project_deploys import ProjectDeploys
     from chalicelib.assistant.services.task_offers import TaskOffers
     from chalicelib.assistant.services.user_model import UserModel
-    from chalicelib.codeintel.services.workers import CodeIntelWorkers
-    from chalicelib.memory.services.memory_service import MemoryService
-    from chalicelib.sessions.services.sessions import SessionService
-    from chalicelib.tasks.services.machines import MachineRegistry
-    from chalicelib.tasks.services.tasks import TaskService
 
 
 class AssistantWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def codeintel(self) -> CodeIntelWorkers: ...
-        @property
-        def machine_registry(self) -> MachineRegistry: ...
-        @property
-        def memory(self) -> MemoryService: ...
-        @property
-        def sessions(self) -> SessionService: ...
-        @property
-        def tasks(self) -> TaskService: ...
-
     # The Telegram assistant (docs/telegram.md, "Assistant"): what it learns about its user, the
     # context providers around the conversation, and natural-language task offers.
     @cached_property

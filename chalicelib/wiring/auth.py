@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
     from chalicelib.console.services.console_auth import ConsoleAuth
     from chalicelib.console.services.reads import ReadsFactory
-    from chalicelib.namespaces.services.namespaces import Namespaces
 
 
 ADMIN_KEYS_REFRESH_S = 60
@@ -37,10 +36,6 @@ def admin_keys(settings: Settings, *,
 
 
 class AuthWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the namespaces' wiring
-        @property
-        def namespaces(self) -> Namespaces: ...
-
     # Scoped API keys (docs/deploy.md, "Keys"): the configured admin keys, then stored ones.
     @cached_property
     def key_admin(self) -> KeyAdmin:

@@ -19,23 +19,9 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.rule_promotion import RulePromotion
     from chalicelib.learning.services.task_feedback import TaskFeedback
     from chalicelib.learning.services.task_lessons import TaskLessons
-    from chalicelib.memory.services.memory_service import MemoryService
-    from chalicelib.namespaces.services.namespaces import Namespaces
-    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
 
 
 class LearningWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def memory(self) -> MemoryService: ...
-        @property
-        def telegram_enabled(self) -> bool: ...
-        @property
-        def telegram_gateway(self) -> TelegramGateway: ...
-
-        @property
-        def namespaces(self) -> Namespaces: ...
-
     # Learning loop: insight extraction, project rules, lessons, weekly reviews (docs/learning.md).
     # Its units bind the memory core's repository too: rules and lessons are written through
     # the memory core's write path (`memory.store`) in the learning loop's own transactions.

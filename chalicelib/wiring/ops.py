@@ -16,22 +16,9 @@ if TYPE_CHECKING:
     from chalicelib.ops.services.log_tail import LogTail
     from chalicelib.ops.services.machine_controls import MachineControls
     from chalicelib.ops.services.ports import RetentionRows
-    from chalicelib.tasks.services.machines import MachineRegistry
-    from chalicelib.tasks.services.tasks import TaskService
-    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
 
 
 class OpsWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def machine_registry(self) -> MachineRegistry: ...
-        @property
-        def tasks(self) -> TaskService: ...
-        @property
-        def telegram_enabled(self) -> bool: ...
-        @property
-        def telegram_gateway(self) -> TelegramGateway: ...
-
     # The brain loop: observations, proposals with Approve / Reject, the kill switch (docs/brain.md).
     @property
     def alert_chat_id(self) -> int | None:

@@ -11,22 +11,9 @@ if TYPE_CHECKING:
     from chalicelib.ssh.services.ssh_runs import SshRuns
     from chalicelib.ssh.services.ssh_targets import SshTargets
     from chalicelib.sync.services.file_sync import FileSync
-    from chalicelib.tasks.services.machines import MachineRegistry
-    from chalicelib.tasks.services.ports import TaskQueues
-    from chalicelib.telegram.services.topic_streams import TopicStreams
 
 
 class RemoteWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def machine_registry(self) -> MachineRegistry: ...
-        @property
-        def task_queues(self) -> TaskQueues: ...
-        @property
-        def telegram_enabled(self) -> bool: ...
-        @property
-        def topic_streams(self) -> TopicStreams: ...
-
     # End-to-end encrypted file sync: ciphertext only (docs/sync.md).
     @cached_property
     def file_sync(self) -> FileSync:

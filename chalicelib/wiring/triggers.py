@@ -8,23 +8,10 @@ from typing import TYPE_CHECKING
 from chalicelib.wiring.core import CoreWiring
 
 if TYPE_CHECKING:
-    from chalicelib.tasks.services.tasks import TaskService
-    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
-    from chalicelib.telegram.services.topic_directory import TopicDirectory
     from chalicelib.triggers.services.github_triggers import GitHubTriggers
 
 
 class TriggersWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def tasks(self) -> TaskService: ...
-        @property
-        def telegram_enabled(self) -> bool: ...
-        @property
-        def telegram_gateway(self) -> TelegramGateway: ...
-        @property
-        def telegram_topics(self) -> TopicDirectory: ...
-
     @cached_property
     def github_triggers(self) -> GitHubTriggers:
         from chalicelib.codeintel.adapters.github_client import GitHubClient

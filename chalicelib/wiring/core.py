@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from chalicelib.codeintel.services.workers import CodeIntelWorkers
+    from chalicelib.graph.services.graph_retrieve import GraphRetrieve
+    from chalicelib.graph.services.graph_store import GraphStore
     from chalicelib.kernel.database import Database
     from chalicelib.kernel.queues import SqsQueues
     from chalicelib.kernel.settings import Settings
@@ -46,6 +48,10 @@ class CoreWiring:
         def bot_services(self) -> BotServices: ...
         @property
         def codeintel(self) -> CodeIntelWorkers: ...
+        @property
+        def graph_retrieve(self) -> GraphRetrieve: ...
+        @property
+        def graph_store(self) -> GraphStore: ...
         @property
         def machine_registry(self) -> MachineRegistry: ...
         @property

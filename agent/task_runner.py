@@ -50,9 +50,9 @@ class Finish:
     def result(self, machine_id: str, attempt: int) -> TaskResultRequest:
         ws = self.workspace
         return TaskResultRequest(
-            machine_id, attempt, cast(ResultStatus, self.status), self.summary[:20_000], self.files,
-            self.exit_code, self.cost_usd, self.engine, ws.location if ws else None,
-            ws.branch if ws else None, self.error)
+            machine_id, attempt, status=cast(ResultStatus, self.status), summary=self.summary[:20_000],
+            files_changed=self.files, exit_code=self.exit_code, cost_usd=self.cost_usd, engine=self.engine,
+            worktree=ws.location if ws else None, branch=ws.branch if ws else None, error=self.error)
 
     def outcome(self, attempt: int, duration_s: float) -> TaskOutcomeRequest:
         """What the learning loop hears: success, failure or cancelled."""

@@ -98,8 +98,10 @@ class EngineSwitchRequest(AttemptRequest):  # POST /api/tasks/{id}/engine-switch
     reason: str = ""
 
 
-@dataclass(frozen=True)
-class TaskResultRequest(AttemptRequest):  # POST /api/tasks/{id}/result
+@dataclass(frozen=True, kw_only=True)
+class TaskResult(Body):
+    """What an attempt ended with: the agent reports it, the server keeps it on the task."""
+
     status: ResultStatus
     summary: str = ""
     files_changed: list[str] = field(default_factory=list)
@@ -109,6 +111,11 @@ class TaskResultRequest(AttemptRequest):  # POST /api/tasks/{id}/result
     worktree: str | None = None
     branch: str | None = None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskResultRequest(TaskResult, AttemptRequest):  # POST /api/tasks/{id}/result: the attempt, its result
+    pass
 
 
 @dataclass(frozen=True)

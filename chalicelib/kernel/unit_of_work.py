@@ -6,14 +6,14 @@ sends, Telegram announcements) are registered with `after_commit` and run only o
 transaction is durable, so a rolled-back change never announces anything.
 
 Each capability declares the repositories its unit of work exposes (a Protocol in its
-`services/ports.py`), a Postgres implementation in its `adapters/` built on
-`PostgresUnitOfWork`, and an in-memory one for unit tests built on `InMemoryUnitOfWork`.
+`services/ports.py`); its adapters name the constructor of each (`postgres_units(db, name=Repo)`),
+and unit tests build an in-memory one on `InMemoryUnitOfWork`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from types import TracebackType
+from collections.abc import Callable, Mapping
+from types import MappingProxyType, TracebackType
 from typing import Any, Protocol, Self
 
 from chalicelib.kernel.logging import log_failure
@@ -67,17 +67,24 @@ def _run_all(actions: list[Callable[[], None]]) -> None:
             log_failure("after-commit action failed", exc)
 
 
-class PostgresUnitOfWork(_AfterCommit):
-    """A pooled connection in one transaction; subclasses bind their repositories in `_bind`."""
+# Builds one repository over the unit's connection (a repository class taking `conn`).
+RepositoryFactory = Callable[[Any], object]
 
-    def __init__(self, db: Any) -> None:
+
+class PostgresUnitOfWork(_AfterCommit):
+    """A pooled connection in one transaction, with each of `repositories` built over it and bound
+    as the attribute of its name (`uow.tasks` for `tasks=TaskRepository`)."""
+
+    def __init__(self, db: Any, repositories: Mapping[str, RepositoryFactory] = MappingProxyType({})) -> None:
         super().__init__()
         self._db = db
+        self._repositories = repositories
         self._cm: Any = None
         self.conn: Any = None
 
     def _bind(self, conn: Any) -> None:
-        """Create the repositories over `conn` (override)."""
+        for name, build in self._repositories.items():
+            setattr(self, name, build(conn))
 
     def __enter__(self) -> Self:
         self._cm = self._db.connection()
@@ -98,6 +105,15 @@ class PostgresUnitOfWork(_AfterCommit):
     def commit(self) -> None:
         self.conn.commit()
         self.committed = True
+
+
+def postgres_units(db: Any, unit: type[PostgresUnitOfWork] = PostgresUnitOfWork, /,
+                   **repositories: RepositoryFactory) -> Callable[[], Any]:
+    """A factory of Postgres units over `db` binding `repositories` (`unit` a subclass for a capability
+    that adds to the transaction). The caller types it as its capability's unit port
+    (`services/ports.py`), which says what each repository promises."""
+    bound = MappingProxyType(dict(repositories))
+    return lambda: unit(db, bound)
 
 
 class InMemoryUnitOfWork(_AfterCommit):

@@ -16,26 +16,15 @@ if TYPE_CHECKING:
     from chalicelib.agents.services.ports import AgentsUnits
     from chalicelib.agents.services.profiles import AgentProfiles
     from chalicelib.agents.services.runs import SubagentRuns
-    from chalicelib.memory.services.memory_recall import MemoryRecall
-    from chalicelib.memory.services.memory_service import MemoryService
-    from chalicelib.tasks.services.tasks import TaskService
 
 
 class AgentWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def tasks(self) -> TaskService: ...
-        @property
-        def memory(self) -> MemoryService: ...
-        @property
-        def memory_recall(self) -> MemoryRecall: ...
-
     # Subagents: profiles, runs (executed as tasks), messages, cron jobs, lessons, the lifecycle.
     @cached_property
     def agents_units(self) -> AgentsUnits:
-        from chalicelib.agents.adapters.postgres_agents_uow import PostgresAgentsUnitOfWork
+        from chalicelib.agents.adapters.run_repository import agents_units
 
-        return lambda: PostgresAgentsUnitOfWork(self.db)
+        return agents_units(self.db)
 
     @cached_property
     def agent_profiles(self) -> AgentProfiles:

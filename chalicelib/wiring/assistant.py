@@ -14,26 +14,9 @@ if TYPE_CHECKING:
     from chalicelib.assistant.services.project_deploys import ProjectDeploys
     from chalicelib.assistant.services.task_offers import TaskOffers
     from chalicelib.assistant.services.user_model import UserModel
-    from chalicelib.codeintel.services.workers import CodeIntelWorkers
-    from chalicelib.memory.services.memory_service import MemoryService
-    from chalicelib.sessions.services.sessions import SessionService
-    from chalicelib.tasks.services.machines import MachineRegistry
-    from chalicelib.tasks.services.tasks import TaskService
 
 
 class AssistantWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def codeintel(self) -> CodeIntelWorkers: ...
-        @property
-        def machine_registry(self) -> MachineRegistry: ...
-        @property
-        def memory(self) -> MemoryService: ...
-        @property
-        def sessions(self) -> SessionService: ...
-        @property
-        def tasks(self) -> TaskService: ...
-
     # The Telegram assistant (docs/telegram.md, "Assistant"): what it learns about its user, the
     # context providers around the conversation, and natural-language task offers.
     @cached_property
@@ -67,7 +50,7 @@ class AssistantWiring(CoreWiring):
                 telegram_topic_id=topic_id or None, idempotency_key=f"offer:{offer.id}"))
 
         return TaskOffers(self.assistant_units, self.llm, self.machine_registry.list_machines,
-                          self.codeintel.github_sync.repos, create_task)
+                          self.machine_registry.machine_for, self.codeintel.github_sync.repos, create_task)
 
     @cached_property
     def project_deploys(self) -> ProjectDeploys:
@@ -75,4 +58,4 @@ class AssistantWiring(CoreWiring):
         from chalicelib.assistant.services.project_deploys import ProjectDeploys
         from chalicelib.kernel.redaction import redact
 
-        return ProjectDeploys(self.assistant_units, self.machine_registry.list_machines, redact)
+        return ProjectDeploys(self.assistant_units, self.machine_registry.machine_for, redact)

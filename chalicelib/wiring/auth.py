@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
     from chalicelib.console.services.console_auth import ConsoleAuth
     from chalicelib.console.services.reads import ReadsFactory
-    from chalicelib.namespaces.services.namespaces import Namespaces
 
 
 ADMIN_KEYS_REFRESH_S = 60
@@ -37,43 +36,39 @@ def admin_keys(settings: Settings, *,
 
 
 class AuthWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the namespaces' wiring
-        @property
-        def namespaces(self) -> Namespaces: ...
-
     # Scoped API keys (docs/deploy.md, "Keys"): the configured admin keys, then stored ones.
     @cached_property
     def key_admin(self) -> KeyAdmin:
-        from chalicelib.auth.adapters.key_repository import PostgresKeysUnitOfWork
+        from chalicelib.auth.adapters.key_repository import key_units
         from chalicelib.auth.services.key_admin import KeyAdmin
 
-        return KeyAdmin(partial(PostgresKeysUnitOfWork, self.db))
+        return KeyAdmin(key_units(self.db))
 
     @cached_property
     def authenticator(self) -> Authenticator:
-        from chalicelib.auth.adapters.key_repository import PostgresKeysUnitOfWork
+        from chalicelib.auth.adapters.key_repository import key_units
         from chalicelib.auth.services.authenticator import Authenticator
 
-        return Authenticator(partial(PostgresKeysUnitOfWork, self.db), admin_keys(self.settings),
+        return Authenticator(key_units(self.db), admin_keys(self.settings),
                              namespace_reach=lambda names: self.namespaces.visible(names))
 
     @cached_property
     def machine_onboarding(self) -> MachineOnboarding:
-        from chalicelib.auth.adapters.key_repository import PostgresInvitesUnitOfWork
+        from chalicelib.auth.adapters.key_repository import invite_units
         from chalicelib.auth.services.machine_onboarding import MachineOnboarding
 
-        return MachineOnboarding(partial(PostgresInvitesUnitOfWork, self.db))
+        return MachineOnboarding(invite_units(self.db))
 
     @cached_property
     def console_auth(self) -> ConsoleAuth:
-        from chalicelib.console.adapters.console_repository import PostgresConsoleUnitOfWork
+        from chalicelib.console.adapters.console_repository import console_units
         from chalicelib.console.services.console_auth import ConsoleAuth
 
         def admin_name(key: str) -> str | None:
             principal = self.authenticator.principal(key)
             return principal.name if principal is not None and principal.is_admin else None
 
-        return ConsoleAuth(partial(PostgresConsoleUnitOfWork, self.db), admin_name,
+        return ConsoleAuth(console_units(self.db), admin_name,
                            self.authenticator.still_live)
 
     @property

@@ -9,22 +9,9 @@ from chalicelib.wiring.core import CoreWiring
 
 if TYPE_CHECKING:
     from chalicelib.context.services.prompt_context import PromptContext
-    from chalicelib.graph.services.graph_retrieve import GraphRetrieve
-    from chalicelib.graph.services.graph_store import GraphStore
-    from chalicelib.memory.services.memory_service import MemoryService
 
 
 class ContextWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the memory's and the graph's wiring
-        @property
-        def memory(self) -> MemoryService: ...
-
-        @property
-        def graph_retrieve(self) -> GraphRetrieve: ...
-
-        @property
-        def graph_store(self) -> GraphStore: ...
-
     @cached_property
     def prompt_context(self) -> PromptContext:
         from chalicelib.context.services.prompt_context import PromptContext

@@ -15,26 +15,13 @@ if TYPE_CHECKING:
     from chalicelib.graph.services.graph_retrieve import GraphRetrieve
     from chalicelib.graph.services.graph_store import GraphStore
     from chalicelib.graph.services.ports import GraphUnits
-    from chalicelib.learning.services.project_rules import ProjectRules
-    from chalicelib.learning.services.rule_clashes import RuleClashes
-    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
 
 
 class GraphWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def telegram_enabled(self) -> bool: ...
-        @property
-        def telegram_gateway(self) -> TelegramGateway: ...
-        @property
-        def project_rules(self) -> ProjectRules: ...
-        @property
-        def rule_clashes(self) -> RuleClashes: ...
-
     # Graph memory: entities, facts, instructions with scope, plans, edges (docs/graph.md).
     @cached_property
     def graph_units(self) -> GraphUnits:
-        from chalicelib.graph.adapters.graph_unit_of_work import graph_units
+        from chalicelib.graph.adapters.graph_repository import graph_units
 
         return graph_units(self.db)
 

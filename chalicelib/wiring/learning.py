@@ -19,23 +19,9 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.rule_promotion import RulePromotion
     from chalicelib.learning.services.task_feedback import TaskFeedback
     from chalicelib.learning.services.task_lessons import TaskLessons
-    from chalicelib.memory.services.memory_service import MemoryService
-    from chalicelib.namespaces.services.namespaces import Namespaces
-    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
 
 
 class LearningWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def memory(self) -> MemoryService: ...
-        @property
-        def telegram_enabled(self) -> bool: ...
-        @property
-        def telegram_gateway(self) -> TelegramGateway: ...
-
-        @property
-        def namespaces(self) -> Namespaces: ...
-
     # Learning loop: insight extraction, project rules, lessons, weekly reviews (docs/learning.md).
     # Its units bind the memory core's repository too: rules and lessons are written through
     # the memory core's write path (`memory.store`) in the learning loop's own transactions.
@@ -119,7 +105,7 @@ class LearningWiring(CoreWiring):
     # Code intelligence (docs/codeintel.md): the scheduled workers and the repos registry.
     @cached_property
     def codeintel(self) -> CodeIntelWorkers:
-        from chalicelib.codeintel.adapters.codeintel_unit_of_work import codeintel_units
+        from chalicelib.codeintel.adapters.codeintel_repository import codeintel_units
         from chalicelib.codeintel.adapters.github_client import GitHubClient
         from chalicelib.codeintel.services.workers import CodeIntelWorkers
         from chalicelib.kernel.redaction import redact

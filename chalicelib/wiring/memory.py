@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from chalicelib.wiring.core import CoreWiring
 
 if TYPE_CHECKING:
-    from chalicelib.learning.services.project_rules import ProjectRules
     from chalicelib.memory.domain.memory_model import SearchHit
     from chalicelib.memory.services.lifecycle_ports import LifecycleUnits
     from chalicelib.memory.services.memory_eviction import MemoryEviction
@@ -24,17 +23,9 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.rule_import import RuleImport
     from chalicelib.memory.services.scoped_reads import ScopedReads
     from chalicelib.memory.services.search_explain import SearchExplainer
-    from chalicelib.namespaces.services.namespaces import Namespaces
 
 
 class MemoryWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the learning loop's wiring (the one instruction store) and the namespaces'
-        @property
-        def project_rules(self) -> ProjectRules: ...
-
-        @property
-        def namespaces(self) -> Namespaces: ...
-
     @cached_property
     def memory_units(self) -> MemoryUnits:
         from chalicelib.memory.adapters.memory_unit_of_work import memory_units

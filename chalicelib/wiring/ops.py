@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cached_property, partial
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from chalicelib.wiring.core import CoreWiring
@@ -16,22 +16,9 @@ if TYPE_CHECKING:
     from chalicelib.ops.services.log_tail import LogTail
     from chalicelib.ops.services.machine_controls import MachineControls
     from chalicelib.ops.services.ports import RetentionRows
-    from chalicelib.tasks.services.machines import MachineRegistry
-    from chalicelib.tasks.services.tasks import TaskService
-    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
 
 
 class OpsWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def machine_registry(self) -> MachineRegistry: ...
-        @property
-        def tasks(self) -> TaskService: ...
-        @property
-        def telegram_enabled(self) -> bool: ...
-        @property
-        def telegram_gateway(self) -> TelegramGateway: ...
-
     # The brain loop: observations, proposals with Approve / Reject, the kill switch (docs/brain.md).
     @property
     def alert_chat_id(self) -> int | None:
@@ -43,9 +30,9 @@ class OpsWiring(CoreWiring):
 
     @cached_property
     def brain_units(self) -> BrainUnits:
-        from chalicelib.brain.adapters.brain_unit_of_work import PostgresBrainUnitOfWork
+        from chalicelib.brain.adapters.brain_repositories import brain_units
 
-        return partial(PostgresBrainUnitOfWork, self.db)
+        return brain_units(self.db)
 
     @cached_property
     def brain_channel(self) -> ProposalChannel:
@@ -78,13 +65,13 @@ class OpsWiring(CoreWiring):
     @cached_property
     def machine_controls(self) -> MachineControls:
         """/engines, /update, /restart: what the agents hear in their heartbeats' answers."""
-        from chalicelib.ops.adapters.machine_control_repository import PostgresControlsUnitOfWork
+        from chalicelib.ops.adapters.machine_control_repository import controls_units
         from chalicelib.ops.services.machine_controls import MachineControls
 
         def notify(chat_id: int, topic_id: int, text: str) -> None:
             self.telegram_gateway.send(chat_id, text, topic_id=topic_id)
 
-        return MachineControls(partial(PostgresControlsUnitOfWork, self.db),
+        return MachineControls(controls_units(self.db),
                                notify if self.telegram_enabled else None)
 
     @cached_property

@@ -11,42 +11,29 @@ if TYPE_CHECKING:
     from chalicelib.ssh.services.ssh_runs import SshRuns
     from chalicelib.ssh.services.ssh_targets import SshTargets
     from chalicelib.sync.services.file_sync import FileSync
-    from chalicelib.tasks.services.machines import MachineRegistry
-    from chalicelib.tasks.services.ports import TaskQueues
-    from chalicelib.telegram.services.topic_streams import TopicStreams
 
 
 class RemoteWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def machine_registry(self) -> MachineRegistry: ...
-        @property
-        def task_queues(self) -> TaskQueues: ...
-        @property
-        def telegram_enabled(self) -> bool: ...
-        @property
-        def topic_streams(self) -> TopicStreams: ...
-
     # End-to-end encrypted file sync: ciphertext only (docs/sync.md).
     @cached_property
     def file_sync(self) -> FileSync:
-        from chalicelib.sync.adapters.sync_file_repository import PostgresSyncUnitOfWork
+        from chalicelib.sync.adapters.sync_file_repository import sync_units
         from chalicelib.sync.services.file_sync import FileSync
 
-        return FileSync(lambda: PostgresSyncUnitOfWork(self.db))
+        return FileSync(sync_units(self.db))
 
     # SSH targets and one-off command runs (/ssh, /exec): machines connect, the server routes.
     @cached_property
     def ssh_targets(self) -> SshTargets:
-        from chalicelib.ssh.adapters.ssh_repositories import PostgresSshUnitOfWork
+        from chalicelib.ssh.adapters.ssh_repositories import ssh_units
         from chalicelib.ssh.services.ssh_targets import SshTargets
 
-        return SshTargets(lambda: PostgresSshUnitOfWork(self.db))
+        return SshTargets(ssh_units(self.db))
 
     @cached_property
     def ssh_runs(self) -> SshRuns:
         from chalicelib.kernel.redaction import redact
-        from chalicelib.ssh.adapters.ssh_repositories import PostgresSshUnitOfWork
+        from chalicelib.ssh.adapters.ssh_repositories import ssh_units
         from chalicelib.ssh.services.ports import NullRunOutput, RunOutput
         from chalicelib.ssh.services.ssh_runs import SshRuns
 
@@ -55,6 +42,6 @@ class RemoteWiring(CoreWiring):
             from chalicelib.telegram.services.chat_stream import ChatStreamPublisher
 
             output = ChatStreamPublisher(self.topic_streams)
-        return SshRuns(lambda: PostgresSshUnitOfWork(self.db), self.ssh_targets,
+        return SshRuns(ssh_units(self.db), self.ssh_targets,
                        self.task_queues.send_to_machine, output, redact,
                        machine_online=self.machine_registry.is_online)

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from chalicelib.wiring.core import CoreWiring
 
 if TYPE_CHECKING:
-    from chalicelib.memory.services.memory_lifecycle import MemoryLifecycle
     from chalicelib.sessions.services.ports import SessionUnits
     from chalicelib.sessions.services.sessions import SessionService
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
@@ -16,9 +15,6 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.machine_credentials import MachineCredentialVendor
     from chalicelib.tasks.services.machines import MachineRegistry
     from chalicelib.tasks.services.ports import (
-        OutcomeListener,
-        PromptEnricher,
-        TaskEventPublisher,
         TaskQueues,
     )
     from chalicelib.tasks.services.task_deps import TaskDeps
@@ -29,19 +25,9 @@ if TYPE_CHECKING:
 
 
 class TaskWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def memory_lifecycle(self) -> MemoryLifecycle: ...
-        @property
-        def outcome_listener(self) -> OutcomeListener: ...
-        @property
-        def prompt_enricher(self) -> PromptEnricher: ...
-        @property
-        def task_event_publisher(self) -> TaskEventPublisher: ...
-
     @cached_property
     def session_units(self) -> SessionUnits:
-        from chalicelib.sessions.adapters.session_unit_of_work import session_units
+        from chalicelib.sessions.adapters.session_repository import session_units
 
         return session_units(self.db)
 
@@ -74,10 +60,10 @@ class TaskWiring(CoreWiring):
 
     @cached_property
     def task_deps(self) -> TaskDeps:
-        from chalicelib.tasks.adapters.postgres_tasks_uow import PostgresTasksUnitOfWork
+        from chalicelib.tasks.adapters.postgres_tasks_uow import tasks_units
         from chalicelib.tasks.services.task_deps import TaskDeps
 
-        return TaskDeps(lambda: PostgresTasksUnitOfWork(self.db), self.task_queues, self.task_policy,
+        return TaskDeps(tasks_units(self.db), self.task_queues, self.task_policy,
                         self.task_event_publisher)
 
     @cached_property

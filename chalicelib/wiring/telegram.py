@@ -3,19 +3,14 @@ tool approvals."""
 
 from __future__ import annotations
 
-from functools import cached_property, partial
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from chalicelib.wiring.core import CoreWiring
 
 if TYPE_CHECKING:
     from chalicelib.approvals.services.tool_approvals import ToolApprovals
-    from chalicelib.tasks.services.agent_sessions import AgentSessionService
-    from chalicelib.tasks.services.machines import MachineRegistry
-    from chalicelib.tasks.services.ports import TaskQueues
-    from chalicelib.tasks.services.tasks import TaskService
     from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
-    from chalicelib.telegram.bot.context import BotServices
     from chalicelib.telegram.services.folder_walks import FolderWalks
     from chalicelib.telegram.services.ports import UnitOfWorkFactory as TelegramUnitOfWorkFactory
     from chalicelib.telegram.services.reminders import Reminders
@@ -29,18 +24,6 @@ if TYPE_CHECKING:
 class TelegramWiring(CoreWiring):
     stream_pacing: StreamPacing | None  # the topic streams' pace (tests pass a fast one)
 
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def agent_sessions(self) -> AgentSessionService: ...
-        @property
-        def bot_services(self) -> BotServices: ...
-        @property
-        def machine_registry(self) -> MachineRegistry: ...
-        @property
-        def task_queues(self) -> TaskQueues: ...
-        @property
-        def tasks(self) -> TaskService: ...
-
     # Telegram front-end (docs/telegram.md): update intake, the bot and its handlers, topic
     # streams, reminders. python-telegram-bot is imported only once the bot itself is used.
     @property
@@ -49,9 +32,9 @@ class TelegramWiring(CoreWiring):
 
     @cached_property
     def telegram_uow(self) -> TelegramUnitOfWorkFactory:
-        from chalicelib.telegram.adapters.postgres_unit_of_work import PostgresTelegramUnitOfWork
+        from chalicelib.telegram.adapters.postgres_unit_of_work import telegram_units
 
-        return partial(PostgresTelegramUnitOfWork, self.db)
+        return telegram_units(self.db)
 
     @cached_property
     def telegram_gateway(self) -> TelegramGateway:

@@ -8,34 +8,23 @@ from typing import TYPE_CHECKING
 from chalicelib.wiring.core import CoreWiring
 
 if TYPE_CHECKING:
-    from chalicelib.tasks.services.tasks import TaskService
-    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
-    from chalicelib.telegram.services.topic_directory import TopicDirectory
     from chalicelib.triggers.services.github_triggers import GitHubTriggers
 
 
 class TriggersWiring(CoreWiring):
-    if TYPE_CHECKING:  # built by the other capabilities' wiring
-        @property
-        def tasks(self) -> TaskService: ...
-        @property
-        def telegram_enabled(self) -> bool: ...
-        @property
-        def telegram_gateway(self) -> TelegramGateway: ...
-        @property
-        def telegram_topics(self) -> TopicDirectory: ...
-
     @cached_property
     def github_triggers(self) -> GitHubTriggers:
         from chalicelib.codeintel.adapters.github_client import GitHubClient
+        from chalicelib.kernel.idempotency import PostgresClaims
+        from chalicelib.kernel.unit_of_work import postgres_units
         from chalicelib.telegram.services.task_topics import TaskTopics
-        from chalicelib.triggers.adapters.triggers_unit_of_work import triggers_units
         from chalicelib.triggers.services.github_triggers import GitHubTriggers
 
         s = self.settings
         commenter = GitHubClient(s.github_token, s.github_api_url) if s.github_token else None
         topics = TaskTopics(self.telegram_gateway, self.telegram_topics, s.telegram_chat_id) \
             if self.telegram_enabled and s.telegram_chat_id else None
-        return GitHubTriggers(triggers_units(self.db), self.tasks.create, commenter, topics,
+        units = postgres_units(self.db, claims=PostgresClaims)
+        return GitHubTriggers(units, self.tasks.create, commenter, topics,
                               label=s.github_task_label, mention=s.github_task_mention,
                               console_url=s.public_url)

@@ -12,12 +12,11 @@ import sys
 from collections.abc import Iterator
 from contextlib import suppress
 from datetime import UTC, datetime, timedelta
-from functools import partial
 from pathlib import Path
 
 import pytest
 
-from chalicelib.auth.adapters.key_repository import PostgresInvitesUnitOfWork
+from chalicelib.auth.adapters.key_repository import invite_units
 from chalicelib.auth.services.machine_onboarding import MachineOnboarding
 from chalicelib.kernel.errors import Forbidden
 from tests.conftest import RunningApi
@@ -85,7 +84,7 @@ def test_itachi_join_installs_the_hooks_starts_a_registered_agent_and_the_token_
 
 def test_an_expired_invite_is_refused(api: RunningApi) -> None:
     later = datetime.now(UTC) + timedelta(minutes=61)
-    units = partial(PostgresInvitesUnitOfWork, api.container.db)
+    units = invite_units(api.container.db)
     _, token = MachineOnboarding(units).invite("test", "late", ttl_minutes=60)
 
     with pytest.raises(Forbidden, match="expired"):

@@ -1,6 +1,6 @@
 """In-memory fakes of the learning loop's ports, over the memory fakes' `MemoryTable`.
 
-`InMemoryLearningUnitOfWork` exposes what `PostgresLearningUnitOfWork` does: the memory core's
+`InMemoryLearningUnitOfWork` exposes what `learning_units` binds: the memory core's
 repository (the memory fake), the reads of rules and lessons, the lesson bookkeeping, the
 extraction records and the idempotency claims. Like every in-memory unit, it does not roll back.
 """

@@ -96,7 +96,8 @@ class FakeTasks:
     def finish(self, task_id: str, machine_id: str, attempt: int, result: TaskResult) -> Task | None:
         return self.update(
             task_id, where_status=("running",), where={"machine_id": machine_id, "attempts": attempt},
-            status=result.status.value, result_summary=result.summary, files_changed=result.files_changed,
+            status=TaskStatus(result.status), result_summary=result.summary,
+            files_changed=tuple(result.files_changed),
             exit_code=result.exit_code, cost_usd=result.cost_usd, error=result.error,
             worktree=result.worktree, branch=result.branch, lease_expires_at=None,
             finished_at=self._s.clock())

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from chalicelib.kernel.database import Database
-from chalicelib.tasks.adapters.postgres_tasks_uow import PostgresTasksUnitOfWork
+from chalicelib.tasks.adapters.postgres_tasks_uow import tasks_units
 from chalicelib.tasks.domain.agent_session_states import SessionStatus
 from chalicelib.tasks.domain.machine_records import Heartbeat
 from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskOutcome, TaskResult
@@ -46,7 +46,7 @@ def units(request: pytest.FixtureRequest) -> Iterator[Units]:
         yield lambda: InMemoryTasksUnitOfWork(store)
         return
     db = Database(request.getfixturevalue("database_url"), min_size=1, max_size=2)
-    yield lambda: PostgresTasksUnitOfWork(db)
+    yield tasks_units(db)
     db.close()
 
 
@@ -119,7 +119,8 @@ def test_dispatch_and_claim_move_a_task_only_for_its_machine_and_dispatch(units:
 
 def test_a_lease_is_renewed_and_a_result_recorded_only_for_the_current_attempt(units: Units) -> None:
     task = running(units)
-    result = TaskResult(TaskStatus.COMPLETED, "done", ("a.py", "b.py"), 0, 0.25, branch="itachi/x")
+    result = TaskResult(status="completed", summary="done", files_changed=["a.py", "b.py"], exit_code=0,
+                        cost_usd=0.25, branch="itachi/x")
     with units() as uow:
         assert uow.tasks.renew_lease(task.id, "m1", 2, 60) is None
         renewed = uow.tasks.renew_lease(task.id, "m1", 1, 6000)

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from functools import partial
 
 import pytest
 
 from chalicelib.kernel.database import Database
-from chalicelib.telegram.adapters.postgres_unit_of_work import PostgresTelegramUnitOfWork
+from chalicelib.telegram.adapters.postgres_unit_of_work import telegram_units
 from chalicelib.telegram.domain.folder_walk import FolderWalk
 from chalicelib.telegram.domain.telegram_records import SessionRequestRow
 from chalicelib.telegram.services.ports import UnitOfWorkFactory
@@ -29,7 +28,7 @@ def uow(request: pytest.FixtureRequest) -> Iterator[UnitOfWorkFactory]:
         return
     db = Database(request.getfixturevalue("database_url"))
     try:
-        yield partial(PostgresTelegramUnitOfWork, db)
+        yield telegram_units(db)
     finally:
         db.close()
 

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from chalicelib.tasks.domain.machine_selection import MachineView, TaskNeeds, choose_machine, online_status
+from chalicelib.tasks.domain.machine_selection import (
+    MachineView,
+    TaskNeeds,
+    choose_machine,
+    machine_with_code,
+    online_status,
+)
 
 
 def machine(mid: str, *, age: float = 1.0, status: str = "online", cap: int = 2, load: int = 0,
@@ -61,3 +67,16 @@ def test_the_least_loaded_machine_wins() -> None:
 def test_a_requested_engine_needs_a_machine_that_runs_it() -> None:
     machines = [machine("a", engines=("claude",)), machine("b", engines=("gemini",), load=1)]
     assert choose_machine(machines, TaskNeeds("p", engine="gemini")) == "b"
+
+
+def test_an_offer_names_the_machine_the_dispatcher_would_choose_among_those_with_the_project() -> None:
+    machines = [machine("a", projects=("p",), load=1), machine("b", projects=("p",), cap=4, load=1),
+                machine("c", load=0)]
+    assert machine_with_code(machines, "p") == choose_machine(machines, TaskNeeds("p")) == "b"
+
+
+def test_an_offer_names_a_full_machine_with_the_project_and_no_machine_without_it() -> None:
+    machines = [machine("a", repos=("github.com/me/app",), load=2), machine("b")]
+    assert machine_with_code(machines, "github.com/me/app.git") == "a"
+    assert machine_with_code(machines, "other") is None
+    assert machine_with_code([machine("a", projects=("p",), status="draining")], "p") is None

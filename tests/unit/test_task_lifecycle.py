@@ -140,7 +140,8 @@ def test_a_result_finishes_the_attempt_announces_the_end_and_offers_waiting_task
     waiting = world.tasks.create(NewTask("other", "wait for a slot", target_machine="m1"))
     world.queues.dispatch.clear()
 
-    done = world.runs.finish(task.id, "m1", 1, TaskResult(TaskStatus.COMPLETED, "done", ("a.py",), 0))
+    result = TaskResult(status="completed", summary="done", files_changed=["a.py"], exit_code=0)
+    done = world.runs.finish(task.id, "m1", 1, result)
 
     assert (done.status, done.files_changed, done.lease_expires_at) == (TaskStatus.COMPLETED, ("a.py",), None)
     assert ("task", task.id, "completed") in world.publisher.finished_refs
@@ -149,14 +150,14 @@ def test_a_result_finishes_the_attempt_announces_the_end_and_offers_waiting_task
 
 def test_a_result_from_a_stale_attempt_or_machine_is_refused(world: TaskWorld) -> None:
     task = world.running()
-    result = TaskResult(TaskStatus.COMPLETED, "done")
+    result = TaskResult(status="completed", summary="done")
 
     with pytest.raises(Conflict):
         world.runs.finish(task.id, "m1", 2, result)
     with pytest.raises(Conflict):
         world.runs.finish(task.id, "m2", 1, result)
     with pytest.raises(InvalidInput):
-        world.runs.finish(task.id, "m1", 1, TaskResult(TaskStatus.RUNNING))
+        world.runs.finish(task.id, "m1", 1, TaskResult(status="running"))  # type: ignore[arg-type]
     assert world.task(task.id).status == TaskStatus.RUNNING
 
 

@@ -1,4 +1,4 @@
-"""Postgres access to `agent_profiles` and `agent_runs`."""
+"""Postgres access to `agent_profiles` and `agent_runs`, and the agents' unit of work."""
 
 from __future__ import annotations
 
@@ -7,8 +7,11 @@ from typing import Any
 
 import psycopg
 
+from chalicelib.agents.adapters.inbox_repository import CronRepository, LessonRepository, MessageRepository
 from chalicelib.agents.domain.profiles import Profile
 from chalicelib.agents.domain.records import AgentRun, NewRun
+from chalicelib.agents.services.ports import AgentsUnits
+from chalicelib.kernel.unit_of_work import postgres_units
 
 Conn = psycopg.Connection[Any]
 _RUN_COLUMNS = frozenset(AgentRun.__dataclass_fields__) - {"id"}
@@ -132,3 +135,8 @@ class RunRepository:
             " WHERE id = %s AND status = 'active' RETURNING *",
             (status, (summary or "")[:20_000] or None, cost_usd, run_id)).fetchone()
         return run_from_row(row) if row else None
+
+
+def agents_units(db: Any) -> AgentsUnits:
+    return postgres_units(db, profiles=ProfileRepository, runs=RunRepository, messages=MessageRepository,
+                          cron=CronRepository, lessons=LessonRepository)

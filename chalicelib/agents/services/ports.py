@@ -60,16 +60,11 @@ class LessonStore(Protocol):
 
 
 class AgentsUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def profiles(self) -> ProfileStore: ...
-    @property
-    def runs(self) -> RunStore: ...
-    @property
-    def messages(self) -> MessageStore: ...
-    @property
-    def cron(self) -> CronStore: ...
-    @property
-    def lessons(self) -> LessonStore: ...
+    profiles: ProfileStore
+    runs: RunStore
+    messages: MessageStore
+    cron: CronStore
+    lessons: LessonStore
 
 
 AgentsUnits = Callable[[], AgentsUnitOfWork]

@@ -9,7 +9,7 @@ from typing import Any
 import psycopg
 
 from chalicelib.approvals.domain.approvals import Approval
-from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.kernel.unit_of_work import postgres_units
 
 Conn = psycopg.Connection[Any]
 _FIELDS = ("id", "session_id", "project", "tool", "summary", "status", "always", "decided_by", "decided_at",
@@ -66,12 +66,5 @@ class PostgresApprovals:
         return _approval(row)
 
 
-class PostgresApprovalUnitOfWork(PostgresUnitOfWork):
-    approvals: PostgresApprovals
-
-    def _bind(self, conn: Any) -> None:
-        self.approvals = PostgresApprovals(conn)
-
-
-def approval_units(db: Any) -> Callable[[], PostgresApprovalUnitOfWork]:
-    return lambda: PostgresApprovalUnitOfWork(db)
+def approval_units(db: Any) -> Callable[[], Any]:
+    return postgres_units(db, approvals=PostgresApprovals)

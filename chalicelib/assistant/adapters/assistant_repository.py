@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import psycopg
 
 from chalicelib.assistant.domain.offers import Offer
-from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.assistant.services.ports import AssistantUnits
+from chalicelib.kernel.unit_of_work import postgres_units
 
 Conn = psycopg.Connection[Any]
 KEEP_MESSAGES = 200  # per chat: the extractor reads only the unread ones
@@ -110,12 +110,5 @@ def _offer(row: Any) -> Offer:
     )
 
 
-class PostgresAssistantUnitOfWork(PostgresUnitOfWork):
-    assistant: PostgresAssistantRepository
-
-    def _bind(self, conn: Any) -> None:
-        self.assistant = PostgresAssistantRepository(conn)
-
-
-def assistant_units(db: Any) -> Callable[[], PostgresAssistantUnitOfWork]:
-    return lambda: PostgresAssistantUnitOfWork(db)
+def assistant_units(db: Any) -> AssistantUnits:
+    return postgres_units(db, assistant=PostgresAssistantRepository)

@@ -34,8 +34,7 @@ class AssistantRepository(Protocol):
 
 
 class AssistantUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def assistant(self) -> AssistantRepository: ...
+    assistant: AssistantRepository
 
 
 class Memories(Protocol):
@@ -54,5 +53,6 @@ class Memories(Protocol):
 AssistantUnits = Callable[[], AssistantUnitOfWork]
 Redact = Callable[[str], str]
 ListMachines = Callable[[], list[dict[str, Any]]]
+MachineFor = Callable[[str], str | None]  # project -> the machine its task would go to
 ListRepos = Callable[[], list[dict[str, Any]]]
 Briefing = Callable[[str], dict[str, Any]]

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from chalicelib.assistant.domain.deploys import MAX_COMMAND_CHARS, deploy_offer_text, deploy_prompt
 from chalicelib.assistant.domain.offers import Offer
-from chalicelib.assistant.services.ports import AssistantUnits, ListMachines, Redact
-from chalicelib.assistant.services.task_offers import machine_for
+from chalicelib.assistant.services.ports import AssistantUnits, MachineFor, Redact
 from chalicelib.kernel.errors import InvalidInput
 
 
 class ProjectDeploys:
-    def __init__(self, units: AssistantUnits, machines: ListMachines, redact: Redact) -> None:
-        self._units, self._machines, self._redact = units, machines, redact
+    def __init__(self, units: AssistantUnits, machine_for: MachineFor, redact: Redact) -> None:
+        self._units, self._machine_for, self._redact = units, machine_for, redact
 
     def configure(self, project: str, command: str, machine: str | None = None) -> str:
         command = command.strip()
@@ -40,7 +39,7 @@ class ProjectDeploys:
             raise InvalidInput(f"No deploy command is configured for {project}. "
                                f"Set one with /deploy set {project} [@machine] <command>.")
         command, machine = configured
-        machine = machine or machine_for(project, self._machines())
+        machine = machine or self._machine_for(project)
         with self._units() as uow:
             offer = uow.assistant.add_offer(Offer(chat_id, topic_id, user_id, project, machine,
                                                   deploy_prompt(project, command)))

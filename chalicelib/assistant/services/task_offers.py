@@ -15,7 +15,7 @@ from typing import Any
 
 from chalicelib.assistant.domain import task_intent
 from chalicelib.assistant.domain.offers import Offer
-from chalicelib.assistant.services.ports import AssistantUnits, ListMachines, ListRepos
+from chalicelib.assistant.services.ports import AssistantUnits, ListMachines, ListRepos, MachineFor
 from chalicelib.kernel.errors import NotFound
 from chalicelib.llm.services.ports import LanguageModel
 
@@ -32,11 +32,12 @@ class TaskOffers:
         units: AssistantUnits,
         llm: LanguageModel,
         machines: ListMachines,
+        machine_for: MachineFor,
         repos: ListRepos,
         create_task: CreateTask,
     ) -> None:
         self._units, self._llm, self._machines, self._repos = units, llm, machines, repos
-        self._create_task = create_task
+        self._machine_for, self._create_task = machine_for, create_task
 
     def offer_for(
         self, message: str, *, chat_id: int, topic_id: int, user_id: int | None, project_here: str | None
@@ -62,7 +63,7 @@ class TaskOffers:
         if intent is None:
             return None
         offer = Offer(
-            chat_id, topic_id, user_id, intent.project, machine_for(intent.project, machines), intent.prompt
+            chat_id, topic_id, user_id, intent.project, self._machine_for(intent.project), intent.prompt
         )
         with self._units() as uow:
             stored = uow.assistant.add_offer(offer)
@@ -123,19 +124,3 @@ class TaskOffers:
             names.update(m["projects"])
         return sorted(names)
 
-
-def machine_for(project: str, machines: list[dict[str, Any]]) -> str | None:
-    """The online machine with the project and the most free slots, if any has it."""
-    short = project.lower().rstrip("/").split("/")[-1]
-    having = [
-        m
-        for m in machines
-        if m["status"] == "online"
-        and any(
-            p.lower() == project.lower() or p.lower().rstrip("/").split("/")[-1] == short
-            for p in [*m["projects"], *m["repos"]]
-        )
-    ]
-    if not having:
-        return None
-    return str(max(having, key=lambda m: (m["max_concurrent"] - m["assigned_tasks"], m["id"]))["id"])

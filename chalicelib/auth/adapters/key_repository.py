@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -9,8 +10,9 @@ import psycopg
 
 from chalicelib.auth.domain.api_keys import ApiKey, KeyKind, KeySpec
 from chalicelib.auth.domain.machine_invites import Invite
+from chalicelib.auth.services.ports import InvitesUnitOfWork, KeysUnitOfWork
 from chalicelib.kernel.errors import Conflict
-from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.kernel.unit_of_work import postgres_units
 
 Conn = psycopg.Connection[Any]
 _COLUMNS = "id, name, kind, machine_id, projects, read_only, key_prefix, created_at, revoked_at, namespaces"
@@ -73,11 +75,8 @@ class PostgresKeyRepository:
         return _key(row) if row else None
 
 
-class PostgresKeysUnitOfWork(PostgresUnitOfWork):
-    keys: PostgresKeyRepository
-
-    def _bind(self, conn: Any) -> None:
-        self.keys = PostgresKeyRepository(conn)
+def key_units(db: Any) -> Callable[[], KeysUnitOfWork]:
+    return postgres_units(db, keys=PostgresKeyRepository)
 
 
 class PostgresInviteRepository:
@@ -104,10 +103,5 @@ class PostgresInviteRepository:
             (machine_id, key_id, invite_id))
 
 
-class PostgresInvitesUnitOfWork(PostgresUnitOfWork):
-    keys: PostgresKeyRepository
-    invites: PostgresInviteRepository
-
-    def _bind(self, conn: Any) -> None:
-        self.keys = PostgresKeyRepository(conn)
-        self.invites = PostgresInviteRepository(conn)
+def invite_units(db: Any) -> Callable[[], InvitesUnitOfWork]:
+    return postgres_units(db, keys=PostgresKeyRepository, invites=PostgresInviteRepository)

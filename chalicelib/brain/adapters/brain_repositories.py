@@ -1,4 +1,4 @@
-"""Postgres access to `brain_state` and `brain_proposals`."""
+"""Postgres access to `brain_state` and `brain_proposals`, and the brain's unit of work."""
 
 from __future__ import annotations
 
@@ -8,8 +8,11 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from chalicelib.brain.adapters.observation_queries import ObservationQueries
 from chalicelib.brain.domain.brain_state import BrainState
 from chalicelib.brain.domain.proposals import NewProposal, Proposal
+from chalicelib.brain.services.ports import BrainUnits
+from chalicelib.kernel.unit_of_work import postgres_units
 
 Conn = psycopg.Connection[Any]
 _PROPOSAL_FIELDS = frozenset(Proposal.__dataclass_fields__) - {"id", "created_at", "dedup_key"}
@@ -103,3 +106,8 @@ def _proposal(row: dict[str, Any]) -> Proposal:
                     row["priority"], dict(row["action"]), row["status"], row["created_at"], row["expires_at"],
                     row["result"], row["reject_reason"], row["decided_by"], row["decided_at"],
                     row["telegram_chat_id"], row["telegram_message_id"])
+
+
+def brain_units(db: Any) -> BrainUnits:
+    return postgres_units(db, state=StateRepository, proposals=ProposalRepository,
+                          observations=ObservationQueries)

@@ -49,12 +49,9 @@ class Observations(Protocol):
 
 
 class BrainUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def state(self) -> StateRecords: ...
-    @property
-    def proposals(self) -> ProposalRecords: ...
-    @property
-    def observations(self) -> Observations: ...
+    state: StateRecords
+    proposals: ProposalRecords
+    observations: Observations
 
 
 BrainUnits = Callable[[], BrainUnitOfWork]

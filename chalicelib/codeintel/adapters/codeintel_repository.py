@@ -7,9 +7,12 @@ from typing import Any
 
 import psycopg
 
+from chalicelib.codeintel.adapters.repo_registry import PostgresRepoRegistry
 from chalicelib.codeintel.domain.cross_project import Learned
 from chalicelib.codeintel.domain.edit_patterns import EditRow
 from chalicelib.codeintel.domain.style_profile import EditText
+from chalicelib.codeintel.services.ports import CodeIntelUnits
+from chalicelib.kernel.unit_of_work import postgres_units
 
 Conn = psycopg.Connection[Any]
 LIVE = "superseded_by IS NULL AND phase < 3"
@@ -153,3 +156,7 @@ class PostgresCodeIntel:
         return [
             Learned(r["id"], r["project"], r["category"], r["content"], float(r["confidence"])) for r in rows
         ]
+
+
+def codeintel_units(db: Any) -> CodeIntelUnits:
+    return postgres_units(db, intel=PostgresCodeIntel, repos=PostgresRepoRegistry)

@@ -59,11 +59,8 @@ class RepoRegistry(Protocol):
 
 
 class CodeIntelUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def intel(self) -> CodeIntelRepository: ...
-
-    @property
-    def repos(self) -> RepoRegistry: ...
+    intel: CodeIntelRepository
+    repos: RepoRegistry
 
 
 CodeIntelUnits = Callable[[], CodeIntelUnitOfWork]

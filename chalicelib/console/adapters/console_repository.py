@@ -6,8 +6,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from chalicelib.console.domain.cookies import ConsoleSession
+from chalicelib.console.services.ports import ConsoleUnits
 from chalicelib.kernel.stored_text import Verbatim
-from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.kernel.unit_of_work import postgres_units
 
 
 class PostgresConsoleRepository:
@@ -64,8 +65,5 @@ class PostgresConsoleRepository:
         )
 
 
-class PostgresConsoleUnitOfWork(PostgresUnitOfWork):
-    console: PostgresConsoleRepository
-
-    def _bind(self, conn: Any) -> None:
-        self.console = PostgresConsoleRepository(conn)
+def console_units(db: Any) -> ConsoleUnits:
+    return postgres_units(db, console=PostgresConsoleRepository)

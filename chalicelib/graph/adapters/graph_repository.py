@@ -16,8 +16,9 @@ from psycopg.types.json import Jsonb
 from chalicelib.graph.domain.aliases import alias_keys
 from chalicelib.graph.domain.graph_model import Contradiction, Node, NodeDraft, Relation
 from chalicelib.graph.domain.names import normalise_name
-from chalicelib.graph.services.ports import NodeNotFound, SupersedeRefused
+from chalicelib.graph.services.ports import GraphUnits, NodeNotFound, SupersedeRefused
 from chalicelib.kernel.idempotency import claim
+from chalicelib.kernel.unit_of_work import postgres_units
 
 Conn = psycopg.Connection[Any]
 COLS = (
@@ -390,3 +391,7 @@ class PostgresGraphRepository:
             (project,),
         ).fetchone()
         return {**counts, "edges": int(_one(edges)["n"])}
+
+
+def graph_units(db: Any) -> GraphUnits:
+    return postgres_units(db, graph=PostgresGraphRepository)

@@ -120,8 +120,7 @@ class GraphRepository(Protocol):
 
 
 class GraphUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def graph(self) -> GraphRepository: ...
+    graph: GraphRepository
 
 
 GraphUnits = Callable[[], GraphUnitOfWork]

@@ -6,14 +6,14 @@ so a budget decision and its reservation commit before the next decision reads t
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import date
 from typing import Any
 
 import psycopg
 
-from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.kernel.unit_of_work import postgres_units
 from chalicelib.llm.domain.llm_budget import Spend
+from chalicelib.llm.services.ports import LlmUnits
 
 Conn = psycopg.Connection[Any]
 _BUDGET_LOCK = 7_146_030  # advisory lock key: one budget decision at a time
@@ -75,15 +75,8 @@ class PostgresUsageRecords:
         return [_row(r) for r in rows]
 
 
-class PostgresLlmUnitOfWork(PostgresUnitOfWork):
-    usage: PostgresUsageRecords
-
-    def _bind(self, conn: Any) -> None:
-        self.usage = PostgresUsageRecords(conn)
-
-
-def llm_units(db: Any) -> Callable[[], PostgresLlmUnitOfWork]:
-    return lambda: PostgresLlmUnitOfWork(db)
+def llm_units(db: Any) -> LlmUnits:
+    return postgres_units(db, usage=PostgresUsageRecords)
 
 
 def _row(r: dict[str, Any]) -> dict[str, Any]:

@@ -6,13 +6,12 @@ A deadlock or serialization failure leaves the unit as `TransientConflict`, the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
 import psycopg
 
-from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.kernel.unit_of_work import PostgresUnitOfWork, postgres_units
 from chalicelib.memory.adapters.graph_transfer_repository import PostgresGraphTransferRepository
 from chalicelib.memory.adapters.import_repository import PostgresImportCheck
 from chalicelib.memory.adapters.integrity_repository import PostgresIntegrityRepository
@@ -25,41 +24,12 @@ from chalicelib.memory.adapters.search_explain import PostgresSearchExplain
 from chalicelib.memory.adapters.search_statistics import SearchStatistics
 from chalicelib.memory.adapters.snapshot_repository import PostgresSnapshotRepository
 from chalicelib.memory.adapters.transfer_repository import PostgresTransferRepository
-from chalicelib.memory.services.ports import TransientConflict
+from chalicelib.memory.services.ports import MemoryUnits, TransientConflict
 
 TRANSIENT = (psycopg.errors.DeadlockDetected, psycopg.errors.SerializationFailure)
 
 
-class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
-    memories: PostgresMemoryRepository
-    search: PostgresMemorySearch
-    lifecycle: PostgresLifecycleRepository
-    integrity: PostgresIntegrityRepository
-    transfer: PostgresTransferRepository
-    graph_transfer: PostgresGraphTransferRepository
-    snapshots: PostgresSnapshotRepository
-    recall: PostgresMemoryRecall
-    explain: PostgresSearchExplain
-    imports: PostgresImportCheck
-    review: PostgresReviewRepository
-
-    def __init__(self, db: Any, statistics: SearchStatistics) -> None:
-        super().__init__(db)
-        self._statistics = statistics
-
-    def _bind(self, conn: Any) -> None:
-        self.memories = PostgresMemoryRepository(conn)
-        self.search = PostgresMemorySearch(conn, self._statistics)
-        self.lifecycle = PostgresLifecycleRepository(conn)
-        self.integrity = PostgresIntegrityRepository(conn)
-        self.transfer = PostgresTransferRepository(conn)
-        self.graph_transfer = PostgresGraphTransferRepository(conn)
-        self.snapshots = PostgresSnapshotRepository(conn)
-        self.recall = PostgresMemoryRecall(conn)
-        self.explain = PostgresSearchExplain(conn, self._statistics)
-        self.imports = PostgresImportCheck(conn)
-        self.review = PostgresReviewRepository(conn)
-
+class RetryableUnitOfWork(PostgresUnitOfWork):
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         super().__exit__(exc_type, exc, tb)
@@ -67,7 +37,15 @@ class PostgresMemoryUnitOfWork(PostgresUnitOfWork):
             raise TransientConflict(type(exc).__name__) from exc
 
 
-def memory_units(db: Any) -> Callable[[], PostgresMemoryUnitOfWork]:
-    """A factory of memory units over `db` (one statistics snapshot shared by all of them)."""
+def memory_units(db: Any) -> MemoryUnits:
+    """A factory of memory units over `db` (one statistics snapshot shared by all of them).
+
+    Beside `MemoryUnitOfWork` it binds what the lifecycle, review and transfer ports name."""
     statistics = SearchStatistics()
-    return lambda: PostgresMemoryUnitOfWork(db, statistics)
+    return postgres_units(
+        db, RetryableUnitOfWork, memories=PostgresMemoryRepository,
+        search=lambda conn: PostgresMemorySearch(conn, statistics), lifecycle=PostgresLifecycleRepository,
+        integrity=PostgresIntegrityRepository, transfer=PostgresTransferRepository,
+        graph_transfer=PostgresGraphTransferRepository, snapshots=PostgresSnapshotRepository,
+        recall=PostgresMemoryRecall, explain=lambda conn: PostgresSearchExplain(conn, statistics),
+        imports=PostgresImportCheck, review=PostgresReviewRepository)

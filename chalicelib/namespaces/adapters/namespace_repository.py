@@ -8,8 +8,9 @@ from typing import Any
 import psycopg
 
 from chalicelib.kernel.errors import Conflict
-from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.kernel.unit_of_work import postgres_units
 from chalicelib.namespaces.domain.namespace import Namespace
+from chalicelib.namespaces.services.namespaces import NamespaceUnit
 
 Conn = psycopg.Connection[Any]
 _NAMESPACES = ("SELECT n.name, n.created_at, coalesce(array_agg(p.project ORDER BY p.project)"
@@ -59,12 +60,5 @@ class PostgresNamespaces:
         return [r["project"] for r in rows]
 
 
-class PostgresNamespaceUnitOfWork(PostgresUnitOfWork):
-    namespaces: PostgresNamespaces
-
-    def _bind(self, conn: Any) -> None:
-        self.namespaces = PostgresNamespaces(conn)
-
-
-def namespace_units(db: Any) -> Callable[[], PostgresNamespaceUnitOfWork]:
-    return lambda: PostgresNamespaceUnitOfWork(db)
+def namespace_units(db: Any) -> Callable[[], NamespaceUnit]:
+    return postgres_units(db, namespaces=PostgresNamespaces)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
 
-from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.kernel.unit_of_work import postgres_units
+from chalicelib.ops.services.machine_controls import ControlsUnitOfWork
 
 Conn = psycopg.Connection[Any]
 
@@ -33,8 +35,5 @@ class MachineControlRepository:
             {**values, "_id": machine_id})
 
 
-class PostgresControlsUnitOfWork(PostgresUnitOfWork):
-    controls: MachineControlRepository
-
-    def _bind(self, conn: Any) -> None:
-        self.controls = MachineControlRepository(conn)
+def controls_units(db: Any) -> Callable[[], ControlsUnitOfWork]:
+    return postgres_units(db, controls=MachineControlRepository)

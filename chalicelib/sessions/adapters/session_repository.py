@@ -10,6 +10,10 @@ from typing import Any
 import psycopg
 from psycopg.types.json import Jsonb
 
+from chalicelib.kernel.idempotency import PostgresClaims
+from chalicelib.kernel.unit_of_work import postgres_units
+from chalicelib.sessions.services.ports import SessionUnits
+
 Conn = psycopg.Connection[Any]
 
 
@@ -114,3 +118,7 @@ class PostgresSessionRepository:
             (project, limit),
         ).fetchall()
         return [dict(r) for r in rows]
+
+
+def session_units(db: Any) -> SessionUnits:
+    return postgres_units(db, sessions=PostgresSessionRepository, claims=PostgresClaims)

@@ -39,11 +39,8 @@ class SessionRepository(Protocol):
 
 
 class SessionUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def sessions(self) -> SessionRepository: ...
-
-    @property
-    def claims(self) -> Claims: ...
+    sessions: SessionRepository
+    claims: Claims
 
 
 SessionUnits = Callable[[], SessionUnitOfWork]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import psycopg
 
-from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.kernel.unit_of_work import postgres_units
 from chalicelib.ssh.domain.ssh_model import SshRun, SshTarget
+from chalicelib.ssh.services.ports import SshUnitOfWork
 
 Conn = psycopg.Connection[Any]
 _RUN_FIELDS = frozenset({"status", "exit_code", "error", "output_seq", "started_at", "finished_at"})
@@ -95,10 +97,5 @@ class PostgresSshRuns:
         return [_run(r) for r in rows]
 
 
-class PostgresSshUnitOfWork(PostgresUnitOfWork):
-    targets: PostgresSshTargets
-    runs: PostgresSshRuns
-
-    def _bind(self, conn: Any) -> None:
-        self.targets = PostgresSshTargets(conn)
-        self.runs = PostgresSshRuns(conn)
+def ssh_units(db: Any) -> Callable[[], SshUnitOfWork]:
+    return postgres_units(db, targets=PostgresSshTargets, runs=PostgresSshRuns)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import psycopg
 
-from chalicelib.kernel.unit_of_work import PostgresUnitOfWork
+from chalicelib.kernel.unit_of_work import postgres_units
 from chalicelib.sync.domain.sync_model import FileVersion, PushItem
+from chalicelib.sync.services.ports import SyncUnitOfWork
 
 Conn = psycopg.Connection[Any]
 _COLUMNS = ("seq", "project", "path", "version", "machine_id", "content_hash", "size", "created_at")
@@ -82,8 +83,5 @@ class PostgresSyncFileRepository:
         return [_version(r) for r in rows]
 
 
-class PostgresSyncUnitOfWork(PostgresUnitOfWork):
-    files: PostgresSyncFileRepository
-
-    def _bind(self, conn: Any) -> None:
-        self.files = PostgresSyncFileRepository(conn)
+def sync_units(db: Any) -> Callable[[], SyncUnitOfWork]:
+    return postgres_units(db, files=PostgresSyncFileRepository)

@@ -119,7 +119,7 @@ class TaskRepository:
                result: TaskResult) -> Task | None:
         return self.update(
             task_id, where_status=("running",), where={"machine_id": machine_id, "attempts": attempt},
-            status=result.status.value, result_summary=result.summary,
+            status=result.status, result_summary=result.summary,
             files_changed=list(result.files_changed), exit_code=result.exit_code,
             cost_usd=result.cost_usd, error=result.error, worktree=result.worktree,
             branch=result.branch, lease_expires_at=None, finished_at=datetime.now(UTC),

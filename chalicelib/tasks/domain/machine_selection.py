@@ -62,6 +62,21 @@ def online_status(machine: MachineView, offline_after_s: float = OFFLINE_AFTER_S
     return "paused" if machine.paused else machine.reported_status
 
 
+def _load(machine: MachineView) -> tuple[float, float, str]:
+    """Least loaded first (by share of capacity in use), then the freshest heartbeat, then id."""
+    return (machine.assigned_tasks / max(1, machine.max_concurrent), machine.seconds_since_heartbeat,
+            machine.id)
+
+
+def machine_with_code(machines: Sequence[MachineView], project: str,
+                      offline_after_s: float = OFFLINE_AFTER_S) -> str | None:
+    """The machine to name for a task of `project` before it exists (an offer, a deploy): online,
+    not paused, with the project or its repo, least loaded first; None when no such machine is up."""
+    needs = TaskNeeds(project, repo=project)
+    having = [m for m in machines if m.online(offline_after_s) and not m.paused and has_code(m, needs)]
+    return min(having, key=_load).id if having else None
+
+
 def choose_machine(machines: Sequence[MachineView], needs: TaskNeeds,
                    offline_after_s: float = OFFLINE_AFTER_S) -> str | None:
     """Return the id of the machine to run the task on, or None if it must wait."""
@@ -75,7 +90,4 @@ def choose_machine(machines: Sequence[MachineView], needs: TaskNeeds,
     ready = [m for m in pool if m.online(offline_after_s) and m.free_slots > 0 and not m.paused]
     if not ready:
         return None
-    # Least loaded first (by share of capacity in use), then the freshest heartbeat, then id.
-    best = min(ready, key=lambda m: (m.assigned_tasks / max(1, m.max_concurrent),
-                                     m.seconds_since_heartbeat, m.id))
-    return best.id
+    return min(ready, key=_load).id

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from chalicelib.contracts.agent_api import TaskResult as TaskResult  # one declaration: the agent reports it
 from chalicelib.contracts.repo_source import RepoRefused, repo_source
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.redaction import redact, redact_json
@@ -112,19 +113,6 @@ class NewEvent:
     def __post_init__(self) -> None:
         object.__setattr__(self, "text", redact(self.text))
         object.__setattr__(self, "data", redact_json(self.data))
-
-
-@dataclass(frozen=True)
-class TaskResult:
-    status: TaskStatus
-    summary: str = ""
-    files_changed: tuple[str, ...] = ()
-    exit_code: int | None = None
-    cost_usd: float | None = None
-    engine: str | None = None
-    worktree: str | None = None
-    branch: str | None = None
-    error: str | None = None
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from chalice import Response
 from chalicelib.kernel.errors import NotFound
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
 from chalicelib.tasks.domain.task_model import NewEvent, TaskOutcome, TaskResult
-from chalicelib.tasks.domain.task_states import TaskStatus
 from chalicelib.tasks.routes.agent_bodies import (
     AttemptBody,
     ClaimBody,
@@ -86,8 +85,7 @@ def engine_switch(task_id: str) -> Response:
 @bp.route("/api/tasks/{task_id}/result", methods=["POST"])
 def post_result(task_id: str) -> Response:
     b = parse_body(bp.current_request, ResultBody)
-    result = TaskResult(TaskStatus(b.status), b.summary, tuple(b.files_changed), b.exit_code, b.cost_usd,
-                        b.engine, b.worktree, b.branch, b.error)
+    result = TaskResult(**b.model_dump(exclude={"machine_id", "attempt"}))
     task = bp.services.task_runs.finish(_task_id(task_id), b.machine_id, b.attempt, result)
     return ok(task.to_json())
 

@@ -19,7 +19,7 @@ from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.queue_table import MACHINE_ID_RULE, valid_machine_id
 from chalicelib.tasks.domain.agent_session_states import SessionStatus
 from chalicelib.tasks.domain.machine_records import Heartbeat, MachineRecord
-from chalicelib.tasks.domain.machine_selection import online_status
+from chalicelib.tasks.domain.machine_selection import machine_with_code, online_status
 from chalicelib.tasks.domain.task_model import Task
 from chalicelib.tasks.services.ports import TasksUnitOfWork
 from chalicelib.tasks.services.task_deps import TaskDeps, TaskUseCase
@@ -82,6 +82,12 @@ class MachineRegistry(TaskUseCase):
     def list_machines(self) -> list[dict[str, Any]]:
         with self._uow() as uow:
             return [self._describe(r) for r in uow.machines.records()]
+
+    def machine_for(self, project: str) -> str | None:
+        """The machine a task of `project` would be offered to now (`machine_with_code`)."""
+        with self._uow() as uow:
+            views = [r.view for r in uow.machines.records()]
+        return machine_with_code(views, project, self._policy.offline_after_s)
 
     def _describe(self, record: MachineRecord) -> dict[str, Any]:
         view = record.view

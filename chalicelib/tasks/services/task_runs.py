@@ -96,22 +96,22 @@ class TaskRunService(TaskUseCase):
 
     def finish(self, task_id: str, machine_id: str, attempt: int, result: TaskResult) -> Task:
         if result.status not in RESULT_STATUSES:
-            raise InvalidInput(f"a result cannot be {result.status.value}", field="status")
+            raise InvalidInput(f"a result cannot be {result.status}", field="status")
         with self._uow() as uow:
             task = self._owned(uow, task_id, machine_id, attempt)
-            ensure_transition(task.status, result.status)
+            ensure_transition(task.status, TaskStatus(result.status))
             result = replace(result, summary=redact(result.summary),
                              error=redact(result.error) if result.error else None)
             updated = uow.tasks.finish(task_id, machine_id, attempt, result)
             assert updated is not None
             events = uow.events.append(task_id, attempt, [NewEvent(
-                result.status.value, result.summary[:2000],
+                result.status, result.summary[:2000],
                 {"exit_code": result.exit_code, "files_changed": list(result.files_changed)[:100],
                  "cost_usd": result.cost_usd, "branch": result.branch, "error": result.error})])
             self._announce(uow, updated, events)
             self._offer_waiting_after(uow, (machine_id,), REFILL_AFTER_RESULT)  # the freed slot
             uow.commit()
-        get_logger().info("task finished", extra={"task_id": task_id, "status": result.status.value})
+        get_logger().info("task finished", extra={"task_id": task_id, "status": result.status})
         return updated
 
     def release(self, task_id: str, machine_id: str, dispatch_seq: int, reason: str) -> Task:

@@ -8,8 +8,7 @@ from chalicelib.kernel.unit_of_work import Claims, UnitOfWork
 
 
 class TriggersUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def claims(self) -> Claims: ...
+    claims: Claims
 
 
 class IssueCommenter(Protocol):

@@ -13,7 +13,6 @@ import pytest
 from chalicelib.bootstrap import Container
 from chalicelib.tasks.domain.machine_records import Heartbeat
 from chalicelib.tasks.domain.task_model import NewTask, Task, TaskOutcome, TaskResult
-from chalicelib.tasks.domain.task_states import TaskStatus
 from tests.fakes.fake_openai import CHAT_PATH, FakeOpenAI
 from tests.support.telegram_bot import GROUP, BotHarness, bot_harness
 
@@ -60,7 +59,7 @@ def fail_three_times(c: Container, project: str = "web",
         if attempt < 3:
             heartbeat(c, f"agent-{attempt}", project)  # a new agent process: the attempt is requeued
         else:
-            c.task_runs.finish(task.id, "m1", 3, TaskResult(TaskStatus.FAILED, error=FAILURE))
+            c.task_runs.finish(task.id, "m1", 3, TaskResult(status="failed", error=FAILURE))
     return c.tasks.get(task.id)
 
 

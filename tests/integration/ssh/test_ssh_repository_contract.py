@@ -9,7 +9,7 @@ import pytest
 
 from chalicelib.kernel.database import Database
 from chalicelib.kernel.redaction import redact
-from chalicelib.ssh.adapters.ssh_repositories import PostgresSshUnitOfWork
+from chalicelib.ssh.adapters.ssh_repositories import ssh_units
 from chalicelib.ssh.services.ssh_runs import SshRuns
 from chalicelib.ssh.services.ssh_targets import SshTargets
 from tests.fakes.in_memory_ssh import RecordingOutput
@@ -21,8 +21,8 @@ def services(database_url: str) -> Iterator[Services]:
     db = Database(database_url, min_size=1, max_size=4)
     sent: list[tuple[str, dict[str, Any]]] = []
     output = RecordingOutput()
-    registry = SshTargets(lambda: PostgresSshUnitOfWork(db))
-    runs = SshRuns(lambda: PostgresSshUnitOfWork(db), registry, lambda m, body: sent.append((m, body)),
+    registry = SshTargets(ssh_units(db))
+    runs = SshRuns(ssh_units(db), registry, lambda m, body: sent.append((m, body)),
                    output, redact)
     yield registry, runs, sent, output
     db.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chalicelib.kernel.database import Database
-from chalicelib.sync.adapters.sync_file_repository import PostgresSyncUnitOfWork
+from chalicelib.sync.adapters.sync_file_repository import sync_units
 from chalicelib.sync.services.file_sync import FileSync
 from tests.support.sync_contract import FileSyncContract
 
@@ -13,7 +13,7 @@ from tests.support.sync_contract import FileSyncContract
 @pytest.fixture
 def sync(database_url: str):  # type: ignore[no-untyped-def]
     db = Database(database_url, min_size=1, max_size=4)
-    yield FileSync(lambda: PostgresSyncUnitOfWork(db))
+    yield FileSync(sync_units(db))
     db.close()
 
 

@@ -109,6 +109,7 @@ class Container(TaskWiring, AgentWiring, MemoryWiring, GraphWiring, LearningWiri
             assistant=self.user_model, offers=self.task_offers, deploys=self.project_deploys,
             repo_registry=self.codeintel.github_sync.repos, agent_runs=self.agent_runs,
             agent_cron=self.agent_cron, review=self.memory_review, transcriber=self.transcriber,
+            budgets=self.task_budgets,
             rule_offers=RuleOffers(rules=lambda: self.project_rules, promotion=lambda: self.rule_promotion,
                                    scopes_of=lambda project: self.namespaces.scopes_of(project),
                                    namespace_names=lambda: [n.name for n in self.namespaces.listing()]),

@@ -122,10 +122,15 @@ class Settings(BaseSettings):
     task_claim_timeout_s: float = Field(300.0, gt=0, validation_alias=_env("ITACHI_TASK_CLAIM_TIMEOUT_S"))
     task_overdue_grace_s: float = Field(120.0, ge=0, validation_alias=_env("ITACHI_TASK_OVERDUE_GRACE_S"))
     task_max_switches: int = Field(2, ge=0, validation_alias=_env("ITACHI_TASK_MAX_SWITCHES"))
+    # Cost caps of chat users' tasks, in USD (0: none); a user's /budget overrides them (docs/telegram.md).
+    task_cost_cap_usd: float = Field(5.0, ge=0, validation_alias=_env("ITACHI_TASK_COST_CAP_USD"))
+    daily_cost_cap_usd: float = Field(25.0, ge=0, validation_alias=_env("ITACHI_DAILY_COST_CAP_USD"))
     # Telegram
     telegram_bot_token: str = Field("", repr=False, validation_alias=_env("TELEGRAM_BOT_TOKEN"))
     telegram_webhook_secret: str = Field("", repr=False, validation_alias=_env("TELEGRAM_WEBHOOK_SECRET"))
     telegram_allowed_users: UserIds = Field((), validation_alias=_env("TELEGRAM_ALLOWED_USERS"))
+    # Allow-listed users who may set other users' cost caps (/budget ... <user id>).
+    telegram_admin_users: UserIds = Field((), validation_alias=_env("TELEGRAM_ADMIN_USERS"))
     telegram_chat_id: int | None = Field(None, validation_alias=_env("TELEGRAM_CHAT_ID"))
     telegram_api_url: str = Field("https://api.telegram.org/bot", validation_alias=_env("TELEGRAM_API_URL"))
     # Plain text in a running task's topic: "steer" (into the running turn where the engine takes
@@ -140,7 +145,7 @@ class Settings(BaseSettings):
     def _expand_home(cls, value: Any) -> Any:
         return itachi_home(value) if value else value
 
-    @field_validator("api_keys", "telegram_allowed_users", mode="before")
+    @field_validator("api_keys", "telegram_allowed_users", "telegram_admin_users", mode="before")
     @classmethod
     def _split_csv(cls, value: Any) -> Any:
         if isinstance(value, str):

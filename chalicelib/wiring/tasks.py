@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.ports import (
         TaskQueues,
     )
+    from chalicelib.tasks.services.task_budgets import TaskBudgets
     from chalicelib.tasks.services.task_deps import TaskDeps
     from chalicelib.tasks.services.task_policy import TaskPolicy
     from chalicelib.tasks.services.task_runs import TaskRunService
@@ -71,6 +72,15 @@ class TaskWiring(CoreWiring):
         from chalicelib.tasks.services.tasks import TaskService
 
         return TaskService(self.task_deps)
+
+    @cached_property
+    def task_budgets(self) -> TaskBudgets:
+        from chalicelib.tasks.domain.task_budget import BudgetCaps
+        from chalicelib.tasks.services.task_budgets import TaskBudgets
+
+        s = self.settings
+        return TaskBudgets(self.task_deps, self.tasks, BudgetCaps(s.task_cost_cap_usd, s.daily_cost_cap_usd),
+                           s.telegram_admin_users)
 
     @cached_property
     def task_dispatcher(self) -> TaskDispatcher:

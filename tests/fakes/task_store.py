@@ -20,6 +20,7 @@ from chalicelib.kernel.unit_of_work import InMemoryUnitOfWork
 from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskEvent, TaskOutcome, TaskResult
 from chalicelib.tasks.domain.task_states import TaskStatus
 from tests.fakes.task_fleet import FakeAgentSessions, FakeMachines
+from tests.fakes.task_spending import FakeTaskSpending
 from tests.fakes.task_tables import TaskStore, TaskTables
 
 
@@ -192,6 +193,7 @@ class InMemoryTasksUnitOfWork(InMemoryUnitOfWork):
         self.machines = FakeMachines(store)
         self.sessions = FakeAgentSessions(store)
         self.claims = FakeTaskClaims(store)
+        self.spending = FakeTaskSpending(store)
         self.dispatch_locks = 0
         self._before: TaskTables | None = None
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from chalicelib.tasks.domain.agent_session_states import AgentSession
+from chalicelib.tasks.domain.task_budget import BudgetCaps
 from chalicelib.tasks.domain.task_model import Task, TaskEvent, TaskOutcome
 from chalicelib.tasks.domain.task_states import TaskStatus
 
@@ -36,6 +37,9 @@ class TaskTables:
     sessions: dict[str, AgentSession] = field(default_factory=dict)
     session_events: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     claims: set[tuple[str, str]] = field(default_factory=set)
+    budget_caps: dict[int, BudgetCaps] = field(default_factory=dict)
+    task_spend: dict[tuple[str, int], float] = field(default_factory=dict)
+    daily_spend: dict[tuple[int, date], float] = field(default_factory=dict)
 
     def assigned(self, machine_id: str) -> int:
         return sum(1 for t in self.tasks.values() if t.machine_id == machine_id and t.status in ACTIVE)

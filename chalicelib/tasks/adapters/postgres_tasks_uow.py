@@ -1,4 +1,4 @@
-"""The tasks unit of work over Postgres: one pooled connection, one transaction, five repositories
+"""The tasks unit of work over Postgres: one pooled connection, one transaction, six repositories
 and the idempotency claims."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from chalicelib.kernel.idempotency import PostgresClaims
 from chalicelib.kernel.unit_of_work import PostgresUnitOfWork, postgres_units
 from chalicelib.tasks.adapters.agent_session_repository import AgentSessionRepository
 from chalicelib.tasks.adapters.machine_repository import MachineRepository
+from chalicelib.tasks.adapters.spend_repository import SpendRepository
 from chalicelib.tasks.adapters.task_event_repository import TaskEventRepository, TaskOutcomeRepository
 from chalicelib.tasks.adapters.task_repository import TaskRepository
 from chalicelib.tasks.services.ports import TasksUnitOfWork
@@ -27,4 +28,4 @@ class DispatchLockingUnitOfWork(PostgresUnitOfWork):
 def tasks_units(db: Any) -> Callable[[], TasksUnitOfWork]:
     return postgres_units(db, DispatchLockingUnitOfWork, tasks=TaskRepository, events=TaskEventRepository,
                           outcomes=TaskOutcomeRepository, machines=MachineRepository,
-                          sessions=AgentSessionRepository, claims=PostgresClaims)
+                          sessions=AgentSessionRepository, claims=PostgresClaims, spending=SpendRepository)

@@ -8,12 +8,14 @@ in production, `tests/fakes/task_store.py` in unit tests). Every status change i
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import date
 from typing import Any, Protocol
 
 from chalicelib.kernel.unit_of_work import Claims, UnitOfWork
 from chalicelib.tasks.domain.agent_session_states import AgentSession, SessionStatus
 from chalicelib.tasks.domain.machine_records import Heartbeat, MachineRecord
 from chalicelib.tasks.domain.queue_credentials import QueueCredentials
+from chalicelib.tasks.domain.task_budget import BudgetCaps, Cap
 from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskEvent, TaskOutcome, TaskResult
 
 
@@ -81,6 +83,22 @@ class TaskOutcomes(Protocol):
         ...
 
 
+class TaskSpending(Protocol):
+    """Chat users' cost caps and what tasks spent (per attempt, and per user and UTC day)."""
+
+    def caps(self, user_id: int) -> BudgetCaps:
+        """The user's own caps (None where unset)."""
+        ...
+
+    def set_cap(self, user_id: int, cap: Cap, usd: float) -> None: ...
+    def spent_on(self, user_id: int, day: date) -> float: ...
+    def task_spent(self, task_id: str) -> float: ...
+    def record(self, task_id: str, attempt: int, total: float, user_id: int | None, day: date) -> float:
+        """Raise the attempt's spend to the running `total` and the user's `day` by as much; return
+        what was added (0 for a total not above the recorded one: a retried report)."""
+        ...
+
+
 class Machines(Protocol):
     def record_heartbeat(self, hb: Heartbeat) -> tuple[str | None, str | None]:
         """Upsert the machine; return (previous agent instance, queue URL) as stored before."""
@@ -127,6 +145,7 @@ class TasksUnitOfWork(UnitOfWork, Protocol):
     def sessions(self) -> AgentSessions: ...
     @property
     def claims(self) -> Claims: ...
+    def spending(self) -> TaskSpending: ...
 
     def lock_dispatch(self) -> None:
         """Serialise dispatch decisions until the end of the transaction (one machine slot, one task)."""

@@ -13,6 +13,7 @@ from chalicelib.kernel.redaction import redact
 from chalicelib.tasks.domain.task_model import NewEvent, Task, TaskEvent, TaskOutcome, TaskResult, redacted
 from chalicelib.tasks.domain.task_states import RESULT_STATUSES, TaskStatus, ensure_transition
 from chalicelib.tasks.services.ports import OutcomeListener, PromptEnricher, TasksUnitOfWork
+from chalicelib.tasks.services.task_budgets import record_spend
 from chalicelib.tasks.services.task_deps import TaskDeps, TaskUseCase
 
 REFILL_AFTER_RESULT = 2
@@ -73,6 +74,7 @@ class TaskRunService(TaskUseCase):
         with self._uow() as uow:
             task = self._owned(uow, task_id, machine_id, attempt, running=False)
             events = uow.events.append(task_id, attempt, redacted(new))
+            record_spend(uow, task, attempt, [e.data for e in new], self._deps.clock().date())
             self._announce(uow, task, events)
             uow.commit()
         return events
@@ -104,6 +106,7 @@ class TaskRunService(TaskUseCase):
                              error=redact(result.error) if result.error else None)
             updated = uow.tasks.finish(task_id, machine_id, attempt, result)
             assert updated is not None
+            record_spend(uow, task, attempt, [{"cost_usd": result.cost_usd}], self._deps.clock().date())
             events = uow.events.append(task_id, attempt, [NewEvent(
                 result.status, result.summary[:2000],
                 {"exit_code": result.exit_code, "files_changed": list(result.files_changed)[:100],

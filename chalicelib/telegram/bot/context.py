@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from chalicelib.ssh.services.ssh_runs import SshRuns
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
     from chalicelib.tasks.services.machines import MachineRegistry
+    from chalicelib.tasks.services.task_budgets import TaskBudgets
     from chalicelib.tasks.services.tasks import TaskService
     from chalicelib.telegram.adapters.telegram_gateway import LoopGateway
     from chalicelib.telegram.services.folder_walks import FolderWalks
@@ -113,6 +114,7 @@ class BotServices:
     rule_offers: RuleOffers | None = None  # /rules and its Promote to <namespace> buttons
     task_text: str = "steer"  # TELEGRAM_TASK_TEXT: what plain text in a running task's topic does
     transcriber: Transcriber | None = None  # voice notes in a session's topic
+    budgets: TaskBudgets | None = None  # /budget, and the caps a /task is created under
 
 
 def services(context: Context) -> BotServices:

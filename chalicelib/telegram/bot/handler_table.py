@@ -29,6 +29,7 @@ from chalicelib.telegram.bot import (  # noqa: F401 (imported for their @command
     approval_buttons,
     assistant_actions,
     brain_commands,
+    budget_commands,
     continue_commands,
     conversation,
     deploy_commands,

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from functools import partial
 
 from telegram import Update
 
 from chalicelib.kernel.errors import InvalidInput
-from chalicelib.tasks.domain.task_model import NewTask
+from chalicelib.tasks.domain.task_model import NewTask, Task
 from chalicelib.telegram.bot.context import Context, blocking, command, reply, services, topic_link, topic_of
 from chalicelib.telegram.bot.topics import open_topic, register, send_header
 from chalicelib.telegram.domain.bot_commands import parse_task, parse_task_ref, short_id
@@ -19,19 +21,23 @@ ACTIVE = ("queued", "dispatched", "running")
 @command("task")
 async def task(update: Update, context: Context) -> None:
     request = parse_task(context.args or [])
-    tasks, bot_offers = services(context).tasks, services(context).offers
+    bot, user = services(context), update.effective_user
+    create: Callable[[NewTask], Task] = bot.tasks.create
+    if bot.budgets is not None and user is not None:  # a spent daily cap refuses it before a topic opens
+        admitted = await blocking(bot.budgets.allowance, user.id)
+        create = partial(bot.budgets.create_task, user.id, admitted=admitted)
     title = topic_title(request.project, request.description)
     place = await open_topic(update, context, title)
     header = f"📋 {request.project}\n{request.description}\n\nProgress streams here; /cancel stops it."
     header_sent = await send_header(context, place, header)
-    created = await blocking(tasks.create, NewTask(
+    created = await blocking(create, NewTask(
         request.project, request.description, telegram_chat_id=place.chat_id,
         telegram_topic_id=place.topic_id or None, idempotency_key=f"telegram:{update.update_id}"))
     await register(context, "task", created.id, place, title, header, header_sent)
     if place.topic_id:  # without a topic the header above lands in this chat already
         link = topic_link(place.chat_id, place.topic_id)
         where = f" Progress: {link}" if link else " Progress streams to its topic."
-        branch = await blocking(bot_offers.default_branch, created.project) if bot_offers else None
+        branch = await blocking(bot.offers.default_branch, created.project) if bot.offers else None
         on = f" (default branch {branch})" if branch else ""
         await reply(update, context, f"Task {short_id(created.id)} queued for {created.project}{on}.{where}")
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from chalicelib.kernel.errors import InvalidInput
+from chalicelib.tasks.domain.task_budget import CAP_KINDS, Cap, parse_usd
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("deploy", "/deploy <project> | /deploy set <project> [@machine] <command>",
                 "Run a project's deploy command on its machine as a task, after a confirmation"),
     CommandSpec("logs", "/logs [task id | function]", "The last log lines (of a task, or a function)"),
+    CommandSpec("budget", "/budget [task|daily <usd> [user id]]",
+                "Today's spend and your cost caps, or set a cap (0: none)"),
     CommandSpec("start", "/start", "Introduce the bot"),
     CommandSpec("help", "/help", "List the commands"),
 )
@@ -320,3 +323,26 @@ def parse_deploy(text: str) -> DeployRequest:
     if match.group("set"):
         return DeployRequest(project, match.group("command").strip(), machine)
     return DeployRequest(project)
+
+
+@dataclass(frozen=True)
+class BudgetRequest:
+    cap: Cap | None = None  # None: show the caps and today's spend
+    usd: float = 0.0
+    user_id: int | None = None  # whose cap (an admin's choice); None: the sender's own
+
+
+def parse_budget(args: Sequence[str]) -> BudgetRequest:
+    """`/budget`, `/budget task 2.50`, `/budget daily 20`, `/budget daily 20 <user id>`."""
+    if not args:
+        return BudgetRequest()
+    cap = args[0].lower()
+    if len(args) not in (2, 3) or cap not in CAP_KINDS:
+        raise _usage("budget")
+    try:
+        usd = parse_usd(args[1])
+    except ValueError as exc:
+        raise InvalidInput(f"{exc}. Usage: {spec('budget').usage}") from None
+    if len(args) == 3 and not args[2].isdigit():
+        raise InvalidInput(f"'{args[2]}' is not a Telegram user id. Usage: {spec('budget').usage}")
+    return BudgetRequest("task" if cap == "task" else "daily", usd, int(args[2]) if len(args) == 3 else None)

@@ -82,7 +82,8 @@ class TaskRunner:
         self._lease_ok = self.started
         self.batcher = EventBatcher(self._post_events)
         self.inbox = TaskInbox(self.event)  # messages that steer the engine or wait for its next turn
-        self.cost_guard = CostGuard(self, self.task.get("cost_budget_usd"))  # stops it mid-turn
+        self.cost_guard = CostGuard(self, self.task.get("cost_budget_usd"),  # stops it mid-turn
+                                    (self.task.get("engine_options") or {}).get("budget"))
 
     # Control, from other threads.
     def stop(self, reason: str) -> None:
@@ -141,8 +142,7 @@ class TaskRunner:
         self.event("workspace", f"worktree {ws.path} on branch {ws.branch}",
                    {"worktree": str(ws.path), "branch": ws.branch, "base": ws.base})
         run, code, engine, cost = run_engine_chain(self, ws)
-        if self.cost_guard.tripped:  # stopped mid-turn: no result reported the cost, the guard's estimate did
-            cost = max(cost or 0.0, self.cost_guard.spent_usd)
+        cost = self.cost_guard.final_cost(cost)  # stopped mid-turn, or engines that report only tokens
         status = self.stop_reason or ("completed" if run.succeeded(code) else "failed")
         message = (f"itachi: {self.task['description'].splitlines()[0][:60]}\n\n"
                    f"Task {self.task_id} (attempt {self.attempt}, {engine})")

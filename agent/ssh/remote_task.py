@@ -93,7 +93,8 @@ def _run(runner: TaskRunner, shell: RemoteShell, target: LocalTarget, repo: Remo
         shell.run(quote_argv(["git", "-C", str(ws.repo_root), "worktree", "remove", "--force", str(ws.path)],
                              shell.platform))
     error = run.failure(name, code) if status == "failed" else None
-    return Finish(status, run.summary, code, run.cost_usd, name, error, files, ws)
+    cost = runner.cost_guard.final_cost(run.cost_usd)
+    return Finish(status, run.summary, code, cost, name, error, files, ws)
 
 
 def _create(shell: RemoteShell, root: str, repo: RemoteRepo, task_id: str) -> Workspace:

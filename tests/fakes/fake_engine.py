@@ -9,6 +9,7 @@ ITACHI_ENGINE_<NAME>_COMMAND). What it does comes from directives in the prompt:
   [fake:child]              start a child process in its group that sleeps (process-tree tests)
   [fake:rate_limit=E1,E2]   when running as one of these engines, report a rate limit, exit 1
   [fake:fail]               report an error result and exit 1
+  [fake:spend=USD]          (as claude) report a model response costing USD every 0.2 s, 60 times
 
 With `--input-format stream-json` it is Claude Code reading its turns on stdin (a task's prompt
 is its first turn): one answer (`echo: ...`) and one `result` line per user message read from
@@ -131,6 +132,16 @@ def finish(engine: str, text: str, *, error: bool = False, limited: bool = False
             result.update(api_error_status=429, api_error_type="rate_limit_error",
                           result="API Error: Request rejected (429) · rate limited by the fake")
         emit(result)
+
+
+def spend(usd: float) -> None:
+    """Rising cost: responses whose output tokens cost `usd` each at Sonnet's $15 per million."""
+    for n in range(60):
+        usage = {"input_tokens": 0, "output_tokens": round(usd * 1_000_000 / 15)}
+        emit({"type": "assistant", "message": {"id": f"msg_spend_{n}", "model": "claude-sonnet-4-5",
+                                               "role": "assistant", "usage": usage,
+                                               "content": [{"type": "text", "text": f"step {n}"}]}})
+        time.sleep(0.2)
 
 
 def interactive(engine: str, resume: str | None = None) -> int:
@@ -269,6 +280,8 @@ def do_work(engine: str, prompt: str, *, sleep: bool) -> bool:
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(f"written by the fake {engine}\n")
         wrote(engine, directives["write"])
+    if directives.get("spend") and engine == "claude":
+        spend(float(directives["spend"]))
     if "fail" in directives:
         finish(engine, "the fake engine failed", error=True)
         return False

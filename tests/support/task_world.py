@@ -7,10 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib.tasks.domain.machine_records import Heartbeat
+from chalicelib.tasks.domain.task_budget import BudgetCaps
 from chalicelib.tasks.domain.task_model import NewTask, Task, TaskEvent
 from chalicelib.tasks.services.agent_sessions import AgentSessionService
 from chalicelib.tasks.services.dispatch import TaskDispatcher
 from chalicelib.tasks.services.machines import MachineRegistry
+from chalicelib.tasks.services.task_budgets import TaskBudgets
 from chalicelib.tasks.services.task_deps import TaskDeps
 from chalicelib.tasks.services.task_policy import TaskPolicy
 from chalicelib.tasks.services.task_runs import TaskRunService
@@ -24,6 +26,9 @@ from tests.fakes.task_messages import (
 )
 from tests.fakes.task_store import InMemoryTasksUnitOfWork
 from tests.fakes.task_tables import FakeClock, TaskStore
+
+
+ADMIN_USER = 900  # the Telegram user who may set others' cost caps
 
 
 @dataclass
@@ -44,6 +49,7 @@ class TaskWorld:
         self.machines = MachineRegistry(deps, sqs_endpoint_url=None, region="us-east-1")
         self.sweeper = TaskSweeper(deps)
         self.sessions = AgentSessionService(deps)
+        self.budgets = TaskBudgets(deps, self.tasks, BudgetCaps(5.0, 20.0), admins=(ADMIN_USER,))
 
     def _unit(self) -> InMemoryTasksUnitOfWork:
         unit = InMemoryTasksUnitOfWork(self.store)

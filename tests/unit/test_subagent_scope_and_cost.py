@@ -67,7 +67,8 @@ class Runner:
         self.stopped: list[str] = []
 
     def event(self, kind: str, text: str = "", data: dict[str, object] | None = None) -> None:
-        self.notices.append(text)
+        if kind == "notice":
+            self.notices.append(text)
 
     def stop(self, reason: str) -> None:
         self.stopped.append(reason)

@@ -14,9 +14,9 @@ _EVENT_MARKS = {
     "cancel_requested": "🛑", "close_requested": "🛑",
 }  # fmt: skip
 # Not shown as progress: the closing message says them (terminal states, the engine's final
-# result), or they are the user's own words or bookkeeping.
+# result), or they are the user's own words or bookkeeping (`cost`: the running spend reported).
 _SILENT = frozenset({"completed", "failed", "cancelled", "timed_out", "closed", "result", "created",
-                     "user_input", "init", "tool_result"})
+                     "user_input", "init", "tool_result", "cost"})
 _TOOL_DETAIL = ("file_path", "path", "command", "pattern", "url")
 DETAIL_LIMIT = 300
 _FINAL_MARKS = {

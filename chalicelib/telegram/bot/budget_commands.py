@@ -21,8 +21,8 @@ def budgets_of(context: Context) -> TaskBudgets:
 def budget_text(status: BudgetStatus, *, whose: str = "You") -> str:
     caps, own = status.caps, status.own
     daily = caps.daily_usd
-    left = f" ({usd(max(0.0, daily - status.spent_today))} left)" if daily else ""
-    lines = [f"{whose} spent {usd(status.spent_today) if status.spent_today else '$0.00'} today (UTC); "
+    left = f" (${max(0.0, daily - status.spent_today):,.2f} left)" if daily else ""
+    lines = [f"{whose} spent ${status.spent_today:,.2f} today (UTC); "
              f"daily cap: {usd(daily)}{left}{'' if own.daily_usd is not None else ' (default)'}.",
              f"Task cap: {usd(caps.task_usd)}{'' if own.task_usd is not None else ' (default)'} per task.",
              "Set them with /budget task 2.50 or /budget daily 20 (0: no cap)."]

@@ -27,7 +27,6 @@ from tests.fakes.task_messages import (
 from tests.fakes.task_store import InMemoryTasksUnitOfWork
 from tests.fakes.task_tables import FakeClock, TaskStore
 
-
 ADMIN_USER = 900  # the Telegram user who may set others' cost caps
 
 

@@ -45,9 +45,11 @@ class AssistantWiring(CoreWiring):
         from chalicelib.tasks.domain.task_model import NewTask
 
         def create_task(offer: Offer, chat_id: int, topic_id: int) -> object:
-            return self.tasks.create(NewTask(
-                offer.project, offer.prompt, target_machine=offer.machine, telegram_chat_id=chat_id,
-                telegram_topic_id=topic_id or None, idempotency_key=f"offer:{offer.id}"))
+            new = NewTask(offer.project, offer.prompt, target_machine=offer.machine, telegram_chat_id=chat_id,
+                          telegram_topic_id=topic_id or None, idempotency_key=f"offer:{offer.id}")
+            if offer.user_id is None:
+                return self.tasks.create(new)
+            return self.task_budgets.create_task(offer.user_id, new)  # under its asker's cost caps
 
         return TaskOffers(self.assistant_units, self.llm, self.machine_registry.list_machines,
                           self.machine_registry.machine_for, self.codeintel.github_sync.repos, create_task)

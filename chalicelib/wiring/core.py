@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         TaskEventPublisher,
         TaskQueues,
     )
+    from chalicelib.tasks.services.task_budgets import TaskBudgets
     from chalicelib.tasks.services.tasks import TaskService
     from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
     from chalicelib.telegram.bot.context import BotServices
@@ -72,6 +73,8 @@ class CoreWiring:
         def rule_clashes(self) -> RuleClashes: ...
         @property
         def sessions(self) -> SessionService: ...
+        @property
+        def task_budgets(self) -> TaskBudgets: ...
         @property
         def task_event_publisher(self) -> TaskEventPublisher: ...
         @property

@@ -133,6 +133,8 @@ def test_a_request_for_work_is_offered_and_create_makes_exactly_one_task(
             "github.com/acme/billing",
             "Fix the flaky login test in billing",
         )
+        assert task.cost_budget_usd == 5.0  # under its asker's caps (the defaults), as /task's are
+        assert task.engine_options["budget"] == {"cap": "task", "cap_usd": 5.0, "user_id": ALICE}
         answers = [c["text"] for c in bot.fake.calls_to("answerCallbackQuery")]
         assert answers == [
             "Creating the task...",

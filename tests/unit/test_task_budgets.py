@@ -19,7 +19,6 @@ from chalicelib.tasks.domain.task_budget import (
     reported_total,
 )
 from chalicelib.tasks.domain.task_model import NewEvent, NewTask, TaskResult
-from chalicelib.tasks.domain.task_states import TaskStatus
 from chalicelib.telegram.domain.bot_commands import BudgetRequest, parse_budget
 from tests.support.task_world import ADMIN_USER, TaskWorld
 
@@ -135,7 +134,7 @@ def test_spend_counts_once_per_reported_total_to_the_task_and_its_owners_day() -
     world.runs.record_events(claimed.id, "m1", 1, report)  # the agent's retry of the same report
     world.runs.record_events(claimed.id, "m1", 1, [NewEvent("cost", "", {"cost_usd": 1.0})])  # late
     assert world.budgets.status(ALICE).spent_today == pytest.approx(1.5)
-    world.runs.finish(claimed.id, "m1", 1, TaskResult(TaskStatus.COMPLETED, "done", cost_usd=2.0))
+    world.runs.finish(claimed.id, "m1", 1, TaskResult(status="completed", summary="done", cost_usd=2.0))
     assert world.budgets.task_spent(task.id) == pytest.approx(2.0)
     assert world.budgets.status(ALICE).spent_today == pytest.approx(2.0)
     assert world.budgets.status(BOB).spent_today == 0.0

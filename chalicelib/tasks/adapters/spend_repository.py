@@ -1,4 +1,4 @@
-"""Postgres access to `budget_caps`, `task_spend` and `daily_spend` (migration 0162)."""
+"""Postgres access to `budget_caps`, `task_spend` and `daily_spend` (migration 0163)."""
 
 from __future__ import annotations
 

@@ -16,6 +16,7 @@ from agent.engine_lines import pump, read_lines
 from agent.engines import Engine, with_system_prompt
 from agent.event_batcher import to_wire
 from agent.gated_turn import GATED, run_gated_turn
+from agent.plan_gate import PlanGate, gates_plan
 from agent.task_inbox import take_turns
 from agent.worktrees import Workspace
 from chalicelib.tasks.domain.engine_events import EngineEvent
@@ -86,7 +87,9 @@ def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
     logs.mkdir(parents=True, exist_ok=True)
     if runner.stopped:
         return summary, None
-    relay = relay_for(ctx.api, runner.task, ctx.config.env) if name in GATED else None
+    relay = relay_for(ctx.api, runner.task, ctx.config.env)
+    gate = PlanGate(relay) if relay is not None and gates_plan(name, options, relay) else None
+    relay = relay if name in GATED else None
     if relay is not None:  # Codex or Gemini under approvals: each turn in its approval protocol
         code = _run_gated(runner, engine, prompt, None, ws, env, relay, summary)
         while summary.succeeded(code) and summary.session_id and not runner.stopped:
@@ -97,8 +100,9 @@ def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
         return summary, code
     with open(logs / f"{runner.task_id}-{runner.attempt}-{name}.stderr", "w") as stderr:
         # Claude Code reads its turns on stdin, so a message can steer the running turn.
-        argv = engine.session_argv(options) if engine.streams_input else engine.task_argv(prompt, options)
-        code = _run_process(runner, engine, argv, prompt, ws, env, stderr, summary)
+        argv = (engine.session_argv(options, prompt_tool=gate is not None) if engine.streams_input
+                else engine.task_argv(prompt, options))
+        code = _run_process(runner, engine, argv, prompt, ws, env, stderr, summary, gate)
         while summary.succeeded(code) and summary.session_id and not runner.stopped:
             message = runner.inbox.take()  # a message that came after the last turn: resume with it
             if message is None:
@@ -109,8 +113,10 @@ def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
 
 
 def _run_process(runner: TaskRunner, engine: Engine, argv: list[str], first_turn: str | None,
-                 ws: Workspace, env: dict[str, str], stderr: IO[str], summary: RunSummary) -> int | None:
-    """One engine process to its end (`first_turn` on stdin for a stream-json engine); its exit code."""
+                 ws: Workspace, env: dict[str, str], stderr: IO[str], summary: RunSummary,
+                 gate: PlanGate | None = None) -> int | None:
+    """One engine process to its end (`first_turn` on stdin for a stream-json engine, its plan asked
+    through `gate`); its exit code."""
     ctx, name = runner.ctx, engine.name
     interactive = engine.streams_input and first_turn is not None
     try:
@@ -127,7 +133,7 @@ def _run_process(runner: TaskRunner, engine: Engine, argv: list[str], first_turn
     threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
     if interactive:
         assert first_turn is not None
-        take_turns(runner, engine, proc, first_turn, read_lines(proc, lines), summary)
+        take_turns(runner, engine, proc, first_turn, read_lines(proc, lines), summary, gate)
     else:
         forward_all(runner, engine, read_lines(proc, lines), summary)
     code = proc.wait()

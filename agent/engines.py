@@ -75,12 +75,16 @@ class Engine:
         run one headless process per turn, resuming their own session."""
         return self.name == "claude"
 
-    def session_argv(self, options: Mapping[str, Any] | None = None, resume: str | None = None) -> list[str]:
+    def session_argv(self, options: Mapping[str, Any] | None = None, resume: str | None = None, *,
+                     prompt_tool: bool = False) -> list[str]:
         """A long-lived engine reading one stream-json user message per turn on stdin, continuing
-        the engine's own session `resume` if given."""
+        the engine's own session `resume` if given; with `prompt_tool` it asks its permission
+        questions (ExitPlanMode's plan) on stdout and reads the answers on stdin (`plan_gate`)."""
         if not self.streams_input:
             raise ValueError(f"{self.name} has no stream-json input")
         flags = option_flags(self.name, options) if options else list(_EDITS)
+        if prompt_tool:
+            flags += ["--permission-prompt-tool", "stdio"]
         resuming = ["--resume", resume] if resume else []
         return [*self.program, *resuming, "-p", "--input-format", "stream-json", *_STREAM, *flags]
 

@@ -37,6 +37,7 @@ from chalicelib.tasks.domain.steering import (
 )
 
 if TYPE_CHECKING:
+    from agent.plan_gate import PlanGate
     from agent.task_runner import TaskRunner
 
 Report = Callable[[str, str, dict[str, Any]], None]
@@ -113,11 +114,14 @@ class TaskInbox:
 
 
 def write_turn(proc: subprocess.Popen[str], text: str) -> bool:
+    return write_line(proc, json.dumps({"type": "user", "message": {"role": "user", "content": text}}))
+
+
+def write_line(proc: subprocess.Popen[str], line: str) -> bool:
     if proc.stdin is None or proc.stdin.closed:
         return False
-    line = {"type": "user", "message": {"role": "user", "content": text}}
     try:
-        proc.stdin.write(json.dumps(line) + "\n")
+        proc.stdin.write(line + "\n")
         proc.stdin.flush()
     except (BrokenPipeError, ValueError, OSError):
         return False
@@ -131,12 +135,15 @@ def close_stdin(proc: subprocess.Popen[str]) -> None:
 
 
 def take_turns(runner: TaskRunner, engine: Engine, proc: subprocess.Popen[str], prompt: str,
-               lines: Iterator[str], summary: RunSummary) -> None:
-    """Feed the prompt, then one waiting message per finished turn; close stdin when none waits."""
+               lines: Iterator[str], summary: RunSummary, gate: PlanGate | None = None) -> None:
+    """Feed the prompt, then one waiting message per finished turn; close stdin when none waits.
+    With a `gate`, Claude's permission questions (its plan) are answered on its stdin."""
     if not runner.inbox.start_turn(proc, prompt):
         return
     try:
         for line in lines:
+            if gate is not None and gate.see(line, lambda answer: write_line(proc, answer)):
+                continue
             events = engine.parse(line)
             for event in events:
                 summary.add(event)

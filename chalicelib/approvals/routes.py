@@ -29,7 +29,7 @@ class ApprovalIn(WireModel):
     session_id: str = Field(min_length=1, max_length=200)
     project: str = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
     tool: str = Field(min_length=1, max_length=100)
-    summary: str = Field(default="", max_length=1_000)
+    summary: str = Field(default="", max_length=3_500)  # a plan is longer than a command
     topic_id: int | None = Field(default=None, ge=1, le=INT64_MAX)
     timeout_s: int = Field(default=120, ge=1, le=600)
 

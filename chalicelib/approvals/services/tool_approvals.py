@@ -6,6 +6,10 @@ the session's Telegram topic (or the forum's general chat) with Approve / Deny /
 this session. A press decides it once (`decide`); a pending approval read after its
 `expires_at` becomes `expired`, which denies, and the message says so. With nowhere to send
 (no Telegram configured) the call is denied and recorded. Every outcome stays in the table.
+
+A plan approval (Claude's ExitPlanMode) has Approve plan / Revise: Revise (`decide` with
+"revise") keeps it pending, with a fresh window as long as its first, until the person's next
+message in the topic (`give_reason`), which denies it with that message as its reason.
 """
 
 from __future__ import annotations
@@ -15,8 +19,8 @@ from contextlib import AbstractContextManager
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
-from chalicelib.approvals.domain.approvals import Approval, Choice
-from chalicelib.kernel.errors import Conflict, NotFound
+from chalicelib.approvals.domain.approvals import Approval, Choice, allowed_choice
+from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound
 from chalicelib.kernel.logging import log_failure
 
 NOBODY = "nobody to ask (Telegram unavailable)"
@@ -35,7 +39,12 @@ class ApprovalStore(Protocol):
     def posted(self, approval_id: str, chat_id: int, message_id: int) -> None: ...
 
     def settle(self, approval_id: str, status: str, *, by: str | None, always: bool = False,
-               now: datetime | None = None) -> Approval | None: ...
+               now: datetime | None = None, reason: str | None = None) -> Approval | None: ...
+
+    def revise(self, approval_id: str, *, by: str, now: datetime,
+               expires_at: datetime) -> Approval | None: ...
+
+    def awaiting_reason(self, chat_id: int, topic_id: int, now: datetime) -> Approval | None: ...
 
 
 class ApprovalUnit(Protocol):
@@ -54,7 +63,7 @@ class ApprovalChannel(Protocol):
         ...
 
     def refresh(self, approval: Approval) -> None:
-        """Show the outcome in the message the request was sent as."""
+        """Show the outcome (or a plan's Revise waiting for its reason) in the request's message."""
         ...
 
 
@@ -107,8 +116,16 @@ class ToolApprovals:
         """One press decides it; a second one, or one after the deadline, is a Conflict."""
         status = "denied" if choice == "deny" else "allowed"
         with self._units() as uow:
-            settled = uow.approvals.settle(approval_id, status, by=by, always=choice == "always",
-                                           now=self._clock())
+            asked = uow.approvals.get(approval_id)
+            if asked is not None and not allowed_choice(asked, choice):
+                raise InvalidInput(f"this request has no {choice} button", field="choice")
+            if choice == "revise" and asked is not None:
+                now = self._clock()
+                settled = uow.approvals.revise(approval_id, by=by, now=now,
+                                               expires_at=now + (asked.expires_at - asked.created_at))
+            else:
+                settled = uow.approvals.settle(approval_id, status, by=by, always=choice == "always",
+                                               now=self._clock())
             current = settled or uow.approvals.get(approval_id)
             uow.commit()
         if current is None:
@@ -117,6 +134,20 @@ class ToolApprovals:
             self.status(approval_id)  # expire it if that is why
             raise Conflict(f"this request was already {current.status}", field="approval_id")
         self._refresh(settled)
+        return settled
+
+    def give_reason(self, chat_id: int, topic_id: int, text: str, by: str) -> Approval | None:
+        """The person's message after Revise: the plan goes back with it. None if no plan waits."""
+        reason = text.strip()[:2000]
+        if not reason:
+            return None
+        with self._units() as uow:
+            waiting = uow.approvals.awaiting_reason(chat_id, topic_id, self._clock())
+            settled = None if waiting is None else uow.approvals.settle(
+                waiting.id, "denied", by=by, now=self._clock(), reason=reason)
+            uow.commit()
+        if settled is not None:
+            self._refresh(settled)
         return settled
 
     def _refresh(self, approval: Approval) -> None:

@@ -13,6 +13,7 @@ from chalicelib.contracts.agent_api import SessionStartRequest
 from chalicelib.kernel.errors import DomainError, InvalidInput
 from chalicelib.tasks.domain.agent_session_states import AgentSession
 from chalicelib.tasks.domain.session_export import export_json, export_markdown
+from chalicelib.telegram.bot.approval_buttons import revision_reason
 from chalicelib.telegram.bot.context import Context, blocking, command, reply, services, topic_link, topic_of
 from chalicelib.telegram.bot.steer_commands import task_text
 from chalicelib.telegram.bot.topics import Place, open_topic, register, send_header
@@ -117,10 +118,13 @@ async def _walk_reply(context: Context, chat_id: int, topic_id: int, text: str) 
 
 async def relay(update: Update, context: Context) -> None:
     """Text in an open session's topic is the session's next input, and in a running task's topic a
-    message to its engine (`steer_commands`), bypassing the LLM."""
+    message to its engine (`steer_commands`), bypassing the LLM; after a plan's Revise, it is the
+    revision asked for (`approval_buttons`)."""
     chat, message = update.effective_chat, update.effective_message
     if chat is None or message is None or not message.text or not topic_of(update):
         return
+    if await revision_reason(update, context, topic_of(update), message.text):
+        raise ApplicationHandlerStop
     bot = services(context)
     topic = await blocking(bot.topics.by_thread, chat.id, topic_of(update))
     if topic is None and await blocking(bot.folder_walks.walking, chat.id, topic_of(update)):

@@ -28,11 +28,14 @@ async def task(update: Update, context: Context) -> None:
         create = partial(bot.budgets.create_task, user.id, admitted=admitted)
     title = topic_title(request.project, request.description)
     place = await open_topic(update, context, title)
-    header = f"📋 {request.project}\n{request.description}\n\nProgress streams here; /cancel stops it."
+    planning = "\n\nClaude plans first: approve its plan here before it edits." if request.plan else ""
+    header = (f"📋 {request.project}\n{request.description}{planning}\n\n"
+              "Progress streams here; /cancel stops it.")
     header_sent = await send_header(context, place, header)
     created = await blocking(create, NewTask(
         request.project, request.description, telegram_chat_id=place.chat_id,
-        telegram_topic_id=place.topic_id or None, idempotency_key=f"telegram:{update.update_id}"))
+        telegram_topic_id=place.topic_id or None, idempotency_key=f"telegram:{update.update_id}",
+        engine_options={"permission_mode": "plan"} if request.plan else {}))
     await register(context, "task", created.id, place, title, header, header_sent)
     if place.topic_id:  # without a topic the header above lands in this chat already
         link = topic_link(place.chat_id, place.topic_id)

@@ -22,7 +22,8 @@ class CommandSpec:
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("task", "/task <project> <description>", "Queue a coding task; progress streams to a topic"),
+    CommandSpec("task", "/task [--plan] <project> <description>",
+                "Queue a coding task; progress streams to a topic (--plan: Claude plans first, you approve)"),
     CommandSpec("session", "/session <machine> <prompt>", "Start an interactive engine session in a topic"),
     CommandSpec("close", "/close", "End the interactive session of this topic"),
     CommandSpec("export", "/export [md|json]", "Send this session's conversation as a Markdown or JSON file"),
@@ -99,16 +100,22 @@ def _usage(name: str) -> InvalidInput:
     return InvalidInput(f"Usage: {spec(name).usage}")
 
 
+PLAN_FLAG = "--plan"
+
+
 @dataclass(frozen=True)
 class TaskRequest:
     project: str
     description: str
+    plan: bool = False  # Claude starts in plan mode; its plan waits for Approve plan / Revise
 
 
 def parse_task(args: Sequence[str]) -> TaskRequest:
-    if len(args) < 2 or not _NAME.match(args[0]):
+    plan = bool(args) and args[0] == PLAN_FLAG
+    args = args[1:] if plan else args
+    if len(args) < 2 or not _NAME.match(args[0]) or args[0].startswith("-"):
         raise _usage("task")
-    return TaskRequest(args[0], " ".join(args[1:]))
+    return TaskRequest(args[0], " ".join(args[1:]), plan)
 
 
 @dataclass(frozen=True)

@@ -4,10 +4,11 @@ Off unless turned on: `ITACHI_APPROVALS=1` (the agent sets it, with `ITACHI_TELE
 for sessions and tasks started from Telegram) or `"approvals": true` in
 $ITACHI_HOME/config.json (local sessions while the user is away). Then every call of a tool
 that would prompt (Bash and WebFetch; Write, Edit, MultiEdit and NotebookEdit too unless the
-mode is acceptEdits or plan, which refuses edits itself; nothing in bypassPermissions) is sent to the API, which posts it to the
-topic with Approve / Deny / Allow for this session, and the hook waits for the answer:
-`permissionDecision` allow or deny. No answer within the timeout (`ITACHI_APPROVAL_TIMEOUT_S`,
-default 120 s), an unreachable API or any error: deny. Never spooled: a late answer is no answer.
+mode is acceptEdits, or plan, which refuses edits itself; nothing in bypassPermissions) is sent
+to the API, which posts it to the topic with Approve / Deny / Allow for this session, and the
+hook waits for the answer: `permissionDecision` allow or deny. No answer within the timeout
+(`ITACHI_APPROVAL_TIMEOUT_S`, default 120 s), an unreachable API or any error: deny. Never
+spooled: a late answer is no answer.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+
 import psycopg
 import pytest
 
@@ -51,8 +52,9 @@ def test_a_plan_sent_back_to_revise_edits_nothing_and_an_approved_plan_edits(
                      what="the plan waiting for its revision")
             t.post(message_update(REVISION, thread_id=thread))
             t.press_on("PLAN-TWO", "✅ Approve plan", timeout_s=90)
-            story = wait_for(lambda: (texts := t.fake.sent_texts(GROUP, thread)) and "✅ Completed" in texts[-1]
-                             and texts, timeout_s=90, what="the task's result in its topic")
+            story = wait_for(lambda: (texts := t.fake.sent_texts(GROUP, thread))
+                             and "✅ Completed" in texts[-1] and texts,
+                             timeout_s=90, what="the task's result in its topic")
             (task,) = t.container.tasks.list_tasks()
         requests = [json.dumps(r.body["messages"]) for r in model.conversation_requests()]
 

@@ -32,8 +32,17 @@ def test_task_takes_a_project_then_a_description() -> None:
 
 
 def test_task_without_a_description_answers_with_the_usage() -> None:
-    with pytest.raises(InvalidInput, match="/task <project> <description>"):
+    with pytest.raises(InvalidInput, match=r"/task \[--plan\] <project> <description>"):
         parse_task(["myproject"])
+
+
+def test_task_with_plan_first_asks_for_a_plan_and_a_flag_is_no_project() -> None:
+    request = parse_task(["--plan", "myproject", "add", "rate", "limits"])
+
+    assert (request.project, request.description, request.plan) == ("myproject", "add rate limits", True)
+    assert parse_task(["myproject", "--plan", "x"]).plan is False  # only first: a description may say --plan
+    with pytest.raises(InvalidInput, match="Usage: /task"):
+        parse_task(["--plan", "--fast", "x"])
 
 
 def test_session_takes_a_machine_then_a_prompt() -> None:

@@ -24,6 +24,7 @@ def test_only_calls_the_permission_mode_would_ask_about_are_sent_for_approval() 
     assert asks("Bash", "default") and asks("Write", "default") and asks("WebFetch", "acceptEdits")
     assert asks("Bash", "acceptEdits") and not asks("Edit", "acceptEdits")
     assert not asks("Bash", "bypassPermissions") and not asks("Read", "default")
+    assert not asks("Write", "plan") and asks("Bash", "plan")  # plan mode refuses edits by itself
     assert summary_of("Bash", {"command": "rm -rf  build\n"}) == "rm -rf build"
     assert timeout_s({"ITACHI_APPROVAL_TIMEOUT_S": "9999"}) == 600
     assert timeout_s({"ITACHI_APPROVAL_TIMEOUT_S": "soon"}) == 120
@@ -44,3 +45,19 @@ def test_itachi_approvals_on_and_off_keep_the_rest_of_the_client_config(tmp_path
         "api_url": "http://127.0.0.1:1", "api_key": "k", "approvals": True}
     assert "local sessions: off" in itachi("off")
     assert "local sessions: off" in itachi("status")
+
+
+def test_a_plan_is_approved_or_revised_and_a_tool_call_has_no_revise() -> None:
+    from datetime import UTC, datetime
+
+    from chalicelib.approvals.domain.approvals import Approval, allowed_choice, buttons, parse_callback
+
+    now = datetime.now(UTC)
+    ident = "0" * 8 + "-0000-0000-0000-" + "0" * 12
+    plan = Approval(ident, "s1", "app", "ExitPlanMode", "1. edit", "pending", False, None, None, now, now)
+    call = Approval(plan.id, "s1", "app", "Bash", "ls", "pending", False, None, None, now, now)
+    assert [label for label, _ in buttons(plan)] == ["✅ Approve plan", "✏️ Revise"]
+    assert parse_callback(f"tap:{'0' * 32}:r") == (plan.id, "revise")
+    assert allowed_choice(plan, "revise") and allowed_choice(plan, "allow")
+    assert not allowed_choice(plan, "always")
+    assert not allowed_choice(call, "revise") and allowed_choice(call, "always")

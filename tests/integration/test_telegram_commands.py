@@ -21,7 +21,8 @@ def test_help_lists_every_command_in_the_chat_it_was_asked(bot: BotHarness) -> N
     bot.send(load_update_fixture("private_help_command"))
 
     text = bot.last_text(chat_id=ALICE)
-    for usage in ("/task <project> <description>", "/session <machine> <prompt>", "/close", "/cancel <task>",
+    for usage in ("/task [--plan] <project> <description>", "/session <machine> <prompt>", "/close",
+                  "/cancel <task>",
                   "/status", "/machines", "/recall <query>", "/learn", "/feedback <task> good|bad", "/repos",
                   "/engines [machine] [order]", "/remind <when> <message>", "/start", "/help"):
         assert usage in text
@@ -68,7 +69,7 @@ def test_an_unknown_command_points_to_help(bot: BotHarness) -> None:
 def test_a_command_with_bad_arguments_answers_with_its_usage(bot: BotHarness) -> None:
     bot.send(message_update("/task onlyaproject"))
 
-    assert bot.last_text(chat_id=GROUP) == "Usage: /task <project> <description>"
+    assert bot.last_text(chat_id=GROUP) == "Usage: /task [--plan] <project> <description>"
 
 
 def test_an_unexpected_failure_is_logged_and_reported_without_internals(bot: BotHarness) -> None:
@@ -109,4 +110,4 @@ def test_free_text_without_an_llm_says_what_the_bot_can_do(bot: BotHarness) -> N
     bot.send(message_update("what can you do for me?", chat_id=ALICE))
 
     reply = bot.last_text(chat_id=ALICE)
-    assert "none is configured" in reply and "/task <project> <description>" in reply
+    assert "none is configured" in reply and "/task [--plan] <project> <description>" in reply

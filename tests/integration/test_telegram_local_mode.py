@@ -34,7 +34,7 @@ def test_up_polls_telegram_and_answers_with_the_same_handlers(tmp_path: Path, da
         fake.push_update(load_update_fixture("private_help_command"))
 
         reply = wait_for(lambda: fake.sent_texts(chat_id=ALICE), what="the /help reply")
-        assert "/task <project> <description>" in reply[0]
+        assert "/task [--plan] <project> <description>" in reply[0]
 
 
 def test_up_does_not_poll_when_a_webhook_is_set(tmp_path: Path, database_url: str) -> None:

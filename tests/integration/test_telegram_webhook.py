@@ -79,7 +79,7 @@ def test_an_update_is_acknowledged_queued_and_answered_by_the_consumer(hook: Web
 
     assert deliver_batch(hook.bot.container.queues, UPDATES_SPEC, wait_s=1) == 1
 
-    assert "/task <project> <description>" in hook.bot.last_text(chat_id=ALICE)
+    assert "/task [--plan] <project> <description>" in hook.bot.last_text(chat_id=ALICE)
 
 
 def test_a_redelivered_update_is_acknowledged_and_has_one_effect(hook: Webhook) -> None:

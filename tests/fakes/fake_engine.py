@@ -156,10 +156,12 @@ def interactive(engine: str, resume: str | None = None) -> int:
         if engine in (dict(DIRECTIVE.findall(message)).get("rate_limit") or "").split(","):
             finish(engine, "", limited=True)
             continue
+        if "child" in dict(DIRECTIVE.findall(message)):  # started before the turn's sleep, as headless
+            start_child()
         steered, closed = steer_while_sleeping(engine, message, inbox)
         task = bool(os.environ.get("ITACHI_TASK_ID"))  # a session's turn is answered with its echo alone
         if task or DIRECTIVE.search(message):
-            failed = not do_work(engine, message, sleep=False) or failed
+            failed = not do_work(engine, message, sleep=False, child=False) or failed
         if "fail" not in message:
             done = f"Done by the fake {engine}." if task else f"echo: {message}"
             answer = " | ".join([done, *(f"steered: {s}" for s in steered)])
@@ -266,13 +268,17 @@ def sleep_seconds(directives: dict[str, str]) -> float:
     return seconds
 
 
-def do_work(engine: str, prompt: str, *, sleep: bool) -> bool:
+def start_child() -> None:
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
+    log("child", child_pid=child.pid)
+
+
+def do_work(engine: str, prompt: str, *, sleep: bool, child: bool = True) -> bool:
     """What the prompt's directives ask (a [fake:fail] reports its error result); False if it failed."""
     directives = {name: value for name, value in DIRECTIVE.findall(prompt)}
     say(engine, f"Working on: {prompt.splitlines()[0][:80] if prompt else ''}")
-    if "child" in directives:
-        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])
-        log("child", child_pid=child.pid)
+    if "child" in directives and child:
+        start_child()
     if sleep:
         time.sleep(sleep_seconds(directives))
     if directives.get("write"):

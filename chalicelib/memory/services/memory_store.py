@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.logging import get_logger
@@ -31,6 +32,7 @@ from chalicelib.memory.domain.memory_hygiene import clean
 from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult, embedding_text
 from chalicelib.memory.domain.memory_tags import auto_tags, free_tags, merge_tags
 from chalicelib.memory.domain.provenance import quarantine_reason
+from chalicelib.memory.domain.search_keys import search_key
 from chalicelib.memory.services.batch_write import BatchWrite
 from chalicelib.memory.services.deadline_embedding import DeadlineEmbedder, Embedded
 from chalicelib.memory.services.ports import MemoryUnits, MemoryWriteUnit, TransientConflict
@@ -153,11 +155,12 @@ class MemoryStore:
             raise InvalidInput(f"{prefix}.{index}: {exc.message}", field=field) from None
         tags = merge_tags(free_tags(cleaned.metadata, cleaned.tags),
                           auto_tags(cleaned.category, cleaned.files, cleaned.content))
+        key = search_key(cleaned.content, cleaned.created_at or datetime.now(UTC))
         reason = None if cleaned.trusted else quarantine_reason(cleaned.content)
         if reason:  # a hint for the reviewer
-            return dataclasses.replace(cleaned, tags=tags,
+            return dataclasses.replace(cleaned, tags=tags, search_key=key,
                                        metadata={**cleaned.metadata, "quarantine": reason})
-        return dataclasses.replace(cleaned, tags=tags)
+        return dataclasses.replace(cleaned, tags=tags, search_key=key)
 
     def _after_write(self, inserted: int) -> None:
         """Refresh the planner statistics the text score's IDF comes from, once enough changed."""

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
-from chalicelib.memory.domain.search_keys import MAX_KEY_CHARS, search_key
+from chalicelib.memory.domain.memory_model import MemoryDraft
+from chalicelib.memory.domain.search_keys import MAX_KEY_CHARS, keyed, search_key
 
 WRITTEN = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
@@ -39,3 +40,20 @@ def test_a_memory_without_identifiers_numbers_or_a_date_has_an_empty_key_and_key
     key = search_key(long, WRITTEN)
     assert 0 < len(key) <= MAX_KEY_CHARS
     assert len(set(key.split())) == len(key.split())  # each term once
+
+
+def _draft(content: str, project: str = "app", minutes: int = 0) -> MemoryDraft:
+    return MemoryDraft(project=project, category="conversation", content=content,
+                       created_at=WRITTEN + timedelta(minutes=minutes))
+
+
+def test_a_memory_is_keyed_by_what_was_written_just_before_it_in_its_project_and_half_hour() -> None:
+    question = _draft("Caroline: Did you go to the pottery workshop?")
+    drafts = keyed([question, _draft("Melanie: Yes! It was amazing.", minutes=1),
+                    _draft("Gina: The pottery workshop is full.", project="other", minutes=1),
+                    _draft("Melanie: Anyway, how is the dog?", minutes=45)], WRITTEN)
+
+    assert "pottery workshop" in drafts[1].search_key
+    assert "Did you go" not in drafts[2].search_key  # another project
+    assert "It was amazing" not in drafts[3].search_key  # too long after
+    assert "pottery" not in drafts[0].search_key  # nothing before the first

@@ -11,19 +11,26 @@ way. The key is extracted at write time, without a model, and stored beside the 
 - when it was written: the day as words and ISO ("Monday 8 May 2023 2023-05-08"), so a
   question naming the day, the month or the year finds it;
 - a time the text names relative to when it was written ("yesterday", "last week", "two
-  months ago") as the date it resolves to ("Sunday 7 May 2023").
+  months ago") as the date it resolves to ("Sunday 7 May 2023");
+- what it answers: the start of the memory written just before it in the same write, project
+  and half hour (a conversation's turn before, a working session's step before). A reply names
+  little of what it replies to ("Yes, last week, it was amazing!"); the question about it does.
 
 The key holds only what the text says or when it was written: nothing is invented.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
+from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.memory.domain.query_dates import relative_window
 
 MAX_KEY_CHARS = 2_000
+CONTEXT_CHARS, CONTEXT_WINDOW = 500, timedelta(minutes=30)  # chosen on LoCoMo 1-5
 _NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
                  "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
                  "nineteen", "twenty"]
@@ -73,7 +80,7 @@ def day_words(day: datetime) -> list[str]:
 def _dates(text: str, written_at: datetime | None) -> list[str]:
     if written_at is None:
         return []
-    written = written_at.astimezone(UTC)
+    written = _aware(written_at).astimezone(UTC)
     words = day_words(written)
     window = relative_window(text, written)
     if window is not None and window.end - window.start <= timedelta(days=1):
@@ -84,9 +91,32 @@ def _dates(text: str, written_at: datetime | None) -> list[str]:
     return words
 
 
-def search_key(content: str, written_at: datetime | None = None) -> str:
-    """The key of a memory with `content` written at `written_at` (None: no dates): each term
-    once, in order, cut at a word within MAX_KEY_CHARS."""
+def _aware(when: datetime) -> datetime:
+    """A time without a zone is UTC (as the database stores it)."""
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def _bounded(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0]
+
+
+def search_key(content: str, written_at: datetime | None = None, context: str = "") -> str:
+    """The key of a memory with `content` written at `written_at` (None: no dates) after
+    `context` (the memory before it): each term once, in order, cut at a word within MAX_KEY_CHARS."""
     terms = dict.fromkeys([*_identifier_parts(content), *_numbers(content), *_dates(content, written_at)])
-    key = " ".join(terms)
-    return key if len(key) <= MAX_KEY_CHARS else key[:MAX_KEY_CHARS].rsplit(" ", 1)[0]
+    key = " ".join(filter(None, [" ".join(terms), _bounded(" ".join(context.split()), CONTEXT_CHARS)]))
+    return _bounded(key, MAX_KEY_CHARS)
+
+
+def keyed(drafts: Sequence[MemoryDraft], now: datetime) -> list[MemoryDraft]:
+    """The drafts of one write with their search keys (a draft without `created_at` is written `now`)."""
+    out: list[MemoryDraft] = []
+    last: dict[str, MemoryDraft] = {}  # project -> the draft before, in write order
+    for draft in drafts:
+        written = _aware(draft.created_at or now)
+        before = last.get(draft.project)
+        context = before.content if before is not None and \
+            abs(_aware(before.created_at or now) - written) <= CONTEXT_WINDOW else ""
+        out.append(dataclasses.replace(draft, search_key=search_key(draft.content, written, context)))
+        last[draft.project] = draft
+    return out

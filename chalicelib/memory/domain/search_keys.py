@@ -38,17 +38,19 @@ _TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "ei
          "hundred": 100, "thousand": 1000}
 _WORD_VALUE = {**{w: i for i, w in enumerate(_NUMBER_WORDS)}, **_TENS}
 _VALUE_WORD = {v: w for w, v in _WORD_VALUE.items()}
-_WORD = re.compile(r"[A-Za-z]+")
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,4})(?![\w.,:/-]?\d)")
 _GLUED_UNIT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)([A-Za-z]{1,4})\b")
 # Identifiers: snake_case, dotted or slashed paths and names, camelCase / PascalCase.
-_IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[_./\\-][A-Za-z0-9]+)+|[A-Za-z]*[a-z][A-Z][A-Za-z0-9]*")
+_IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[_./\\-][A-Za-z0-9]+)+|[A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*")
+_MAY_BE_IDENTIFIER = re.compile(r"\w[_./\\-]\w|[a-z][A-Z]")
+_LOWER_WORD = re.compile(r"[a-z]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
 def _identifier_parts(text: str) -> list[str]:
     parts: list[str] = []
-    for match in _IDENTIFIER.finditer(text):
+    for match in (m for word in text.split() if _MAY_BE_IDENTIFIER.search(word)
+                  for m in _IDENTIFIER.finditer(word)):
         token = match.group(0)
         if re.fullmatch(r"[\d.,:/-]+", token):  # a date, a time, a version: numbers, not names
             continue
@@ -58,8 +60,8 @@ def _identifier_parts(text: str) -> list[str]:
 
 def _numbers(text: str) -> list[str]:
     out: list[str] = []
-    for word in _WORD.findall(text):
-        value = _WORD_VALUE.get(word.lower())
+    for word in _LOWER_WORD.findall(text.lower()):
+        value = _WORD_VALUE.get(word)
         if value is not None and value > 1:  # "one" and "zero" are mostly not counts
             out.append(str(value))
     for match in _NUMBER.finditer(text):

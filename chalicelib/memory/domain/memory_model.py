@@ -70,6 +70,7 @@ class MemoryDraft:
     source: str = "unspecified"  # where the text came from (`provenance.SOURCES`)
     writer: Writer = "pipeline"  # the path it took here, set by the server (routes: the request's key)
     chunk_embeddings: tuple[list[float], ...] = ()  # a long memory's windows (`chunk_texts`), embedded
+    search_key: str = ""  # what full-text search reads beside the text (`search_keys`), set on the write path
 
     @property
     def trusted(self) -> bool:

@@ -75,7 +75,8 @@ def _absolute(query: str) -> TimeWindow | None:
     return None
 
 
-def _relative(query: str, now: datetime) -> TimeWindow | None:
+def relative_window(query: str, now: datetime) -> TimeWindow | None:
+    """The window a time relative to `now` names ("yesterday", "last week", "3 days ago"), or None."""
     today = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     if match := _AGO.search(query):
         raw = match.group("n").lower()
@@ -99,7 +100,7 @@ def _relative(query: str, now: datetime) -> TimeWindow | None:
 
 def query_window(query: str, now: datetime) -> TimeWindow | None:
     """The window of time `query` names (absolute first, then relative to `now`), or None."""
-    return _absolute(query) or _relative(query, now)
+    return _absolute(query) or relative_window(query, now)
 
 
 def date_factor(window: TimeWindow | None, when: datetime, weight: float) -> float:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.logging import get_logger
@@ -31,6 +32,7 @@ from chalicelib.memory.domain.memory_hygiene import clean
 from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult, embedding_text
 from chalicelib.memory.domain.memory_tags import auto_tags, free_tags, merge_tags
 from chalicelib.memory.domain.provenance import quarantine_reason
+from chalicelib.memory.domain.search_keys import keyed
 from chalicelib.memory.services.batch_write import BatchWrite
 from chalicelib.memory.services.deadline_embedding import DeadlineEmbedder, Embedded
 from chalicelib.memory.services.ports import MemoryUnits, MemoryWriteUnit, TransientConflict
@@ -69,7 +71,8 @@ class MemoryStore:
     def store(self, drafts: Sequence[MemoryDraft], *, near_dedup: bool,
               field_prefix: str | None = None) -> list[StoreResult]:
         """Clean, embed and write `drafts` in one unit of work; results are in input order."""
-        cleaned = [self._clean(draft, i, field_prefix) for i, draft in enumerate(drafts)]
+        cleaned = keyed([self._clean(draft, i, field_prefix) for i, draft in enumerate(drafts)],
+                        datetime.now(UTC))
         chunks = chunked(cleaned, self.chunk)
         missing = [[i for i, d in enumerate(chunk) if d.embedding is None] for chunk in chunks]
         embedding = self._embedding.embed_chunks(
@@ -103,7 +106,8 @@ class MemoryStore:
 
     def prepare(self, drafts: Sequence[MemoryDraft], *, field_prefix: str | None = None) -> list[MemoryDraft]:
         """Clean every draft and embed the ones without a vector (within the write deadline)."""
-        cleaned = [self._clean(draft, i, field_prefix) for i, draft in enumerate(drafts)]
+        cleaned = keyed([self._clean(draft, i, field_prefix) for i, draft in enumerate(drafts)],
+                        datetime.now(UTC))
         missing = [i for i, draft in enumerate(cleaned) if draft.embedding is None]
         embedded = self._embedding.embed(_texts(cleaned, missing), self.write_timeout_s)
         return self._with_vectors(cleaned, missing, embedded)

@@ -1,0 +1,124 @@
+"""A memory's search key: what a question will name about it that its own words do not (pure).
+
+Full-text search matches the words of a memory; a question often names the same thing another
+way. The key is extracted at write time, without a model, and stored beside the text
+(`memories.search_key`, part of `search_tsv`):
+
+- identifiers in their parts: `memory_search.py`, `PostgresMemorySearch`, `api/memory/search`
+  also read "memory search py", "postgres memory search", "api memory search";
+- numbers both ways: "three" also reads 3, and 3 "three"; a number glued to its unit
+  ("5km", "16GB", "30s") also reads "5 km";
+- when it was written: the day as words and ISO ("Monday 8 May 2023 2023-05-08"), so a
+  question naming the day, the month or the year finds it;
+- a time the text names relative to when it was written ("yesterday", "last week", "two
+  months ago") as the date it resolves to ("Sunday 7 May 2023");
+- what it answers: the start of the memory written just before it in the same write, project
+  and half hour (a conversation's turn before, a working session's step before). A reply names
+  little of what it replies to ("Yes, last week, it was amazing!"); the question about it does.
+
+The key holds only what the text says or when it was written: nothing is invented.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+from chalicelib.memory.domain.memory_model import MemoryDraft
+from chalicelib.memory.domain.query_dates import relative_window
+
+MAX_KEY_CHARS = 2_000
+CONTEXT_CHARS, CONTEXT_WINDOW = 500, timedelta(minutes=30)  # chosen on LoCoMo 1-5
+_NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                 "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+                 "nineteen", "twenty"]
+_TENS = {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+         "hundred": 100, "thousand": 1000}
+_WORD_VALUE = {**{w: i for i, w in enumerate(_NUMBER_WORDS)}, **_TENS}
+_VALUE_WORD = {v: w for w, v in _WORD_VALUE.items()}
+_NUMBER = re.compile(r"(?<![\w.])(\d{1,4})(?![\w.,:/-]?\d)")
+_GLUED_UNIT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)([A-Za-z]{1,4})\b")
+# Identifiers: snake_case, dotted or slashed paths and names, camelCase / PascalCase.
+_IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:[_./\\-][A-Za-z0-9]+)+|[A-Za-z0-9]*[a-z][A-Z][A-Za-z0-9]*")
+_MAY_BE_IDENTIFIER = re.compile(r"\w[_./\\-]\w|[a-z][A-Z]")
+_LOWER_WORD = re.compile(r"[a-z]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def _identifier_parts(text: str) -> list[str]:
+    parts: list[str] = []
+    for match in (m for word in text.split() if _MAY_BE_IDENTIFIER.search(word)
+                  for m in _IDENTIFIER.finditer(word)):
+        token = match.group(0)
+        if re.fullmatch(r"[\d.,:/-]+", token):  # a date, a time, a version: numbers, not names
+            continue
+        parts += [p.lower() for p in _CAMEL.findall(token) if len(p) > 1]
+    return parts
+
+
+def _numbers(text: str) -> list[str]:
+    out: list[str] = []
+    for word in _LOWER_WORD.findall(text.lower()):
+        value = _WORD_VALUE.get(word)
+        if value is not None and value > 1:  # "one" and "zero" are mostly not counts
+            out.append(str(value))
+    for match in _NUMBER.finditer(text):
+        word = _VALUE_WORD.get(int(match.group(1)))
+        if word:
+            out.append(word)
+    for match in _GLUED_UNIT.finditer(text):
+        if not match.group(2).lower().startswith(("st", "nd", "rd", "th")):
+            out += [match.group(1), match.group(2).lower()]
+    return out
+
+
+def day_words(day: datetime) -> list[str]:
+    """A day as a question may name it: weekday, day, month, year and ISO date."""
+    return [day.strftime("%A"), str(day.day), day.strftime("%B"), str(day.year), day.date().isoformat()]
+
+
+def _dates(text: str, written_at: datetime | None) -> list[str]:
+    if written_at is None:
+        return []
+    written = _aware(written_at).astimezone(UTC)
+    words = day_words(written)
+    window = relative_window(text, written)
+    if window is not None and window.end - window.start <= timedelta(days=1):
+        words += day_words(window.start)
+    elif window is not None:  # a week or more: its months and years, not a day
+        last = window.end - timedelta(days=1)
+        words += [window.start.strftime("%B"), str(window.start.year), last.strftime("%B"), str(last.year)]
+    return words
+
+
+def _aware(when: datetime) -> datetime:
+    """A time without a zone is UTC (as the database stores it)."""
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def _bounded(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0]
+
+
+def search_key(content: str, written_at: datetime | None = None, context: str = "") -> str:
+    """The key of a memory with `content` written at `written_at` (None: no dates) after
+    `context` (the memory before it): each term once, in order, cut at a word within MAX_KEY_CHARS."""
+    terms = dict.fromkeys([*_identifier_parts(content), *_numbers(content), *_dates(content, written_at)])
+    key = " ".join(filter(None, [" ".join(terms), _bounded(" ".join(context.split()), CONTEXT_CHARS)]))
+    return _bounded(key, MAX_KEY_CHARS)
+
+
+def keyed(drafts: Sequence[MemoryDraft], now: datetime) -> list[MemoryDraft]:
+    """The drafts of one write with their search keys (a draft without `created_at` is written `now`)."""
+    out: list[MemoryDraft] = []
+    last: dict[str, MemoryDraft] = {}  # project -> the draft before, in write order
+    for draft in drafts:
+        written = _aware(draft.created_at or now)
+        before = last.get(draft.project)
+        context = before.content if before is not None and \
+            abs(_aware(before.created_at or now) - written) <= CONTEXT_WINDOW else ""
+        out.append(dataclasses.replace(draft, search_key=search_key(draft.content, written, context)))
+        last[draft.project] = draft
+    return out

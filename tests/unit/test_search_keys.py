@@ -1,0 +1,59 @@
+"""A memory's search key: what a question names about it that its own words do not."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from chalicelib.memory.domain.memory_model import MemoryDraft
+from chalicelib.memory.domain.search_keys import MAX_KEY_CHARS, keyed, search_key
+
+WRITTEN = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+def test_identifiers_are_keyed_by_their_parts() -> None:
+    key = search_key("Fixed the pool in memory_search.py and PostgresMemorySearch; see api/memory/search")
+    for part in ("memory", "search", "py", "postgres", "api"):
+        assert part in key.split()
+
+
+def test_numbers_are_keyed_both_as_digits_and_as_words_and_a_glued_unit_apart() -> None:
+    key = search_key("The run took three hours on 2 workers with 16GB each").split()
+    assert "3" in key and "two" in key
+    assert "16" in key and "gb" in key
+
+
+def test_the_day_a_memory_was_written_is_keyed_as_words_and_iso() -> None:
+    key = search_key("Caroline: I love painting sunsets.", WRITTEN).split()
+    assert key == ["Monday", "8", "May", "2023", "2023-05-08"]
+
+
+def test_a_day_named_relative_to_the_writing_is_keyed_as_the_day_it_resolves_to() -> None:
+    key = search_key("Caroline: I went to the LGBTQ support group yesterday.", WRITTEN)
+    assert "Sunday 7" in key and "2023-05-07" in key
+    weeks = search_key("We went camping last week.", datetime(2023, 7, 3, tzinfo=UTC)).split()
+    assert "June" in weeks and "2023-06-26" not in weeks  # a week names its month, not a day
+
+
+def test_a_memory_without_identifiers_numbers_or_a_date_has_an_empty_key_and_keys_are_bounded() -> None:
+    assert search_key("We prefer small pull requests.") == ""
+    long = " ".join(f"module_{i}.py" for i in range(2_000))
+    key = search_key(long, WRITTEN)
+    assert 0 < len(key) <= MAX_KEY_CHARS
+    assert len(set(key.split())) == len(key.split())  # each term once
+
+
+def _draft(content: str, project: str = "app", minutes: int = 0) -> MemoryDraft:
+    return MemoryDraft(project=project, category="conversation", content=content,
+                       created_at=WRITTEN + timedelta(minutes=minutes))
+
+
+def test_a_memory_is_keyed_by_what_was_written_just_before_it_in_its_project_and_half_hour() -> None:
+    question = _draft("Caroline: Did you go to the pottery workshop?")
+    drafts = keyed([question, _draft("Melanie: Yes! It was amazing.", minutes=1),
+                    _draft("Gina: The pottery workshop is full.", project="other", minutes=1),
+                    _draft("Melanie: Anyway, how is the dog?", minutes=45)], WRITTEN)
+
+    assert "pottery workshop" in drafts[1].search_key
+    assert "Did you go" not in drafts[2].search_key  # another project
+    assert "It was amazing" not in drafts[3].search_key  # too long after
+    assert "pottery" not in drafts[0].search_key  # nothing before the first

@@ -9,6 +9,7 @@ there yet is handed back as deferred.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -16,15 +17,19 @@ from psycopg import sql
 from psycopg.types.json import Jsonb
 
 from chalicelib.memory.adapters.memory_repository import Conn, savepoint
+from chalicelib.memory.domain.search_keys import search_key
 
 FIELDS = ("project", "category", "content", "summary", "files", "metadata", "tags", "phase", "significance",
           "confidence", "times_reinforced", "created_at", "last_reinforced_at", "session_id", "source_ids",
           "content_hash", "source", "trusted", "valid_from", "valid_until")
 _COLUMNS = ", ".join(FIELDS)
 _CHANGED = " OR ".join(f"m.{f} IS DISTINCT FROM excluded.{f}" for f in FIELDS)
+# The search key is derived from the text and its date (`search_keys`), so it is written, never compared.
 _UPSERT = (
-    f"INSERT INTO memories AS m (id, {_COLUMNS}) VALUES (%(id)s, {', '.join(f'%({f})s' for f in FIELDS)})"
+    f"INSERT INTO memories AS m (id, {_COLUMNS}, search_key)"
+    f" VALUES (%(id)s, {', '.join(f'%({f})s' for f in FIELDS)}, %(search_key)s)"
     f" ON CONFLICT (id) DO UPDATE SET {', '.join(f'{f} = excluded.{f}' for f in FIELDS)},"
+    " search_key = excluded.search_key,"
     " embedding = CASE WHEN m.content = excluded.content AND m.summary = excluded.summary"
     "   AND m.content_hash = excluded.content_hash THEN m.embedding END,"
     " embedding_model = CASE WHEN m.content = excluded.content AND m.summary = excluded.summary"
@@ -38,6 +43,16 @@ _ARCHIVE = (
     " WHERE (a.project, a.category, a.content, a.summary, a.archived_at)"
     " IS DISTINCT FROM (excluded.project, excluded.category, excluded.content, excluded.summary,"
     " excluded.archived_at)")
+
+
+def _params(record: dict[str, Any]) -> dict[str, Any]:
+    """A record's statement parameters: its metadata as JSON, and the search key a write would give it
+    (an imported memory is found by the same words as one written through the API)."""
+    written = record.get("created_at")
+    if isinstance(written, str):
+        written = datetime.fromisoformat(written)
+    return {**record, "metadata": Jsonb(record["metadata"]),
+            "search_key": search_key(record["content"], written if isinstance(written, datetime) else None)}
 
 
 class PostgresTransferRepository:
@@ -69,7 +84,7 @@ class PostgresTransferRepository:
     def upsert(self, record: dict[str, Any]) -> str:
         """Store one record: "inserted", "updated", "unchanged", or "conflict" (another memory of
         the project has its content hash)."""
-        params = {**record, "metadata": Jsonb(record["metadata"])}
+        params = _params(record)
         try:
             with savepoint(self._conn):
                 row = self._conn.execute(_UPSERT, params).fetchone()
@@ -86,7 +101,7 @@ class PostgresTransferRepository:
     def upsert_many(self, records: Sequence[dict[str, Any]]) -> list[str] | None:
         """Store records in one pipelined pass: an outcome each, or None (nothing stored) when one
         of them conflicts, for the caller to go record by record."""
-        rows = [{**r, "metadata": Jsonb(r["metadata"])} for r in records]
+        rows = [_params(r) for r in records]
         archives = [{**r["archive"], "id": r["id"], "project": r["project"]}
                     for r in records if r.get("archive")]
         try:

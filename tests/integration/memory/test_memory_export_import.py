@@ -126,3 +126,27 @@ def test_a_corrupted_front_matter_is_reported_by_path_and_skipped_and_nothing_el
         assert archived is not None and archived["n"] == 2
         assert c.memory.get(ids["windows"], record_access=False).superseded_by == ids["rule"]
     c.close()
+
+
+def test_an_imported_memory_is_found_by_its_search_key_as_the_written_one_was(
+        tmp_path: Path, database_url: str) -> None:
+    c = lifecycle_container(tmp_path, database_url)
+    out = tmp_path / "export"
+    with serving(c) as api:
+        written = call(api, "POST", "/api/memory", {
+            "project": "keys", "content": "Raised the pool size in memory_search.py to 40."})[1]["id"]
+
+        def found() -> list[str]:
+            answer = call(api, "GET", "/api/memory/search", query="the memory search module", project="keys",
+                          mode="text", include_global="false")[1]
+            return [h["id"] for h in answer["results"]]
+
+        assert found() == [written]
+        assert itachi(api, "export", str(out), cwd=tmp_path).returncode == 0
+        with c.db.connection() as conn:
+            conn.execute("DELETE FROM memories")
+        assert found() == []
+        loaded = itachi(api, "import", str(out), cwd=tmp_path)
+        assert loaded.returncode == 0, loaded.stderr
+        assert found() == [written]
+    c.close()

@@ -6,8 +6,8 @@ from __future__ import annotations
 import queue
 import subprocess
 import threading
-from collections.abc import Iterator
-from typing import IO, TYPE_CHECKING
+from collections.abc import Iterator, Mapping
+from typing import IO, TYPE_CHECKING, Any
 
 from agent import process_tree
 from agent.approval_env import approval_env
@@ -107,9 +107,22 @@ def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
             message = runner.inbox.take()  # a message that came after the last turn: resume with it
             if message is None:
                 break
-            code = _run_process(runner, engine, engine.turn_argv(message[1], summary.session_id),
-                                None, ws, env, stderr, summary)
+            argv = resume_argv(engine, options, message[1], summary.session_id, gate)
+            code = _run_process(runner, engine, argv, message[1] if engine.streams_input else None, ws, env,
+                                stderr, summary, gate)
     return summary, code
+
+
+def resume_argv(engine: Engine, options: Mapping[str, Any], text: str, session_id: str,
+                gate: PlanGate | None) -> list[str]:
+    """A later process of the task, resuming the engine's session with the task's engine options:
+    Claude reads `text` as its first stream-json turn and stays in plan mode until `gate`'s plan
+    is approved (then it edits, as the approval set)."""
+    if not engine.streams_input:
+        return engine.turn_argv(text, session_id, options)
+    if gate is not None and gate.approved:
+        options = {**options, "permission_mode": "acceptEdits"}
+    return engine.session_argv(options, resume=session_id, prompt_tool=gate is not None)
 
 
 def _run_process(runner: TaskRunner, engine: Engine, argv: list[str], first_turn: str | None,

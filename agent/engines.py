@@ -88,11 +88,24 @@ class Engine:
         resuming = ["--resume", resume] if resume else []
         return [*self.program, *resuming, "-p", "--input-format", "stream-json", *_STREAM, *flags]
 
-    def turn_argv(self, prompt: str, resume: str | None) -> list[str]:
-        """One turn of a session, continuing the engine's own session `resume` (from its init line).
+    def turn_argv(self, prompt: str, resume: str | None,
+                  options: Mapping[str, Any] | None = None) -> list[str]:
+        """One turn of a session, continuing the engine's own session `resume` (from its init line),
+        with a task's engine options if it has any.
 
         Codex's first turn gets the images the turn names as `--image` (`codex exec resume` takes
         no images: later turns name their path, which Codex reads with its tools)."""
+        if options:
+            if resume is None:
+                return self.task_argv(prompt, options)
+            if self.name == "codex":
+                return [*self.program, "exec", "--json", *option_flags(self.name, options),
+                        "--skip-git-repo-check", "resume", resume, prompt]
+            if self.name == "gemini":
+                return [*self.program, "--resume", resume, "-p", prompt, "--output-format", "stream-json",
+                        *option_flags(self.name, options)]
+            return [*self.program, "--resume", resume, "-p", prompt, *_STREAM,
+                    *option_flags(self.name, options)]
         if resume is None:
             images = attached_images(prompt) if self.name == "codex" else []
             if images:

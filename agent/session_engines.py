@@ -14,20 +14,21 @@ ends there and the runner starts the next engine with a handoff.
 from __future__ import annotations
 
 import contextlib
-import json
 import queue
 import subprocess
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from agent import process_tree
 from agent.approval_relay import ApprovalRelay
 from agent.engine_lines import pump, read_lines
 from agent.engines import Engine
 from agent.gated_turn import GATED, run_gated_turn
+from agent.plan_gate import PlanGate, gates_plan
+from agent.task_inbox import write_line, write_turn
 from chalicelib.tasks.domain.engine_events import EngineEvent, EventKind
 from chalicelib.tasks.domain.engine_run import RunSummary
 
@@ -97,14 +98,16 @@ class Stint:
 
 def run_stint(host: SessionHost, engine: Engine, first: str | None, *, cwd: Path,
               env: Mapping[str, str], stderr_path: Path, relay: ApprovalRelay | None = None,
-              resume: str | None = None) -> Stint:
+              resume: str | None = None, options: Mapping[str, Any] | None = None) -> Stint:
     """Run `engine` for the session, starting with `first` (a handoff) or the next user turn;
-    with a `relay`, Codex and Gemini ask it before their tool calls. With `resume` the stint
-    continues that session of the engine's own (a terminal session picked up)."""
+    with a `relay`, Codex and Gemini ask it before their tool calls, and Claude in plan mode
+    (`options`) asks it to approve its plan (`plan_gate`). With `resume` the stint continues that
+    session of the engine's own (a terminal session picked up)."""
     stint = Stint(engine.name)
     with open(stderr_path, "a") as stderr:
         if engine.streams_input:
-            _stream(host, engine, first, stint, cwd, env, stderr, resume)
+            gate = PlanGate(relay) if relay is not None and gates_plan(engine.name, options, relay) else None
+            _stream(host, engine, first, stint, cwd, env, stderr, resume, options, gate)
         else:
             stint.summary.session_id = stint.summary.session_id or resume  # each turn resumes it
             _turns(host, engine, first, stint, cwd, env, stderr, relay if engine.name in GATED else None)
@@ -112,10 +115,13 @@ def run_stint(host: SessionHost, engine: Engine, first: str | None, *, cwd: Path
 
 
 def _consume(host: SessionHost, engine: Engine, stint: Stint, lines: Iterator[str],
-             until_result: bool) -> bool:
-    """Forward parsed lines (up to the turn's result line if asked); True if the turn was rate limited."""
+             until_result: bool, answer: Callable[[str], bool] | None = None) -> bool:
+    """Forward parsed lines (up to the turn's result line if asked), after `answer` took the engine's
+    control requests; True if the turn was rate limited."""
     limited = False
     for line in lines:
+        if answer is not None and answer(line):
+            continue
         for event in engine.parse(line):
             stint.summary.add(event)
             host.forward(event)
@@ -126,17 +132,20 @@ def _consume(host: SessionHost, engine: Engine, stint: Stint, lines: Iterator[st
 
 
 def _stream(host: SessionHost, engine: Engine, first: str | None, stint: Stint, cwd: Path,
-            env: Mapping[str, str], stderr: object, resume: str | None) -> None:
-    proc = process_tree.start(engine.session_argv(resume=resume), cwd=cwd, env=env, stdin=subprocess.PIPE,
-                              stderr=stderr)  # type: ignore[arg-type]
+            env: Mapping[str, str], stderr: object, resume: str | None, options: Mapping[str, Any] | None,
+            gate: PlanGate | None) -> None:
+    argv = engine.session_argv(options, resume=resume, prompt_tool=gate is not None)
+    proc = process_tree.start(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stderr=stderr)  # type: ignore[arg-type]
     host.attach(proc)
     try:
         lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=pump, args=(proc.stdout, lines), daemon=True).start()
         reader = read_lines(proc, lines)
+        answer = None if gate is None else (
+            lambda line: gate.see(line, lambda reply: write_line(proc, reply)))
         turn = first if first is not None else host.turns.next_turn(lambda: proc.poll() is None)
-        while turn is not None and _write_turn(proc, turn):
-            if _consume(host, engine, stint, reader, until_result=True) and host.may_switch(
+        while turn is not None and write_turn(proc, turn):
+            if _consume(host, engine, stint, reader, True, answer) and host.may_switch(
                     engine.name, stint.summary.rate_limit_message):
                 stint.limited_turn = turn
                 break
@@ -146,22 +155,10 @@ def _stream(host: SessionHost, engine: Engine, first: str | None, stint: Stint, 
                 proc.stdin.close()
         if stint.limited_turn is not None:
             process_tree.kill_tree(proc, grace_s=2.0)
-        _consume(host, engine, stint, reader, until_result=False)
+        _consume(host, engine, stint, reader, False, answer)
         stint.exit_code = proc.wait()
     finally:
         host.attach(None)
-
-
-def _write_turn(proc: subprocess.Popen[str], text: str) -> bool:
-    if proc.stdin is None or proc.stdin.closed:
-        return False
-    line = {"type": "user", "message": {"role": "user", "content": text}}
-    try:
-        proc.stdin.write(json.dumps(line) + "\n")
-        proc.stdin.flush()
-    except (BrokenPipeError, ValueError, OSError):
-        return False
-    return True
 
 
 def _turns(host: SessionHost, engine: Engine, first: str | None, stint: Stint, cwd: Path,

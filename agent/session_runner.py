@@ -111,6 +111,7 @@ class SessionRunner:
         self._relay = relay_for(self.ctx.api, {**session, "id": self.session_id}, self.ctx.config.env)
         name, first = self._order[0], None
         resume = session.get("resume_id")  # a terminal session picked up: its first engine continues it
+        mode = session.get("permission_mode")  # "plan": Claude's plan is approved in the topic first
         while True:
             env = {**self.ctx.config.env, "ITACHI_SESSION_ID": self.session_id,
                    "ITACHI_PROJECT": session["project"], "ITACHI_CLIENT": name,
@@ -120,7 +121,8 @@ class SessionRunner:
             self._next_engine, self._engine = None, name
             stint = run_stint(self, self.ctx.engine(name), first, cwd=cwd, env=env,
                               stderr_path=logs / f"{self.session_id}-{name}.stderr", relay=self._relay,
-                              resume=resume if name == session["engine"] else None)
+                              resume=resume if name == session["engine"] else None,
+                              options={"permission_mode": mode} if mode else None)
             self._tried.append(name)
             if stint.limited_turn is None or self._next_engine is None:
                 return stint.exit_code

@@ -61,11 +61,12 @@ class FakeAgentSessions:
 
     def insert(self, session_id: str, *, machine_id: str, project: str, repo: str | None, engine: str,
                telegram_chat_id: int | None, telegram_topic_id: int | None,
-               resume_id: str | None = None) -> AgentSession:
+               resume_id: str | None = None, permission_mode: str | None = None) -> AgentSession:
         now = self._s.clock()
         session = AgentSession(session_id, machine_id, project, SessionStatus.STARTING, engine, repo,
                                telegram_chat_id=telegram_chat_id, telegram_topic_id=telegram_topic_id,
-                               resume_id=resume_id, created_at=now, updated_at=now)
+                               resume_id=resume_id, permission_mode=permission_mode, created_at=now,
+                               updated_at=now)
         self._s.tables.sessions[session_id] = session
         return session
 

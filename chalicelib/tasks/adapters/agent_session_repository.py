@@ -28,11 +28,13 @@ class AgentSessionRepository:
 
     def insert(self, session_id: str, *, machine_id: str, project: str, repo: str | None,
                engine: str, telegram_chat_id: int | None, telegram_topic_id: int | None,
-               resume_id: str | None = None) -> AgentSession:
+               resume_id: str | None = None, permission_mode: str | None = None) -> AgentSession:
         row = self._conn.execute(
             "INSERT INTO agent_sessions (id, machine_id, project, repo, engine, telegram_chat_id,"
-            " telegram_topic_id, resume_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING *",
-            (session_id, machine_id, project, repo, engine, telegram_chat_id, telegram_topic_id, resume_id),
+            " telegram_topic_id, resume_id, permission_mode) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            " RETURNING *",
+            (session_id, machine_id, project, repo, engine, telegram_chat_id, telegram_topic_id, resume_id,
+             permission_mode),
         ).fetchone()
         assert row is not None
         return _session(row)

@@ -57,6 +57,7 @@ class AgentSession:
     telegram_chat_id: int | None = None
     telegram_topic_id: int | None = None
     resume_id: str | None = None  # the engine's own session it continues (/continue), if any
+    permission_mode: str | None = None  # "plan": Claude plans first, its plan approved in the topic
     created_at: datetime | None = None
     updated_at: datetime | None = None
     closed_at: datetime | None = None

@@ -33,6 +33,7 @@ class StartBody(WireModel):
     telegram_chat_id: Int64 | None = None
     telegram_topic_id: Int64 | None = None
     resume: str | None = Field(default=None, min_length=1, max_length=200)
+    permission_mode: Literal["plan"] | None = None
 
 
 class InputBody(WireModel):

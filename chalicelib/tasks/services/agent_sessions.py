@@ -31,6 +31,7 @@ from chalicelib.tasks.services.ports import TasksUnitOfWork
 from chalicelib.tasks.services.task_deps import TaskUseCase, announce_session
 
 SWITCH_KIND = "engine_switch"
+PLAN_MODE = "plan"
 EXPORT_PAGE = 1000
 
 
@@ -45,6 +46,9 @@ class AgentSessionService(TaskUseCase):
         new = replace(new, machine=new.machine or own_machine())
         if new.engine not in KNOWN_ENGINES:
             raise InvalidInput(f"sessions support {', '.join(KNOWN_ENGINES)}", field="engine")
+        if new.permission_mode not in (None, PLAN_MODE) or (new.permission_mode and new.engine != "claude"):
+            raise InvalidInput("a session's permission mode may only be plan, on claude",
+                               field="permission_mode")
         if not new.prompt.strip() and not new.resume:
             raise InvalidInput("a session starts with a prompt", field="prompt")
         check_repo(new.repo)
@@ -59,7 +63,7 @@ class AgentSessionService(TaskUseCase):
             session = uow.sessions.insert(
                 session_id, machine_id=machine_id, project=new.project, repo=new.repo, engine=new.engine,
                 telegram_chat_id=new.telegram_chat_id, telegram_topic_id=new.telegram_topic_id,
-                resume_id=new.resume)
+                resume_id=new.resume, permission_mode=new.permission_mode)
             if new.prompt.strip():
                 self._append_input(uow, session_id, redact(new.prompt))  # redacted before it is stored
             uow.commit()

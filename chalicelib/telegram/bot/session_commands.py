@@ -20,6 +20,7 @@ from chalicelib.telegram.bot.topics import Place, open_topic, register, send_hea
 from chalicelib.telegram.domain.bot_commands import (
     MODES,
     WRAPPERS,
+    SessionRequest,
     parse_export,
     parse_learn,
     parse_picker_data,
@@ -30,14 +31,18 @@ from chalicelib.telegram.domain.bot_commands import (
 from chalicelib.telegram.domain.topic_story import closed_title, topic_title
 
 GLOBAL_PROJECT = "_global"
+PLAN_LABEL = "itachi --plan"
 
 
 @command("session")
 async def session(update: Update, context: Context) -> None:
-    """Ask which engine and mode to run, with the 3 x 2 picker."""
+    """Ask which engine and mode to run, with the 3 x 2 picker; with --plan start Claude in plan mode."""
     request = parse_session(context.args or [])
     chat, user = update.effective_chat, update.effective_user
     assert chat is not None and user is not None
+    if request.plan:
+        await _plan_session(update, context, request)
+        return
     request_id = await blocking(services(context).session_requests.create, chat.id, topic_of(update), user.id,
                                 request.machine, request.prompt)
     keyboard = [[(f"{wrapper} {flag}", picker_data(request_id, wrapper, mode))
@@ -83,6 +88,23 @@ async def picked(update: Update, context: Context) -> None:
         await bot.telegram.edit(query.message.chat.id, query.message.message_id,
                                 f"Session {short_id(started.id)} started on {started.machine_id} with "
                                 f"{choice.label}." + (f" Topic: {link}" if link else ""))
+
+
+async def _plan_session(update: Update, context: Context, request: SessionRequest) -> None:
+    """/session --plan: Claude starts in plan mode in a new topic, in the project the prompt names
+    (else the machine's scratch folder); its plan waits there for Approve plan / Revise."""
+    scoped = parse_learn(request.prompt.split())
+    title = topic_title(request.machine, scoped.rule)
+    place = await open_topic(update, context, title)
+    header = (f"💬 Session on {request.machine} ({PLAN_LABEL})\n{scoped.rule}\n\nClaude plans first: approve "
+              "its plan here before it edits. Write here to talk to it; /close ends it.")
+    header_sent = await send_header(context, place, header)
+    started = await launch(context, place, title, header, header_sent, SessionStartRequest(
+        scoped.rule, scoped.project or GLOBAL_PROJECT, machine=request.machine, engine="claude",
+        telegram_chat_id=place.chat_id, telegram_topic_id=place.topic_id or None, permission_mode="plan"))
+    if place.topic_id:
+        await reply(update, context, f"Session {short_id(started.id)} started on {started.machine_id} in "
+                    f"plan mode. Topic: {topic_link(place.chat_id, place.topic_id)}")
 
 
 async def launch(context: Context, place: Place, title: str, header: str, header_sent: bool,

@@ -24,7 +24,8 @@ class CommandSpec:
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("task", "/task [--plan] <project> <description>",
                 "Queue a coding task; progress streams to a topic (--plan: Claude plans first, you approve)"),
-    CommandSpec("session", "/session <machine> <prompt>", "Start an interactive engine session in a topic"),
+    CommandSpec("session", "/session [--plan] <machine> <prompt>",
+                "Start an interactive engine session in a topic (--plan: Claude plans first, you approve)"),
     CommandSpec("close", "/close", "End the interactive session of this topic"),
     CommandSpec("export", "/export [md|json]", "Send this session's conversation as a Markdown or JSON file"),
     CommandSpec("continue", "/continue [machine] [folder]",
@@ -122,12 +123,15 @@ def parse_task(args: Sequence[str]) -> TaskRequest:
 class SessionRequest:
     machine: str
     prompt: str
+    plan: bool = False  # Claude in plan mode, no picker; its plan waits for Approve plan / Revise
 
 
 def parse_session(args: Sequence[str]) -> SessionRequest:
-    if len(args) < 2 or not _NAME.match(args[0]):
+    plan = bool(args) and args[0] == PLAN_FLAG
+    args = args[1:] if plan else args
+    if len(args) < 2 or not _NAME.match(args[0]) or args[0].startswith("-"):
         raise _usage("session")
-    return SessionRequest(args[0], " ".join(args[1:]))
+    return SessionRequest(args[0], " ".join(args[1:]), plan)
 
 
 def parse_export(args: Sequence[str]) -> str:

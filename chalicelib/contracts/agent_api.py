@@ -9,7 +9,7 @@ holds each request to its model: same fields, types, defaults, and a lossless ro
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, TypeVar, get_args, get_origin, get_type_hints
+from typing import Any, Literal, TypeVar, get_args, get_origin, get_type_hints
 
 from chalicelib.contracts.agent_vocabulary import Engine, MachineStatus, Outcome, ResultStatus
 
@@ -194,7 +194,7 @@ class SessionStartRequest(Body):  # POST /api/sessions (the CLI)
     telegram_chat_id: int | None = None
     telegram_topic_id: int | None = None
     resume: str | None = None  # the engine's own session id to continue (/continue)
-    permission_mode: str | None = None  # "plan" (Claude only): its plan is approved in the topic first
+    permission_mode: Literal["plan"] | None = None  # "plan" (Claude only): its plan is approved in the topic first
 
 
 @dataclass(frozen=True)

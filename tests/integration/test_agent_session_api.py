@@ -56,3 +56,18 @@ def test_input_to_a_closed_session_is_refused(client: ApiClient) -> None:
     with pytest.raises(ApiError) as err:
         client.post(f"/api/sessions/{sid}/input", {"text": "more"})
     assert err.value.status == 409
+
+
+def test_a_plan_mode_session_reaches_its_machine_on_claude_and_is_refused_on_another_engine_or_mode(
+        client: ApiClient) -> None:
+    heartbeat(client, "m1")
+    session = client.post("/api/sessions", {"prompt": "plan it", "project": "p", "machine": "m1",
+                                            "permission_mode": "plan"})
+    claimed = client.post(f"/api/sessions/{session['id']}/claim", {"machine_id": "m1"})
+
+    assert claimed["session"]["permission_mode"] == "plan"
+    for engine, mode in (("codex", "plan"), ("claude", "acceptEdits")):
+        with pytest.raises(ApiError) as err:
+            client.post("/api/sessions", {"prompt": "plan it", "project": "p", "machine": "m1",
+                                          "engine": engine, "permission_mode": mode})
+        assert err.value.status == 400 and "plan" in err.value.message

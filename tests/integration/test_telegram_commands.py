@@ -21,7 +21,7 @@ def test_help_lists_every_command_in_the_chat_it_was_asked(bot: BotHarness) -> N
     bot.send(load_update_fixture("private_help_command"))
 
     text = bot.last_text(chat_id=ALICE)
-    for usage in ("/task [--plan] <project> <description>", "/session <machine> <prompt>", "/close",
+    for usage in ("/task [--plan] <project> <description>", "/session [--plan] <machine> <prompt>", "/close",
                   "/cancel <task>",
                   "/status", "/machines", "/recall <query>", "/learn", "/feedback <task> good|bad", "/repos",
                   "/engines [machine] [order]", "/remind <when> <message>", "/start", "/help"):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.approval_relay import ApprovalRelay, Verdict
+from agent.engine_process import resume_argv
 from agent.engines import engine_for
 from agent.plan_gate import NO_ANSWER, NOT_APPROVED, PlanGate, gates_plan
 from chalicelib.contracts.api_transport import ApiClient
@@ -96,3 +97,29 @@ def test_only_a_claude_task_in_plan_mode_with_a_topic_runs_with_the_prompt_tool(
     assert argv[argv.index("--permission-mode") + 1] == "plan"
     assert argv[argv.index("--permission-prompt-tool") + 1] == "stdio"
     assert "--permission-prompt-tool" not in claude.session_argv({"permission_mode": "plan"})
+
+
+def flag(argv: list[str], name: str) -> str:
+    return argv[argv.index(name) + 1]
+
+
+def test_a_later_process_of_a_plan_mode_task_stays_in_plan_mode_until_its_plan_is_approved() -> None:
+    claude, gate = engine_for("claude", {}), PlanGate(relay((True, "")))
+    options = {"permission_mode": "plan", "model": "opus"}
+
+    before = resume_argv(claude, options, "and the README", "claude-session-1", gate)
+    answers(gate, assistant_plan("t1", "PLAN"), can_use_tool("r1", "ExitPlanMode", "t1", {}))
+    after = resume_argv(claude, options, "and the README", "claude-session-1", gate)
+
+    assert (flag(before, "--permission-mode"), flag(after, "--permission-mode")) == ("plan", "acceptEdits")
+    for argv in (before, after):  # the message goes in as a stream-json turn the gate can answer around
+        assert flag(argv, "--resume") == "claude-session-1" and flag(argv, "--model") == "opus"
+        assert flag(argv, "--input-format") == "stream-json" and flag(argv, "--permission-prompt-tool") == "stdio"
+        assert "and the README" not in argv
+
+
+def test_a_later_process_of_a_read_only_codex_task_stays_read_only() -> None:
+    argv = resume_argv(engine_for("codex", {}), {"permission_mode": "plan"}, "and the README", "thread-1", None)
+
+    assert flag(argv, "--sandbox") == "read-only" and "--full-auto" not in argv
+    assert argv[-3:] == ["resume", "thread-1", "and the README"]

@@ -31,7 +31,6 @@ from chalicelib.tasks.services.ports import TasksUnitOfWork
 from chalicelib.tasks.services.task_deps import TaskUseCase, announce_session
 
 SWITCH_KIND = "engine_switch"
-PLAN_MODE = "plan"
 EXPORT_PAGE = 1000
 
 
@@ -46,9 +45,8 @@ class AgentSessionService(TaskUseCase):
         new = replace(new, machine=new.machine or own_machine())
         if new.engine not in KNOWN_ENGINES:
             raise InvalidInput(f"sessions support {', '.join(KNOWN_ENGINES)}", field="engine")
-        if new.permission_mode not in (None, PLAN_MODE) or (new.permission_mode and new.engine != "claude"):
-            raise InvalidInput("a session's permission mode may only be plan, on claude",
-                               field="permission_mode")
+        if new.permission_mode and new.engine != "claude":
+            raise InvalidInput("plan mode is for claude sessions", field="permission_mode")
         if not new.prompt.strip() and not new.resume:
             raise InvalidInput("a session starts with a prompt", field="prompt")
         check_repo(new.repo)

@@ -194,7 +194,7 @@ class SessionStartRequest(Body):  # POST /api/sessions (the CLI)
     telegram_chat_id: int | None = None
     telegram_topic_id: int | None = None
     resume: str | None = None  # the engine's own session id to continue (/continue)
-    permission_mode: Literal["plan"] | None = None  # "plan" (Claude only): its plan is approved in the topic first
+    permission_mode: Literal["plan"] | None = None  # Claude only: its plan is approved in the topic first
 
 
 @dataclass(frozen=True)

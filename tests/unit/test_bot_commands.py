@@ -45,6 +45,15 @@ def test_task_with_plan_first_asks_for_a_plan_and_a_flag_is_no_project() -> None
         parse_task(["--plan", "--fast", "x"])
 
 
+def test_session_with_plan_first_names_its_machine_next_and_a_flag_is_no_machine() -> None:
+    request = parse_session(["--plan", "laptop", "app:", "add", "rate", "limits"])
+
+    assert (request.machine, request.prompt, request.plan) == ("laptop", "app: add rate limits", True)
+    assert parse_session(["laptop", "--plan", "x"]).plan is False
+    with pytest.raises(InvalidInput, match=r"Usage: /session \[--plan\]"):
+        parse_session(["--plan", "--fast", "x"])
+
+
 def test_session_takes_a_machine_then_a_prompt() -> None:
     assert parse_session(["laptop", "show", "git", "status"]).prompt == "show git status"
 

@@ -114,12 +114,14 @@ def test_a_later_process_of_a_plan_mode_task_stays_in_plan_mode_until_its_plan_i
     assert (flag(before, "--permission-mode"), flag(after, "--permission-mode")) == ("plan", "acceptEdits")
     for argv in (before, after):  # the message goes in as a stream-json turn the gate can answer around
         assert flag(argv, "--resume") == "claude-session-1" and flag(argv, "--model") == "opus"
-        assert flag(argv, "--input-format") == "stream-json" and flag(argv, "--permission-prompt-tool") == "stdio"
+        assert flag(argv, "--input-format") == "stream-json"
+        assert flag(argv, "--permission-prompt-tool") == "stdio"
         assert "and the README" not in argv
 
 
 def test_a_later_process_of_a_read_only_codex_task_stays_read_only() -> None:
-    argv = resume_argv(engine_for("codex", {}), {"permission_mode": "plan"}, "and the README", "thread-1", None)
+    codex = engine_for("codex", {})
+    argv = resume_argv(codex, {"permission_mode": "plan"}, "and the README", "thread-1", None)
 
     assert flag(argv, "--sandbox") == "read-only" and "--full-auto" not in argv
     assert argv[-3:] == ["resume", "thread-1", "and the README"]

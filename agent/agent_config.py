@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chalicelib.tasks.domain.engine_switch import FALLBACK_ENV, KNOWN_ENGINES
+from chalicelib.contracts.engine_switch import FALLBACK_ENV, KNOWN_ENGINES
 
 WORKTREE_POLICIES = ("keep", "remove", "remove-on-success")
 

@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.agent_config import AgentConfig
-from agent.engines import Engine, engine_for
-from agent.process_tree import ProcessRegistry
-from agent.worktrees import WorktreeManager
+from agent.engines.definitions import Engine, engine_for
+from agent.engines.process_tree import ProcessRegistry
+from agent.tasks.worktrees import WorktreeManager
 from chalicelib.contracts.api_transport import ApiClient, ApiError
 from chalicelib.kernel.queues import SqsQueue
 

@@ -6,7 +6,6 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from agent import approval_env, install_hooks, wrappers
 from agent.commands import (
     agent_commands,
     backfill_commands,
@@ -34,6 +33,9 @@ from agent.commands import (
     telegram_commands,
     usage_commands,
 )
+from agent.engines import approval_env
+from agent.installers import install_hooks
+from agent.wrappers import wrapper_cli
 
 # One line per command module: each exposes add_parser(subparsers) and sets `func`.
 REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: ignore[type-arg]
@@ -48,7 +50,7 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [  # type: igno
     namespace_commands.add_namespace_parser,
     telegram_commands.add_telegram_parser,
     install_hooks.add_parser,
-    wrappers.add_parser,
+    wrapper_cli.add_parser,
     agent_commands.add_agent_parser,
     task_commands.add_task_parser,
     task_commands.add_tasks_parser,
@@ -97,8 +99,8 @@ def command_names(parser: argparse.ArgumentParser) -> set[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
-    if wrappers.goes_to_engine(words, command_names(parser)):  # `itachi --dp "..."`: the Claude wrapper
-        return wrappers.run("claude", words)
+    if wrapper_cli.goes_to_engine(words, command_names(parser)):  # `itachi --dp "..."`: the Claude wrapper
+        return wrapper_cli.run("claude", words)
     args = parser.parse_args(words)
     func = getattr(args, "func", None)
     if func is None:

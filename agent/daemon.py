@@ -21,13 +21,13 @@ from typing import IO
 
 from agent.agent_config import AgentConfig
 from agent.agent_context import AgentContext, log
-from agent.process_tree import ProcessRegistry
+from agent.engines.process_tree import ProcessRegistry
+from agent.installers.self_update import SelfRestart
 from agent.queue_credentials import api_fetch, session_with, vended_credentials
-from agent.self_update import SelfRestart
 from agent.ssh.registration import register_all
+from agent.tasks.worktrees import WorktreeManager
 from agent.version import VERSION
 from agent.work_router import WorkRouter
-from agent.worktrees import WorktreeManager
 from chalicelib.contracts.agent_api import HeartbeatRequest, Registration
 from chalicelib.contracts.agent_vocabulary import MachineStatus
 from chalicelib.contracts.api_transport import ApiClient, ApiError

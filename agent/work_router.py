@@ -12,9 +12,9 @@ from typing import Any, Protocol
 
 from agent.agent_context import AgentContext, log
 from agent.folders import configured_roots, list_folder
-from agent.session_runner import SessionRunner
+from agent.sessions.session_runner import SessionRunner
 from agent.ssh.run_runner import SshRunRunner
-from agent.task_runner import TaskRunner
+from agent.tasks.task_runner import TaskRunner
 from chalicelib.contracts import machine_messages as mm
 from chalicelib.contracts.agent_api import TaskClaim, TaskClaimRequest, TaskReleaseRequest
 from chalicelib.contracts.api_transport import ApiError

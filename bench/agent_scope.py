@@ -6,7 +6,7 @@ client, alternating a plain session's request, the same without the graph contex
 subagent's (the hook's request plus `X-Itachi-Agent-Run`: the server looks the run's scope up
 and searches within it, with no graph context). Every
 query is new to the server (a numbered suffix), so each one is embedded, as a real prompt is.
-Cost guard: the agent's per-line accounting (`agent/cost_guard.py`) over Claude Code-shaped
+Cost guard: the agent's per-line accounting (`agent/tasks/cost_guard.py`) over Claude Code-shaped
 stream-json lines, in process.
 
     python -m bench.agent_scope -n 60
@@ -62,8 +62,8 @@ def search_ms(api: Api, query: str, run_id: str | None, graph: bool = True) -> f
 
 def guard_us_per_line(lines: int) -> tuple[float, float]:
     """Microseconds per line: assistant lines carrying usage, and other lines."""
-    from agent.cost_guard import CostGuard
-    from chalicelib.tasks.domain.engine_events import parse_line
+    from agent.tasks.cost_guard import CostGuard
+    from chalicelib.contracts.engine_events import parse_line
 
     class Runner:  # the guard only calls these when the budget is passed (never here)
         def event(self, *args: Any) -> None: ...

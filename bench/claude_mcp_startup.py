@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agent.install_mcp import install_mcp
+from agent.installers.install_mcp import install_mcp
 from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.support.claude_cli import claude_env, ensure_claude_cli, run_print
 

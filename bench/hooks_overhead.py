@@ -55,7 +55,7 @@ def hook_python(explicit: str | None, scratch: Path) -> str:
 
 def hook_commands(hook: str, python: str, form: str) -> list[tuple[str, list[str]]]:
     """(label, argv) per command form: the installed launcher form and/or the older module form."""
-    from agent.install_hooks import launch_argv, launcher_for
+    from agent.installers.install_hooks import launch_argv, launcher_for
 
     forms = {"launcher": launch_argv(hook, python, launcher_for(python)),
              "module": [python, "-I", "-m", f"hooks.{hook}"]}

@@ -3,7 +3,7 @@
 Reads the session transcripts other engines left on this machine (Claude Code's
 `~/.claude/projects/*/*.jsonl`, Codex's `~/.codex/sessions/**/rollout-*.jsonl`, Gemini CLI's
 `~/.gemini/tmp/*/chats/*.json`; PATH instead of the engine's folder) and the memory files of
-the projects they ran in, and sends them through the server's extraction (`agent/backfill.py`).
+the projects they ran in, and sends them through the server's extraction (`agent/transcripts/backfill.py`).
 Running it again adds nothing. A progress bar goes to stderr, a summary to stdout.
 """
 
@@ -28,7 +28,7 @@ def add_backfill_parser(sub: Any) -> None:
 
 
 def cmd_backfill(args: argparse.Namespace) -> int:
-    from agent.backfill import Backfill
+    from agent.transcripts.backfill import Backfill
     from chalicelib.contracts.api_transport import ApiClient
 
     try:

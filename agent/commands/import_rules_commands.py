@@ -30,7 +30,7 @@ def add_import_rules_parser(sub: Any) -> None:
 
 
 def cmd_import_rules(args: argparse.Namespace) -> int:
-    from agent.rule_files import batches, read_items, rule_files
+    from agent.transcripts.rule_files import batches, read_items, rule_files
     from chalicelib.contracts.api_transport import ApiClient, ApiError
     from chalicelib.contracts.project_identity import project_for
 

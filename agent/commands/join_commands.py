@@ -85,8 +85,8 @@ def cmd_join(args: argparse.Namespace) -> int:
 
 
 def _install_hooks(python: str) -> bool:
-    from agent.install_hooks import InstallError, install_hooks
-    from agent.install_mcp import install_mcp
+    from agent.installers.install_hooks import InstallError, install_hooks
+    from agent.installers.install_mcp import install_mcp
 
     try:
         print(f"Installed Itachi hooks for claude in {install_hooks('user', 'claude', Path.cwd(), python)}")

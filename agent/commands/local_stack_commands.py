@@ -81,7 +81,7 @@ def add_status_parser(sub: Any) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from agent.status_report import collect_status, retention_line
+    from agent.health.status_report import collect_status, retention_line
 
     report = collect_status(_home(args))
     for part, (state, reason) in report.items():
@@ -96,7 +96,7 @@ def add_doctor_parser(sub: Any) -> None:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from agent.doctor import run_checks
+    from agent.health.doctor import run_checks
 
     problems = 0
     for check in run_checks(_home(args), args.port):

@@ -36,7 +36,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if args.home:  # the same directory for this process and what it prints: one way to find the API
         os.environ["ITACHI_HOME"] = str(itachi_home(args.home))
     if args.print_config:
-        from agent.install_mcp import print_config
+        from agent.installers.install_mcp import print_config
 
         remote = load_client_config().api_url if args.remote else None
         print(print_config(args.client, remote))

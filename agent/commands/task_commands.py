@@ -47,7 +47,7 @@ def _client() -> Any:
 
 
 def _defaults(args: argparse.Namespace) -> tuple[str, str | None]:
-    from agent.worktrees import git
+    from agent.tasks.worktrees import git
     from chalicelib.contracts.project_identity import project_for
     from chalicelib.contracts.repo_source import looks_remote
 

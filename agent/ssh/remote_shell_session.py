@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from agent.ssh.remote_exec import run_remote
 from agent.ssh.remote_shell import ps_quote, quote_argv
-from agent.worktrees import WorkspaceError
+from agent.tasks.worktrees import WorkspaceError
 
 if TYPE_CHECKING:
     import paramiko

@@ -18,19 +18,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent.event_batcher import to_wire
+from agent.engines.engine_run import RunSummary
 from agent.ssh.connection import HostKeyRefused, SshConnectError, connect
 from agent.ssh.remote_exec import run_remote
 from agent.ssh.remote_shell import ps_quote, quote_argv
 from agent.ssh.remote_shell_session import RemoteShell
 from agent.ssh.targets import LocalTarget, load_targets
-from agent.worktrees import Workspace, WorkspaceError
+from agent.tasks.event_batcher import to_wire
+from agent.tasks.worktrees import Workspace, WorkspaceError
+from chalicelib.contracts.engine_switch import engine_order
 from chalicelib.contracts.repo_source import SSH_TARGET
-from chalicelib.tasks.domain.engine_run import RunSummary
-from chalicelib.tasks.domain.engine_switch import engine_order
 
 if TYPE_CHECKING:
-    from agent.task_runner import Finish, TaskRunner
+    from agent.tasks.task_runner import Finish, TaskRunner
 
 PROMPT_TOKEN = "__ITACHI_PROMPT__"
 _IDENTITY = ["-c", "user.name=Itachi", "-c", "user.email=itachi@localhost"]
@@ -57,7 +57,7 @@ class _Stopped:
 
 
 def run_remote_task(runner: TaskRunner, repo: RemoteRepo) -> Finish:
-    from agent.task_runner import Finish
+    from agent.tasks.task_runner import Finish
 
     target = load_targets(runner.ctx.config.home, runner.ctx.config.env).get(repo.target)
     if target is None:
@@ -75,7 +75,7 @@ def run_remote_task(runner: TaskRunner, repo: RemoteRepo) -> Finish:
 
 
 def _run(runner: TaskRunner, shell: RemoteShell, target: LocalTarget, repo: RemoteRepo) -> Finish:
-    from agent.task_runner import NO_RESULT, Finish
+    from agent.tasks.task_runner import NO_RESULT, Finish
 
     root = target.remote_root or f"{shell.home()}/.itachi"
     ws = _create(shell, root, repo, runner.task_id)

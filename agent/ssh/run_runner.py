@@ -13,10 +13,10 @@ import time
 from typing import Any
 
 from agent.agent_context import AgentContext, call_with_retry, log
-from agent.event_batcher import EventBatcher
 from agent.ssh.connection import HostKeyRefused, SshConnectError, connect
 from agent.ssh.remote_exec import run_remote
 from agent.ssh.targets import load_targets
+from agent.tasks.event_batcher import EventBatcher
 from chalicelib.contracts.agent_api import ProgressEvent
 from chalicelib.contracts.api_transport import ApiError
 

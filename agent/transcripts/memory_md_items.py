@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agent.rule_files import MAX_FILE_BYTES, ImportItem, rule_items
+from agent.transcripts.rule_files import MAX_FILE_BYTES, ImportItem, rule_items
 
 TOOL = "claude-memory"
 _SECTION = re.compile(r"^#{1,2}[ \t]")

@@ -3,7 +3,7 @@
 A remote the agent may clone is `https://`, `ssh://` or scp-style `user@host:path` (ssh); never
 `file://`, `http://`, `git://`, a `transport::address` or anything that starts like an option.
 `@<target>:<path>` names one of the machine's SSH targets. Anything else must be an absolute
-local path, and the agent takes it only under its configured roots (agent/worktrees.py). Stdlib
+local path, and the agent takes it only under its configured roots (agent/tasks/worktrees.py). Stdlib
 only: the agent and the server both import it.
 """
 

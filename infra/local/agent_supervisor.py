@@ -24,7 +24,7 @@ STABLE_AFTER_S = 60.0
 
 def kill_recorded_engines(engines_dir: Path) -> list[int]:
     """Kill every engine process group recorded by any agent of this home; return their ids."""
-    from agent.process_tree import ProcessRegistry  # the agent's own record of what it started
+    from agent.engines.process_tree import ProcessRegistry  # the agent's own record of what it started
 
     killed: list[int] = []
     for machine_dir in sorted(p for p in engines_dir.glob("*") if p.is_dir()):

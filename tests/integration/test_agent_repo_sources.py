@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.worktrees import WorkspaceError, WorktreeManager
+from agent.tasks.worktrees import WorkspaceError, WorktreeManager
 from tests.support.agent_harness import make_repo
 
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from agent.self_update import run_update
-from agent.update_source import NOT_CONFIGURED, UpdateRefused, update_command
+from agent.installers.self_update import run_update
+from agent.installers.update_source import NOT_CONFIGURED, UpdateRefused, update_command
 
 WHEEL = "itachi-0.1.1-py3-none-any.whl"
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from agent.install_hooks import launch_argv
+from agent.installers.install_hooks import launch_argv
 from hooks.memory_md import CONTEXT_HEADING, RULES_HEADING, encode_cwd
 from tests.fakes.fake_itachi_api import FakeItachiApi, unreachable_url
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from agent.agent_config import AgentConfig, default_machine_id
-from agent.engines import engine_for
-from agent.event_batcher import EventBatcher, to_wire
+from agent.engines.definitions import engine_for
+from agent.tasks.event_batcher import EventBatcher, to_wire
 from chalicelib.contracts.agent_api import ProgressEvent
+from chalicelib.contracts.engine_events import EngineEvent, EventKind
 from chalicelib.contracts.machine_messages import TASK, BadMessage, MachineMessage, parse_machine_message
-from chalicelib.tasks.domain.engine_events import EngineEvent, EventKind
 
 
 def test_claude_runs_headless_with_stream_json_and_accept_edits() -> None:

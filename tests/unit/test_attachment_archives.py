@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.engines import Engine
+from agent.engines.definitions import Engine
 from chalicelib.contracts import attachments
 from chalicelib.contracts.attachments import (
     BadArchive,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from chalicelib.tasks.domain.engine_events import EventKind, parse_line
-from chalicelib.tasks.domain.engine_run import RunSummary
+from agent.engines.engine_run import RunSummary
+from chalicelib.contracts.engine_events import EventKind, parse_line
 
 SAMPLE = Path(__file__).resolve().parents[3] / "shared" / "claude-code" / "samples" / "stream-json.jsonl"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.tasks.domain.engine_switch import engine_order, handoff_prompt, plan_switch
+from chalicelib.contracts.engine_switch import engine_order, handoff_prompt, plan_switch
 
 PRIORITY = ("claude", "codex", "gemini")
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agent.install_hooks import (
+from agent.installers.install_hooks import (
     CLIENT_HOOKS,
     InstallError,
     add_parser,

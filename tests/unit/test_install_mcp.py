@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.install_hooks import InstallError
-from agent.install_mcp import config_path, install_mcp, print_config, uninstall_mcp
-from agent.mcp_toml import render_server
+from agent.installers.install_hooks import InstallError
+from agent.installers.install_mcp import config_path, install_mcp, print_config, uninstall_mcp
+from agent.installers.mcp_toml import render_server
 
 PYTHON = "/opt/py/bin/python3"
 CODEX_CONFIG = '''model = "o4"

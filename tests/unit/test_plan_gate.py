@@ -1,4 +1,4 @@
-"""The agent's answers to Claude's permission questions in plan mode (`agent/plan_gate.py`): the
+"""The agent's answers to Claude's permission questions in plan mode (`agent/engines/plan_gate.py`): the
 plan comes from the assistant's tool_use, Approve plan leaves plan mode, Revise sends the words
 back, no answer denies, and nothing else is allowed while the plan is not approved."""
 
@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.approval_relay import ApprovalRelay, Verdict
-from agent.engine_process import resume_argv
-from agent.engines import engine_for
-from agent.plan_gate import NO_ANSWER, NOT_APPROVED, PlanGate, gates_plan
+from agent.engines.approval_relay import ApprovalRelay, Verdict
+from agent.engines.definitions import engine_for
+from agent.engines.plan_gate import NO_ANSWER, NOT_APPROVED, PlanGate, gates_plan
+from agent.tasks.engine_process import resume_argv
 from chalicelib.contracts.api_transport import ApiClient
 from chalicelib.contracts.local_home import ClientConfig
 

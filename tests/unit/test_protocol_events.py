@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.tasks.domain.engine_events import EventKind
+from chalicelib.contracts.engine_events import EventKind
 from chalicelib.tasks.domain.protocol_events import (
     acp_answer,
     acp_ask,

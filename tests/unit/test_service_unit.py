@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agent.cli import main
-from agent.service_unit import service_environment
+from agent.installers.service_unit import service_environment
 from tests.support.unit_supervisor import environment, exec_words, parse_unit
 
 MACHINE_KEY = "itk_" + "k" * 40

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from agent.engines import engine_for
+from agent.engines.definitions import engine_for
 from chalicelib.agents.domain.builtin_profiles import BUILTIN_PROFILES
 from chalicelib.agents.domain.cron_schedule import parse_cron
 from chalicelib.agents.domain.profiles import profile_from_body

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from agent.cost_guard import CostGuard, estimate_usd
+from agent.tasks.cost_guard import CostGuard, estimate_usd
+from chalicelib.contracts.engine_events import parse_line
 from chalicelib.memory.domain.memory_scope import MemoryScope
-from chalicelib.tasks.domain.engine_events import parse_line
 
 
 def test_a_scope_reads_the_requested_project_only_when_it_is_one_of_its_own() -> None:

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from agent.cost_guard import CostGuard, turn_usage_usd
+from agent.tasks.cost_guard import CostGuard, turn_usage_usd
+from chalicelib.contracts.engine_events import parse_line
 from chalicelib.kernel.errors import Forbidden, InvalidInput
 from chalicelib.llm.domain.llm_budget import cost_usd
-from chalicelib.tasks.domain.engine_events import parse_line
 from chalicelib.tasks.domain.task_budget import (
     Allowance,
     BudgetCaps,

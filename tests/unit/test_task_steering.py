@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agent.task_inbox import TaskInbox
+from agent.tasks.task_inbox import TaskInbox
 from chalicelib.contracts.machine_messages import TASK_INPUT, parse_machine_message
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.tasks.domain.steering import (

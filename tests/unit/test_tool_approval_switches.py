@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.approval_env import approval_env
+from agent.engines.approval_env import approval_env
 from hooks.pre_tool_use import asks, summary_of, timeout_s
 from tests.conftest import REPO_ROOT
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from agent.wrapper_switch import enabled, fallback_args, original_prompt
-from agent.wrapper_watch import WatchedRun
-from chalicelib.tasks.domain.engine_run import RunSummary
+from agent.engines.engine_run import RunSummary
+from agent.wrappers.wrapper_switch import enabled, fallback_args, original_prompt
+from agent.wrappers.wrapper_watch import WatchedRun
 
 pytestmark = pytest.mark.unit
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.wrappers import add_parser, engine_env, expand_args, latest_session_id
+from agent.wrappers.wrapper_cli import add_parser, engine_env, expand_args, latest_session_id
 from hooks.memory_md import encode_cwd
 
 pytestmark = pytest.mark.unit
@@ -106,7 +106,7 @@ def test_the_wrapper_execs_the_engine_with_expanded_args_and_env(tmp_path: Path)
     engine.chmod(0o755)
     env = {**os.environ, "ITACHI_CLAUDE_BIN": str(engine), "CLAUDE_CODE_OAUTH_TOKEN": "tok",
            "CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")}
-    script = "import sys; from agent.wrappers import claude_main; sys.exit(claude_main())"
+    script = "import sys; from agent.wrappers.wrapper_cli import claude_main; sys.exit(claude_main())"
     done = subprocess.run([sys.executable, "-c", script, "--ds", "--model", "x"],
                           cwd=REPO_ROOT, env=env, capture_output=True, timeout=30)
     assert done.returncode == 0, done.stderr
@@ -118,7 +118,7 @@ def test_the_wrapper_execs_the_engine_with_expanded_args_and_env(tmp_path: Path)
 
 def test_a_missing_engine_is_reported_with_exit_code_127(tmp_path: Path) -> None:
     env = {**os.environ, "ITACHI_GEMINI_BIN": str(tmp_path / "no-such-gemini")}
-    script = "import sys; from agent.wrappers import gemini_main; sys.exit(gemini_main())"
+    script = "import sys; from agent.wrappers.wrapper_cli import gemini_main; sys.exit(gemini_main())"
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO_ROOT, env=env,
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 127
@@ -138,7 +138,7 @@ def test_continuing_claude_shows_the_session_id_it_resumes(tmp_path: Path) -> No
     (folder / "3f2a9c1e-0000-4000-8000-000000000001.jsonl").write_text("{}\n")
     env = {**os.environ, "ITACHI_CLAUDE_BIN": str(_fake_engine(tmp_path)),
            "CLAUDE_CONFIG_DIR": str(tmp_path / "cfg"), "ITACHI_AUTO_SWITCH": "0"}
-    script = "import sys; from agent.wrappers import claude_main; sys.exit(claude_main())"
+    script = "import sys; from agent.wrappers.wrapper_cli import claude_main; sys.exit(claude_main())"
     done = subprocess.run([sys.executable, "-c", script, "--c"], cwd=REPO_ROOT, env=env,
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
@@ -152,7 +152,7 @@ def test_continuing_codex_shows_the_newest_session_id_of_this_directory(tmp_path
     codex_session(home, REPO_ROOT, "0199a1b2-0000-7000-8000-000000000042", ["fix it"])
     env = {**os.environ, "ITACHI_CODEX_BIN": str(_fake_engine(tmp_path)), "HOME": str(home),
            "CODEX_HOME": str(home / ".codex"), "ITACHI_AUTO_SWITCH": "0"}
-    script = "import sys; from agent.wrappers import codex_main; sys.exit(codex_main())"
+    script = "import sys; from agent.wrappers.wrapper_cli import codex_main; sys.exit(codex_main())"
     done = subprocess.run([sys.executable, "-c", script, "--c"], cwd=REPO_ROOT, env=env,
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr

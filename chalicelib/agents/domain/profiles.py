@@ -1,7 +1,7 @@
 """A subagent profile: its instructions, engine and model, tool permissions, budget and scope.
 
 A profile becomes a run's engine options (`engine_options`), which the agent turns into the
-engine's flags (`agent/engines.py`): Claude Code gets the system prompt appended to its own
+engine's flags (`agent/engines/definitions.py`): Claude Code gets the system prompt appended to its own
 (`--append-system-prompt`), the permission mode, the allowed tools and the model.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from chalicelib.contracts.engine_switch import KNOWN_ENGINES
 from chalicelib.kernel.errors import InvalidInput
-from chalicelib.tasks.domain.engine_switch import KNOWN_ENGINES
 
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,47}$")
 CATEGORY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")  # a memory category (project_rule, ...)

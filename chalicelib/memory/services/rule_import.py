@@ -8,7 +8,7 @@ elsewhere is flagged for a person), and a rule the file no longer holds is retir
 file named in a request are all of that file's items (the client sends a file whole).
 The rest (a memory bank's sections) is stored as memories:
 
-The client reads the files (`agent/rule_files.py`) and sends items; each is cleaned the way
+The client reads the files (`agent/transcripts/rule_files.py`) and sends items; each is cleaned the way
 every memory is (redaction, caps), then looked up by content hash in the project: an item the
 project already holds, in any phase, is reported `exists` and left alone (not reinforced), so a
 second run adds nothing. A dry run reports the same without writing. Items are stored with

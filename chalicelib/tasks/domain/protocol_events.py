@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib.tasks.domain.engine_events import TEXT_LIMIT, EngineEvent, EventKind, looks_rate_limited
+from chalicelib.contracts.engine_events import TEXT_LIMIT, EngineEvent, EventKind, looks_rate_limited
 
 CODEX_APPROVALS = {"item/commandExecution/requestApproval": "shell", "execCommandApproval": "shell",
                    "item/fileChange/requestApproval": "apply_patch", "applyPatchApproval": "apply_patch"}

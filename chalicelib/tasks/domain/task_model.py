@@ -39,7 +39,7 @@ class NewTask:
     telegram_chat_id: int | None = None
     telegram_topic_id: int | None = None
     idempotency_key: str | None = None
-    engine_options: dict[str, Any] = field(default_factory=dict)  # see agent/engines.py
+    engine_options: dict[str, Any] = field(default_factory=dict)  # see agent/engines/definitions.py
 
     def __post_init__(self) -> None:
         # A user's description is stored and echoed in the `created` event: never a secret.

@@ -15,6 +15,7 @@ from typing import Any
 
 from chalicelib.auth.request_principal import own_machine
 from chalicelib.contracts.agent_api import SessionStartRequest
+from chalicelib.contracts.engine_switch import KNOWN_ENGINES
 from chalicelib.contracts.machine_messages import SESSION_CLOSE, SESSION_INPUT, SESSION_START, MachineMessage
 from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable
 from chalicelib.kernel.redaction import redact
@@ -24,7 +25,6 @@ from chalicelib.tasks.domain.agent_session_states import (
     SessionStatus,
     ensure_session_transition,
 )
-from chalicelib.tasks.domain.engine_switch import KNOWN_ENGINES
 from chalicelib.tasks.domain.machine_selection import TaskNeeds, choose_machine
 from chalicelib.tasks.domain.task_model import NewEvent, check_repo, redacted
 from chalicelib.tasks.services.ports import TasksUnitOfWork

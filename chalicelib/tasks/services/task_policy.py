@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chalicelib.tasks.domain.engine_switch import MAX_SWITCHES
+from chalicelib.contracts.engine_switch import MAX_SWITCHES
 from chalicelib.tasks.domain.machine_selection import OFFLINE_AFTER_S
 
 if TYPE_CHECKING:

@@ -6,11 +6,11 @@ import uuid
 from dataclasses import replace
 
 from chalicelib.auth.request_principal import own_machine
+from chalicelib.contracts.engine_switch import KNOWN_ENGINES
 from chalicelib.contracts.machine_messages import CANCEL, TASK_INPUT, MachineMessage
 from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.short_ids import resolve_short_id
-from chalicelib.tasks.domain.engine_switch import KNOWN_ENGINES
 from chalicelib.tasks.domain.steering import MESSAGE_KIND, check_message, parse_mode
 from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskEvent, check_repo
 from chalicelib.tasks.domain.task_states import TaskStatus, ensure_transition

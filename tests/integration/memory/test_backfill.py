@@ -12,8 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent.backfill import Backfill
 from agent.transcripts import claude_transcripts, codex_transcripts
+from agent.transcripts.backfill import Backfill
 from bench.backfill import write_corpus
 from chalicelib.contracts.api_transport import ApiClient
 from chalicelib.contracts.local_home import ClientConfig

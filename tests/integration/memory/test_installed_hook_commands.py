@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from agent.install_hooks import install_hooks
+from agent.installers.install_hooks import install_hooks
 from tests.conftest import RunningApi
 
 pytestmark = pytest.mark.integration

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from agent.install_hooks import launch_argv
+from agent.installers.install_hooks import launch_argv
 from tests.conftest import RunningApi
 
 PROJECT = "github.com/acme/twice"

@@ -128,7 +128,7 @@ def test_status_reports_the_retention_settings_and_what_the_last_run_removed(
 
 def test_itachi_status_prints_the_settings_and_the_rows_removed_by_kind(
         api: RunningApi, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from agent.status_report import retention_line
+    from agent.health.status_report import retention_line
 
     monkeypatch.delenv("ITACHI_API_URL", raising=False)
     monkeypatch.delenv("ITACHI_API_KEY", raising=False)

@@ -20,11 +20,11 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from chalicelib.contracts.engine_events import EngineEvent, EventKind
 from chalicelib.llm.domain.llm_budget import cost_usd as priced_tokens
-from chalicelib.tasks.domain.engine_events import EngineEvent, EventKind
 
 if TYPE_CHECKING:
-    from agent.task_runner import TaskRunner
+    from agent.tasks.task_runner import TaskRunner
 
 # USD per million tokens: input, output, cache write, cache read (public list prices).
 PRICES: tuple[tuple[str, tuple[float, float, float, float]], ...] = (

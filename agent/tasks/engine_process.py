@@ -9,22 +9,22 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import IO, TYPE_CHECKING, Any
 
-from agent import process_tree
-from agent.approval_env import approval_env
-from agent.approval_relay import ApprovalRelay, relay_for
-from agent.engine_lines import pump, read_lines
-from agent.engines import Engine, with_system_prompt
-from agent.event_batcher import to_wire
-from agent.gated_turn import GATED, run_gated_turn
-from agent.plan_gate import PlanGate, gates_plan
-from agent.task_inbox import take_turns
-from agent.worktrees import Workspace
-from chalicelib.tasks.domain.engine_events import EngineEvent
-from chalicelib.tasks.domain.engine_run import RunSummary
-from chalicelib.tasks.domain.engine_switch import FALLBACK_ENV
+from agent.engines import process_tree
+from agent.engines.approval_env import approval_env
+from agent.engines.approval_relay import ApprovalRelay, relay_for
+from agent.engines.definitions import Engine, with_system_prompt
+from agent.engines.engine_lines import pump, read_lines
+from agent.engines.engine_run import RunSummary
+from agent.engines.gated_turn import GATED, run_gated_turn
+from agent.engines.plan_gate import PlanGate, gates_plan
+from agent.tasks.event_batcher import to_wire
+from agent.tasks.task_inbox import take_turns
+from agent.tasks.worktrees import Workspace
+from chalicelib.contracts.engine_events import EngineEvent
+from chalicelib.contracts.engine_switch import FALLBACK_ENV
 
 if TYPE_CHECKING:
-    from agent.task_runner import TaskRunner
+    from agent.tasks.task_runner import TaskRunner
 
 def forward_all(runner: TaskRunner, engine: Engine, lines: Iterator[str], summary: RunSummary) -> None:
     for line in lines:
@@ -39,7 +39,7 @@ def forward_all(runner: TaskRunner, engine: Engine, lines: Iterator[str], summar
 
 def _run_gated(runner: TaskRunner, engine: Engine, prompt: str, resume: str | None, ws: Workspace,
                env: dict[str, str], relay: ApprovalRelay, summary: RunSummary) -> int | None:
-    """One turn of Codex or Gemini asking the task's topic before its tool calls (`agent/gated_turn.py`);
+    """One turn of Codex or Gemini asking the task's topic before its tool calls (`engines/gated_turn.py`);
     `resume`: the engine session a later turn continues."""
     def forward(event: EngineEvent) -> None:
         summary.add(event)

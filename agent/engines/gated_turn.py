@@ -17,13 +17,13 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from agent import process_tree
-from agent.approval_relay import ApprovalRelay
-from agent.engine_lines import pump, read_lines
-from agent.engines import READ_ONLY_MODES, Engine
-from agent.jsonrpc_peer import JsonRpcPeer, RpcError
+from agent.engines import process_tree
+from agent.engines.approval_relay import ApprovalRelay
+from agent.engines.definitions import READ_ONLY_MODES, Engine
+from agent.engines.engine_lines import pump, read_lines
+from agent.engines.jsonrpc_peer import JsonRpcPeer, RpcError
 from agent.version import VERSION
-from chalicelib.tasks.domain.engine_events import EngineEvent, EventKind
+from chalicelib.contracts.engine_events import EngineEvent, EventKind
 from chalicelib.tasks.domain.protocol_events import (
     CODEX_APPROVALS,
     acp_answer,

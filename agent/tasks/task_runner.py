@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from agent.agent_context import AgentContext, call_with_retry, log
-from agent.cost_guard import CostGuard
-from agent.engine_chain import run_engine_chain
-from agent.event_batcher import EventBatcher
-from agent.process_tree import kill_tree
+from agent.engines.process_tree import kill_tree
 from agent.ssh.remote_task import remote_repo, run_remote_task
-from agent.task_inbox import TaskInbox
-from agent.worktrees import Workspace, WorkspaceError
+from agent.tasks.cost_guard import CostGuard
+from agent.tasks.engine_chain import run_engine_chain
+from agent.tasks.event_batcher import EventBatcher
+from agent.tasks.task_inbox import TaskInbox
+from agent.tasks.worktrees import Workspace, WorkspaceError
 from chalicelib.contracts.agent_api import (
     AttemptRequest,
     Body,

@@ -17,14 +17,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from agent.agent_context import log
-from agent.update_source import CODE_ROOT, UpdateRefused, update_command
+from agent.installers.update_source import CODE_ROOT, UpdateRefused, update_command
 
 UPDATE_TIMEOUT_S = 600
 Runner = Callable[..., "subprocess.CompletedProcess[str]"]
 
 
 def run_update(env: Mapping[str, str], run: Runner = subprocess.run, code_root: Path = CODE_ROOT) -> bool:
-    """Install the update from its configured source (agent/update_source.py); False if refused or failed."""
+    """Install the update from its configured source (`update_source.py`); False if refused or failed."""
     with tempfile.TemporaryDirectory(prefix="itachi-update-") as workdir:
         try:
             command = update_command(env, Path(workdir), code_root)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.contracts.attachments import attached_images
-from chalicelib.tasks.domain.engine_events import EngineEvent, parse_line
+from chalicelib.contracts.engine_events import EngineEvent, parse_line
 
 _STREAM = ("--output-format", "stream-json", "--verbose")
 _EDITS = ("--permission-mode", "acceptEdits")

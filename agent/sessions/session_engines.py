@@ -22,15 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from agent import process_tree
-from agent.approval_relay import ApprovalRelay
-from agent.engine_lines import pump, read_lines
-from agent.engines import Engine
-from agent.gated_turn import GATED, run_gated_turn
-from agent.plan_gate import PlanGate, gates_plan
-from agent.task_inbox import write_line, write_turn
-from chalicelib.tasks.domain.engine_events import EngineEvent, EventKind
-from chalicelib.tasks.domain.engine_run import RunSummary
+from agent.engines import process_tree
+from agent.engines.approval_relay import ApprovalRelay
+from agent.engines.definitions import Engine
+from agent.engines.engine_lines import pump, read_lines
+from agent.engines.engine_run import RunSummary
+from agent.engines.gated_turn import GATED, run_gated_turn
+from agent.engines.plan_gate import PlanGate, gates_plan
+from agent.tasks.task_inbox import write_line, write_turn
+from chalicelib.contracts.engine_events import EngineEvent, EventKind
 
 
 class TurnQueue:

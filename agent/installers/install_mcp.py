@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from agent import mcp_toml
-from agent.install_hooks import MARKER, InstallError, _load, _save, repo_root, settings_path
+from agent.installers import mcp_toml
+from agent.installers.install_hooks import MARKER, InstallError, _load, _save, repo_root, settings_path
 from chalicelib.contracts.local_home import itachi_home
 
 NAME = "itachi"

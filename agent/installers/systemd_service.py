@@ -13,8 +13,8 @@ import shlex
 import shutil
 from pathlib import Path
 
-from agent.service_control import Outcome, ServiceStatus, agent_running, run_tool
-from agent.service_unit import UNIT_NAME, AgentService, render_systemd
+from agent.installers.service_control import Outcome, ServiceStatus, agent_running, run_tool
+from agent.installers.service_unit import UNIT_NAME, AgentService, render_systemd
 
 LINGER_DIR = Path("/var/lib/systemd/linger")  # logind's: one file per lingering user
 

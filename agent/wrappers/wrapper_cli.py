@@ -1,7 +1,7 @@
 """``itachi [claude|codex|gemini] ...``, ``itachic`` and ``itachig``: run an engine with memory.
 
 The wrappers expand Itachi's flag shortcuts, tell the hooks which client is running
-(``ITACHI_CLIENT``), add the engine's credentials (``agent/engine_keys.py``) and hand every
+(``ITACHI_CLIENT``), add the engine's credentials (``agent/wrappers/engine_keys.py``) and hand every
 other argument to the engine unchanged. ``itachi`` itself is the Claude wrapper whenever its
 first argument is a flag (other than -h/--help) or a word that is not one of its commands:
 ``itachi --dp "fix it"`` is ``itachi claude --dp "fix it"``.
@@ -34,7 +34,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-from agent.engine_keys import KeyFileError, engine_credentials, over_ssh
+from agent.wrappers.engine_keys import KeyFileError, engine_credentials, over_ssh
 from hooks.memory_md import claude_config_dir, encode_cwd
 
 CLIENTS = ("claude", "codex", "gemini")
@@ -139,7 +139,7 @@ def prepared_env(client: str, args: list[str]) -> dict[str, str]:
 
 def run(client: str, argv: list[str]) -> int:
     """Run the engine; a rate-limited run hands over to the next engine (`wrapper_switch`)."""
-    from agent import wrapper_switch
+    from agent.wrappers import wrapper_switch
 
     command = expand_args(client, argv, Path.cwd(), claude_config_dir())
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from chalicelib.tasks.domain.engine_events import EngineEvent, EventKind
+from chalicelib.contracts.engine_events import EngineEvent, EventKind
 
 
 @dataclass

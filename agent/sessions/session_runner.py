@@ -1,7 +1,7 @@
 """One interactive session: an engine fed one user turn at a time, switched on a rate limit.
 
 Turns are handed over strictly in sequence order and only once the previous turn's `result`
-line came back (`agent/session_engines.py`), whatever order SQS delivered them in. Closing ends
+line came back (`agent/sessions/session_engines.py`), whatever order SQS delivered them in. Closing ends
 the engine's input; an engine still alive `CLOSE_GRACE_S` later has its process tree killed.
 A turn that hits a rate limit moves the session to the next engine of the machine's order,
 as tasks do: the guard is `plan_switch` here and the server's switch count, and the next
@@ -14,14 +14,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from agent import process_tree
 from agent.agent_context import AgentContext, call_with_retry, log
-from agent.approval_env import approval_env
-from agent.approval_relay import ApprovalRelay, relay_for
-from agent.attachment_files import save_files, with_files
-from agent.event_batcher import EventBatcher, to_wire
-from agent.session_engines import TurnQueue, run_stint
-from agent.worktrees import WorkspaceError, git
+from agent.engines import process_tree
+from agent.engines.approval_env import approval_env
+from agent.engines.approval_relay import ApprovalRelay, relay_for
+from agent.sessions.attachment_files import save_files, with_files
+from agent.sessions.session_engines import TurnQueue, run_stint
+from agent.tasks.event_batcher import EventBatcher, to_wire
+from agent.tasks.worktrees import WorkspaceError, git
 from chalicelib.contracts.agent_api import (
     MachineRequest,
     ProgressEvent,
@@ -31,8 +31,8 @@ from chalicelib.contracts.agent_api import (
     SessionSwitchRequest,
 )
 from chalicelib.contracts.api_transport import ApiError
-from chalicelib.tasks.domain.engine_events import EngineEvent
-from chalicelib.tasks.domain.engine_switch import FALLBACK_ENV, engine_order, handoff_prompt, plan_switch
+from chalicelib.contracts.engine_events import EngineEvent
+from chalicelib.contracts.engine_switch import FALLBACK_ENV, engine_order, handoff_prompt, plan_switch
 
 CLOSE_GRACE_S = 10.0
 

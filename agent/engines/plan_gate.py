@@ -19,7 +19,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from agent.approval_relay import ApprovalRelay
+from agent.engines.approval_relay import ApprovalRelay
 from chalicelib.approvals.domain.approvals import PLAN_TOOL
 
 PROMPT_TOOL_FLAGS = ("--permission-prompt-tool", "stdio")

@@ -237,7 +237,7 @@ def _step(run: Callable[[], Path], done: str) -> bool:
 
 
 def _install(args: argparse.Namespace) -> int:
-    from agent.install_mcp import install_mcp
+    from agent.installers.install_mcp import install_mcp
 
     cwd = Path.cwd()
     if not _step(lambda: install_hooks(args.scope, args.client, cwd, args.python),
@@ -267,7 +267,7 @@ def _runs_hooks(python: str) -> bool:
 
 
 def _uninstall(args: argparse.Namespace) -> int:
-    from agent.install_mcp import uninstall_mcp
+    from agent.installers.install_mcp import uninstall_mcp
 
     cwd = Path.cwd()
     if not _step(lambda: uninstall_hooks(args.scope, args.client, cwd),

@@ -23,9 +23,9 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from agent.engines import Engine
-from agent.event_batcher import to_wire
-from chalicelib.tasks.domain.engine_run import RunSummary
+from agent.engines.definitions import Engine
+from agent.engines.engine_run import RunSummary
+from agent.tasks.event_batcher import to_wire
 from chalicelib.tasks.domain.steering import (
     INPUT_KIND,
     NEXT_TURN,
@@ -37,8 +37,8 @@ from chalicelib.tasks.domain.steering import (
 )
 
 if TYPE_CHECKING:
-    from agent.plan_gate import PlanGate
-    from agent.task_runner import TaskRunner
+    from agent.engines.plan_gate import PlanGate
+    from agent.tasks.task_runner import TaskRunner
 
 Report = Callable[[str, str, dict[str, Any]], None]
 

@@ -2,7 +2,7 @@
 
 A headless run (`-p`, codex `exec`) has its stdout and stderr copied through to the user line
 by line, unchanged, while each stdout line goes through the agent's engine parser
-(`chalicelib/tasks/domain/engine_events.py`): the same recognition of a rate limit as a task's
+(`chalicelib/contracts/engine_events.py`): the same recognition of a rate limit as a task's
 (stream-json error fields, error events, failed results), and for plain-text output a failed
 exit whose last words (or stderr) name a rate limit.
 
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from chalicelib.tasks.domain.engine_events import EventKind, looks_rate_limited, parse_line
-from chalicelib.tasks.domain.engine_run import RunSummary
+from agent.engines.engine_run import RunSummary
+from chalicelib.contracts.engine_events import EventKind, looks_rate_limited, parse_line
 from hooks.memory_md import claude_config_dir, encode_cwd
 
 TRANSCRIPT_TAIL = 200  # lines of the transcript read back

@@ -8,8 +8,8 @@ import plistlib
 import shutil
 from pathlib import Path
 
-from agent.service_control import Outcome, ServiceStatus, agent_running, run_tool
-from agent.service_unit import LAUNCHD_LABEL, AgentService, render_launchd
+from agent.installers.service_control import Outcome, ServiceStatus, agent_running, run_tool
+from agent.installers.service_unit import LAUNCHD_LABEL, AgentService, render_launchd
 
 
 class Launchd:

@@ -161,8 +161,8 @@ class Backfill:
         return None
 
     def _memory_files(self, cwd: str, project: str) -> None:
-        from agent.rule_files import batches, read_items, rule_files
         from agent.transcripts.memory_md_items import memory_md_items
+        from agent.transcripts.rule_files import batches, read_items, rule_files
 
         root = Path(cwd)
         items = [*(read_items(root) if root.is_dir() else []), *memory_md_items(cwd)]

@@ -1,7 +1,7 @@
 """Engine auto-switch for wrapper runs (`itachi ...`, `itachi claude|codex|gemini ...`, `itachic`,
 `itachig`): a run that ends on a rate limit hands over to the next engine in the machine's order.
 
-The decision and the handoff are a task's (`chalicelib/tasks/domain/engine_switch.py`): the
+The decision and the handoff are a task's (`chalicelib/contracts/engine_switch.py`): the
 order is the engine that ran first, then the machine's priority (`ITACHI_ENGINE_PRIORITY` or
 `agent.json`, as the agent reads it); the loop guard never tries an engine twice, stops after
 `MAX_SWITCHES`, and never switches from a run whose environment has `ITACHI_FALLBACK_ACTIVE=1`
@@ -19,9 +19,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from agent.engine_keys import KeyFileError
-from agent.wrapper_watch import WatchedRun, run_headless, run_interactive
-from chalicelib.tasks.domain.engine_switch import (
+from agent.wrappers.engine_keys import KeyFileError
+from agent.wrappers.wrapper_watch import WatchedRun, run_headless, run_interactive
+from chalicelib.contracts.engine_switch import (
     FALLBACK_ENV,
     KNOWN_ENGINES,
     MAX_SWITCHES,
@@ -109,7 +109,7 @@ def run_with_fallback(client: str, argv: list[str], command: list[str], env: Map
                       headless: bool) -> int:
     """Run `command` (the engine's full argv) and, while runs end on a rate limit, the next engines
     (headless: a print run, its output read; else interactive, on the terminal)."""
-    from agent.wrappers import engine_program, expand_args, prepared_env
+    from agent.wrappers.wrapper_cli import engine_program, expand_args, prepared_env
     from hooks.memory_md import claude_config_dir
 
     cwd = Path.cwd()

@@ -1,6 +1,6 @@
 """Install, remove and inspect the agent's service: what both service managers share.
 
-Each manager (`agent/systemd_service.py`, `agent/launchd_service.py`) writes its file itself and
+Each manager (`systemd_service.py`, `launchd_service.py` beside this one) writes its file itself and
 then asks the service manager to load, enable and start it. Where the manager's tool is missing
 or does not answer (no user session bus, a container), the files are still written, and the
 outcome says that nothing runs the service now.
@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from agent.launchd_service import Launchd
-    from agent.systemd_service import SystemdUser
+    from agent.installers.launchd_service import Launchd
+    from agent.installers.systemd_service import SystemdUser
 
 
 def run_tool(argv: Sequence[str]) -> subprocess.CompletedProcess[str]:
@@ -74,8 +74,8 @@ def up_supervisor(home: Path) -> int | None:
 
 def manager_for(kind: str | None = None, user_home: Path | None = None) -> SystemdUser | Launchd:
     """The service manager of this platform (launchd on macOS, systemd elsewhere), or the one named."""
-    from agent.launchd_service import Launchd
-    from agent.systemd_service import SystemdUser
+    from agent.installers.launchd_service import Launchd
+    from agent.installers.systemd_service import SystemdUser
 
     user_home = user_home or Path.home()
     if (kind or ("launchd" if sys.platform == "darwin" else "systemd")) == "launchd":

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from chalicelib.contracts.agent_api import ProgressEvent
-from chalicelib.tasks.domain.engine_events import EngineEvent, EventKind
+from chalicelib.contracts.engine_events import EngineEvent, EventKind
 
 Post = Callable[[list[ProgressEvent]], None]
 log = logging.getLogger("itachi.agent")

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.engine_process import run_engine
-from agent.worktrees import Workspace
+from agent.engines.engine_run import RunSummary
+from agent.tasks.engine_process import run_engine
+from agent.tasks.worktrees import Workspace
 from chalicelib.contracts.agent_api import EngineSwitchRequest
 from chalicelib.contracts.api_transport import ApiError
-from chalicelib.tasks.domain.engine_run import RunSummary
-from chalicelib.tasks.domain.engine_switch import engine_order, handoff_prompt, plan_switch
+from chalicelib.contracts.engine_switch import engine_order, handoff_prompt, plan_switch
 
 if TYPE_CHECKING:
-    from agent.task_runner import TaskRunner
+    from agent.tasks.task_runner import TaskRunner
 
 
 def run_engine_chain(runner: TaskRunner, ws: Workspace) -> tuple[RunSummary, int | None, str, float | None]:

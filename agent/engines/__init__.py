@@ -1,0 +1,1 @@
+"""The coding engines the agent runs: their command lines, processes, output and gated turns."""

@@ -1,0 +1,1 @@
+"""`itachi status` and `itachi doctor`: what runs, what is missing, what to fix."""

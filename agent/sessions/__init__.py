@@ -1,0 +1,1 @@
+"""Interactive sessions on this machine: an engine fed one user turn at a time, with its files."""

@@ -1,0 +1,1 @@
+"""One claimed task on this machine: worktree, engine processes, messages, progress, budget."""

@@ -1,0 +1,1 @@
+"""`itachi claude|codex|gemini`, `itachic`, `itachig`: engines run by hand, with memory."""

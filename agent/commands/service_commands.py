@@ -51,7 +51,7 @@ def cmd_install(args: argparse.Namespace) -> int:
     home = _home(args)
     machine_id = args.machine_id or str(read_json(home / "config.json").get("machine_id") or "") or None
     if args.print_only:
-        from agent.installers.service_control import manager_for
+        from agent.installers.service_manager import manager_for
 
         service, secret = _service(home, machine_id, args.python)
         _say_left_out(secret, sys.stderr)
@@ -63,7 +63,8 @@ def cmd_install(args: argparse.Namespace) -> int:
 def install_service(home: Path, machine_id: str | None, python: str, *,
                     manager: str | None = None) -> Outcome:
     """Install the service and say what happened (`running`: a service manager runs the agent now)."""
-    from agent.installers.service_control import Outcome, manager_for, up_supervisor
+    from agent.installers.service_control import Outcome, up_supervisor
+    from agent.installers.service_manager import manager_for
     from chalicelib.contracts.local_home import read_json
 
     if not read_json(home / "config.json").get("api_key"):
@@ -86,7 +87,7 @@ def install_service(home: Path, machine_id: str | None, python: str, *,
 
 
 def cmd_uninstall(args: argparse.Namespace) -> int:
-    from agent.installers.service_control import manager_for
+    from agent.installers.service_manager import manager_for
 
     outcome = manager_for(args.manager).uninstall()
     for line in outcome.lines:
@@ -95,7 +96,7 @@ def cmd_uninstall(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from agent.installers.service_control import manager_for
+    from agent.installers.service_manager import manager_for
 
     home = _home(args)
     status = manager_for(args.manager).status(home)

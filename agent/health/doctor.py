@@ -71,7 +71,8 @@ def _port(home: Path, port: int) -> Check:
 
 def _supervision(home: Path) -> Check:
     """Whether something restarts this state directory's agent when it dies: its service or `itachi up`."""
-    from agent.installers.service_control import agent_running, manager_for, up_supervisor
+    from agent.installers.service_control import agent_running, up_supervisor
+    from agent.installers.service_manager import manager_for
 
     up = up_supervisor(home)
     if up:

@@ -11,7 +11,6 @@ install): an argument means the same in POSIX shells, cmd.exe and PowerShell (an
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shlex
@@ -21,7 +20,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-MARKER = "--itachi-client"
+from agent.installers.client_settings import (
+    CLIENTS,
+    MARKER,
+    InstallError,
+    load_settings,
+    save_settings,
+    settings_path,
+)
+
 # The launcher form (path quoted or not, either slash) and the older `-m hooks.<name>` form.
 _OURS = re.compile(r"(?:-m\s+hooks\.\w+|hooks[\\/]launch\.py['\"]?\s+\w+)\b.*" + re.escape(MARKER))
 
@@ -33,7 +40,6 @@ class HookSpec(NamedTuple):
     matcher: str | None = None
 
 
-CLIENTS = ("claude", "codex", "gemini")
 # One row per hook entry: the module, its timeout in seconds, then the event it runs on in
 # Claude Code, Codex CLI and Gemini CLI ("Event matcher"; "" where the client has no such event).
 # Codex: the events seen firing on the real CLI, in Claude Code's file format. Gemini: its own
@@ -60,30 +66,6 @@ def _client_hooks(column: int, client: str) -> tuple[HookSpec, ...]:
 
 
 CLIENT_HOOKS: dict[str, tuple[HookSpec, ...]] = {c: _client_hooks(i, c) for i, c in enumerate(CLIENTS)}
-_DIRS = {"claude": ".claude", "codex": ".codex", "gemini": ".gemini"}
-_FILES = {"claude": "settings.json", "codex": "hooks.json", "gemini": "settings.json"}
-_HOME_ENV = {"claude": "CLAUDE_CONFIG_DIR", "codex": "CODEX_HOME", "gemini": ""}
-
-
-class InstallError(Exception):
-    """The settings file cannot be merged safely (unreadable, not a JSON object...)."""
-
-
-def settings_path(scope: str, client: str, cwd: Path) -> Path:
-    """Where client reads hooks: its user config dir, or <repo root>/.<client>/ for project."""
-    if client not in CLIENT_HOOKS or scope not in ("user", "project"):
-        raise InstallError(f"unknown client {client!r} or scope {scope!r}")
-    if scope == "project":
-        return repo_root(cwd) / _DIRS[client] / _FILES[client]
-    home_env = os.environ.get(_HOME_ENV[client]) if _HOME_ENV[client] else None
-    base = Path(home_env).expanduser() if home_env else Path.home() / _DIRS[client]
-    return base / _FILES[client]
-
-
-def repo_root(cwd: Path) -> Path:
-    """The working tree holding cwd (its own root for a git worktree), else cwd itself."""
-    start = cwd.expanduser().absolute()
-    return next((d for d in (start, *start.parents) if (d / ".git").exists()), start)
 
 
 def own_launcher() -> str:
@@ -128,13 +110,13 @@ def is_itachi_hook(hook: Any) -> bool:
 def install_hooks(scope: str, client: str, cwd: Path, python: str = sys.executable) -> Path:
     """Merge Itachi's hook entries into client's settings; return the file's path."""
     path = settings_path(scope, client, cwd)
-    settings = _load(path)
+    settings = load_settings(path)
     hooks = _strip_ours(settings)
     launcher = launcher_for(python)
     for spec in CLIENT_HOOKS[client]:
         hooks.setdefault(spec.event, []).append(_group(spec, client, python, launcher))
     settings["hooks"] = hooks
-    _save(path, settings)
+    save_settings(path, settings)
     return path
 
 
@@ -142,13 +124,13 @@ def uninstall_hooks(scope: str, client: str, cwd: Path) -> Path:
     """Remove exactly the entries install_hooks added; return the file's path."""
     path = settings_path(scope, client, cwd)
     if path.exists():
-        settings = _load(path)
+        settings = load_settings(path)
         hooks = _strip_ours(settings)
         if hooks:
             settings["hooks"] = hooks
         else:
             settings.pop("hooks", None)
-        _save(path, settings)
+        save_settings(path, settings)
     return path
 
 
@@ -180,34 +162,6 @@ def _strip_ours(settings: dict[str, Any]) -> dict[str, Any]:
         if remaining or not groups:
             kept[event] = remaining
     return kept
-
-
-def _load(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    try:
-        settings = json.loads(text) if text.strip() else {}
-    except ValueError as exc:
-        raise InstallError(f"{path} is not plain JSON ({exc}); add the hooks by hand") from exc
-    if not isinstance(settings, dict):
-        raise InstallError(f"{path} does not hold a JSON object")
-    return settings
-
-
-def _save(path: Path, settings: dict[str, Any]) -> None:
-    write_if_changed(path, json.dumps(settings, indent=2, ensure_ascii=False) + "\n")
-
-
-def write_if_changed(path: Path, text: str) -> None:
-    """Replace path's content atomically, and only if it changes (the file keeps its mtime otherwise)."""
-    if path.exists() and path.read_text(encoding="utf-8") == text:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    temp.write_text(text, encoding="utf-8")
-    os.replace(temp, path)
 
 
 def add_parser(subparsers: Any) -> None:

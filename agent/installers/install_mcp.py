@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from agent.installers import mcp_toml
-from agent.installers.install_hooks import MARKER, InstallError, _load, _save, repo_root, settings_path
+from agent.installers.client_settings import (
+    MARKER,
+    InstallError,
+    load_settings,
+    repo_root,
+    save_settings,
+    settings_path,
+)
 from chalicelib.contracts.local_home import itachi_home
 
 NAME = "itachi"
@@ -66,14 +73,14 @@ def install_mcp(scope: str, client: str, cwd: Path, python: str = sys.executable
     if client == "codex":
         mcp_toml.write_server(path, NAME, entry, is_ours)
         return path
-    settings = _load(path)
+    settings = load_settings(path)
     servers = settings.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise InstallError(f'"mcpServers" in {path} is not an object')
     if NAME in servers and not is_ours(servers[NAME]):
         raise InstallError(f"{path} already has an MCP server named {NAME!r} that Itachi did not write")
     servers[NAME] = {"type": "stdio", **entry, "env": {}} if client == "claude" else entry
-    _save(path, settings)
+    save_settings(path, settings)
     return path
 
 
@@ -85,13 +92,13 @@ def uninstall_mcp(scope: str, client: str, cwd: Path) -> Path:
     if client == "codex":
         mcp_toml.remove_server(path, NAME, is_ours)
         return path
-    settings = _load(path)
+    settings = load_settings(path)
     servers = settings.get("mcpServers")
     if isinstance(servers, dict) and is_ours(servers.get(NAME)):
         del servers[NAME]
         if not servers:
             del settings["mcpServers"]
-        _save(path, settings)
+        save_settings(path, settings)
     return path
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent.installers.install_hooks import InstallError, write_if_changed
+from agent.installers.client_settings import InstallError, write_if_changed
 
 _HEADER = re.compile(r"^\s*\[\[?\s*(?P<name>[^\[\]]+?)\s*\]\]?\s*(#.*)?$")
 

@@ -11,15 +11,9 @@ from __future__ import annotations
 import fcntl
 import os
 import subprocess
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from agent.installers.launchd_service import Launchd
-    from agent.installers.systemd_service import SystemdUser
 
 
 def run_tool(argv: Sequence[str]) -> subprocess.CompletedProcess[str]:
@@ -70,14 +64,3 @@ def up_supervisor(home: Path) -> int | None:
     state = read_json(home / "run" / "state.json")
     pid = state.get("pid")
     return pid if isinstance(pid, int) and state.get("agent_pid") and process_alive(pid) else None
-
-
-def manager_for(kind: str | None = None, user_home: Path | None = None) -> SystemdUser | Launchd:
-    """The service manager of this platform (launchd on macOS, systemd elsewhere), or the one named."""
-    from agent.installers.launchd_service import Launchd
-    from agent.installers.systemd_service import SystemdUser
-
-    user_home = user_home or Path.home()
-    if (kind or ("launchd" if sys.platform == "darwin" else "systemd")) == "launchd":
-        return Launchd(user_home)
-    return SystemdUser(user_home)

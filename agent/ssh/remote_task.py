@@ -25,12 +25,13 @@ from agent.ssh.remote_shell import ps_quote, quote_argv
 from agent.ssh.remote_shell_session import RemoteShell
 from agent.ssh.targets import LocalTarget, load_targets
 from agent.tasks.event_batcher import to_wire
+from agent.tasks.task_finish import NO_RESULT, Finish
 from agent.tasks.worktrees import Workspace, WorkspaceError
 from chalicelib.contracts.engine_switch import engine_order
 from chalicelib.contracts.repo_source import SSH_TARGET
 
 if TYPE_CHECKING:
-    from agent.tasks.task_runner import Finish, TaskRunner
+    from agent.tasks.task_runner import TaskRunner
 
 PROMPT_TOKEN = "__ITACHI_PROMPT__"
 _IDENTITY = ["-c", "user.name=Itachi", "-c", "user.email=itachi@localhost"]
@@ -57,8 +58,6 @@ class _Stopped:
 
 
 def run_remote_task(runner: TaskRunner, repo: RemoteRepo) -> Finish:
-    from agent.tasks.task_runner import Finish
-
     target = load_targets(runner.ctx.config.home, runner.ctx.config.env).get(repo.target)
     if target is None:
         return Finish("failed", error=f"no SSH target {repo.target} on {runner.ctx.machine_id}")
@@ -75,8 +74,6 @@ def run_remote_task(runner: TaskRunner, repo: RemoteRepo) -> Finish:
 
 
 def _run(runner: TaskRunner, shell: RemoteShell, target: LocalTarget, repo: RemoteRepo) -> Finish:
-    from agent.tasks.task_runner import NO_RESULT, Finish
-
     root = target.remote_root or f"{shell.home()}/.itachi"
     ws = _create(shell, root, repo, runner.task_id)
     runner.event("workspace", f"worktree {ws.location} on branch {ws.branch}",

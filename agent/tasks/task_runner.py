@@ -9,8 +9,7 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from agent.agent_context import AgentContext, call_with_retry, log
 from agent.engines.process_tree import kill_tree
@@ -18,8 +17,9 @@ from agent.ssh.remote_task import remote_repo, run_remote_task
 from agent.tasks.cost_guard import CostGuard
 from agent.tasks.engine_chain import run_engine_chain
 from agent.tasks.event_batcher import EventBatcher
+from agent.tasks.task_finish import NO_RESULT, Finish
 from agent.tasks.task_inbox import TaskInbox
-from agent.tasks.worktrees import Workspace, WorkspaceError
+from agent.tasks.worktrees import WorkspaceError
 from chalicelib.contracts.agent_api import (
     AttemptRequest,
     Body,
@@ -27,39 +27,8 @@ from chalicelib.contracts.agent_api import (
     ProgressEvent,
     TaskClaim,
     TaskEventsRequest,
-    TaskOutcomeRequest,
-    TaskResultRequest,
 )
-from chalicelib.contracts.agent_vocabulary import Outcome, ResultStatus
 from chalicelib.contracts.api_transport import ApiError
-
-NO_RESULT = frozenset({"lost", "shutdown"})  # the server already moved on, or will recover it
-
-
-@dataclass
-class Finish:
-    status: str
-    summary: str = ""
-    exit_code: int | None = None
-    cost_usd: float | None = None
-    engine: str | None = None
-    error: str | None = None
-    files: list[str] = field(default_factory=list)
-    workspace: Workspace | None = None
-
-    def result(self, machine_id: str, attempt: int) -> TaskResultRequest:
-        ws = self.workspace
-        return TaskResultRequest(
-            machine_id, attempt, status=cast(ResultStatus, self.status), summary=self.summary[:20_000],
-            files_changed=self.files, exit_code=self.exit_code, cost_usd=self.cost_usd, engine=self.engine,
-            worktree=ws.location if ws else None, branch=ws.branch if ws else None, error=self.error)
-
-    def outcome(self, attempt: int, duration_s: float) -> TaskOutcomeRequest:
-        """What the learning loop hears: success, failure or cancelled."""
-        outcome = {"completed": "success", "cancelled": "cancelled"}.get(self.status, "failure")
-        return TaskOutcomeRequest(attempt, cast(Outcome, outcome), self.engine,
-                                  (self.summary or self.error or "")[:5000], self.files, self.cost_usd,
-                                  round(duration_s, 3))
 
 
 class TaskRunner:

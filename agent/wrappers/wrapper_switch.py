@@ -109,7 +109,7 @@ def run_with_fallback(client: str, argv: list[str], command: list[str], env: Map
                       headless: bool) -> int:
     """Run `command` (the engine's full argv) and, while runs end on a rate limit, the next engines
     (headless: a print run, its output read; else interactive, on the terminal)."""
-    from agent.wrappers.wrapper_cli import engine_program, expand_args, prepared_env
+    from agent.wrappers.engine_command import engine_program, expand_args, prepared_env
     from hooks.memory_md import claude_config_dir
 
     cwd = Path.cwd()

@@ -174,6 +174,25 @@ def test_capability_packages_do_not_import_each_other_in_a_circle() -> None:
     assert _cycle(edges) is None, f"import cycle between capabilities: {' -> '.join(_cycle(edges) or [])}"
 
 
+def agent_module_edges() -> dict[str, set[str]]:
+    """Which module of `agent/` imports which: lazy imports count, `TYPE_CHECKING` ones never run."""
+    modules = {module_name(p): p for p in source_files("agent")}
+
+    def module_of(name: str) -> str | None:  # `agent.x.Name` -> `agent.x`
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    return {module: {found for name in imports_of(path) if (found := module_of(name)) not in (None, module)}
+            for module, path in modules.items()}
+
+
+def test_the_agent_has_no_import_circle() -> None:
+    edges = agent_module_edges()
+    assert any(edges.values()), "the agent's import graph is empty: the checker parses nothing"
+    assert _cycle(edges) is None, f"import cycle in agent/: {' -> '.join(_cycle(edges) or [])}"
+
+
 def test_the_capability_graph_is_the_one_docs_architecture_draws() -> None:
     """docs/architecture.md's table lists, per capability, exactly the capabilities it imports."""
     doc = (ROOT / "docs/architecture.md").read_text()

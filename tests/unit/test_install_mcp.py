@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.installers.install_hooks import InstallError
+from agent.installers.client_settings import InstallError
 from agent.installers.install_mcp import config_path, install_mcp, print_config, uninstall_mcp
 from agent.installers.mcp_toml import render_server
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.wrappers.wrapper_cli import add_parser, engine_env, expand_args, latest_session_id
+from agent.wrappers.engine_command import engine_env, expand_args, latest_session_id
+from agent.wrappers.wrapper_cli import add_parser
 from hooks.memory_md import encode_cwd
 
 pytestmark = pytest.mark.unit

@@ -25,10 +25,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.hooks_overhead import PROMPTS
 from bench.memory_api import ApiClient
 from bench.seed_memories import MODULES, TOOLS
+from chalicelib.contracts.prompt_context import GLOBAL_LIMIT, NAMESPACE_LIMIT, PROJECT_LIMIT
 
 MODES = ("hybrid", "text", "vector")
 # The prompt hook's request (hooks/user_prompt_submit.py) for a session with nothing injected yet.
-HOOK = {"project_limit": 3, "global_limit": 2, "namespace_limit": 2, "mode": "hybrid", "graph": "true"}
+HOOK = {"project_limit": PROJECT_LIMIT, "global_limit": GLOBAL_LIMIT, "namespace_limit": NAMESPACE_LIMIT,
+        "mode": "hybrid", "graph": "true"}
 
 
 def ranked(answer: dict[str, Any]) -> list[tuple[str, float]]:

@@ -6,10 +6,15 @@ installed command, ``python -I -S <...>/hooks/launch.py <name>`` (no `site`), an
 ``--baseline-python`` adds an interpreter with an older itachi installed, run the way its hooks
 were installed (``-I -m``), for a before/after in one run. The floors are
 ``python -I -c pass`` and ``python -I -S -c pass``. The hook's state (outbox, log, MEMORY.md)
-goes to a temporary directory.
+goes to a temporary directory, one per interpreter. Two checkouts' servers compare in one run with
+``--python`` and ``--api-url`` given twice each: each interpreter's hooks call the server given
+beside it, input by input, so a busy moment hits both alike.
 
     python bench/hooks_overhead.py --api-url http://127.0.0.1:8787 --api-key KEY \\
         --project github.com/acme/repo -n 100 --form both
+    python bench/hooks_overhead.py --project github.com/acme/repo -n 100 \\
+        --python OLD/.venv/bin/python --api-url http://127.0.0.1:8791 \\
+        --python NEW/.venv/bin/python --api-url http://127.0.0.1:8792 --api-key KEY
 """
 
 from __future__ import annotations
@@ -84,12 +89,15 @@ def _children_cpu_ms() -> float:
 Runs = tuple[list[float], list[float]]
 
 
-def time_runs(commands: list[list[str]], inputs: list[bytes], cwd: Path, env: dict[str, str]) -> list[Runs]:
+Command = tuple[list[str], dict[str, str]]  # argv, environment
+
+
+def time_runs(commands: list[Command], inputs: list[bytes], cwd: Path) -> list[Runs]:
     """Per command: the wall time of each process, start to exit, and the CPU time it used (less
     load-sensitive). Commands alternate input by input, so a busy moment hits them alike."""
     runs: list[Runs] = [([], []) for _ in commands]
     for data in inputs:
-        for command, (timings, cpu) in zip(commands, runs, strict=True):
+        for (command, env), (timings, cpu) in zip(commands, runs, strict=True):
             started, cpu_before = time.perf_counter(), _children_cpu_ms()
             subprocess.run(command, input=data, cwd=cwd, env=env, capture_output=True, check=True)
             timings.append((time.perf_counter() - started) * 1000)
@@ -106,7 +114,8 @@ def summary(name: str, runs: Runs) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    parser.add_argument("--api-url", required=True)
+    parser.add_argument("--api-url", action="append", required=True,
+                        help="the API; give it once per --python to send each interpreter's hooks to its own")
     parser.add_argument("--api-key", default="")
     parser.add_argument("--project", required=True, help="project whose memories are searched")
     parser.add_argument("-n", type=int, default=50, help="measured runs per hook")
@@ -120,33 +129,38 @@ def main() -> int:
                         help="interpreter to run the hooks with; give it twice to compare two "
                              "(for example two checkouts): their runs alternate")
     args = parser.parse_args()
+    if len(args.api_url) not in (1, len(args.python or [None])):
+        parser.error("give --api-url once, or once per --python")
     with tempfile.TemporaryDirectory(prefix="itachi-bench-") as scratch_dir:
         scratch = Path(scratch_dir)
         pythons = [hook_python(p, scratch) for p in (args.python or [None])]
         cwd = scratch / "project"
         cwd.mkdir()
-        env = {"PATH": os.environ.get("PATH", ""), "SYSTEMROOT": os.environ.get("SYSTEMROOT", ""),
-               "HOME": str(scratch), "ITACHI_HOME": str(scratch / "home"),
-               "CLAUDE_CONFIG_DIR": str(scratch / "claude"), "ITACHI_API_URL": args.api_url,
-               "ITACHI_API_KEY": args.api_key, "ITACHI_PROJECT": args.project}
+        homes = [scratch / (f"home-{i}" if len(pythons) > 1 else "home") for i in range(len(pythons))]
+        envs = [{"PATH": os.environ.get("PATH", ""), "SYSTEMROOT": os.environ.get("SYSTEMROOT", ""),
+                 "HOME": str(scratch), "ITACHI_HOME": str(home), "CLAUDE_CONFIG_DIR": str(scratch / "claude"),
+                 "ITACHI_API_URL": args.api_url[min(i, len(args.api_url) - 1)],
+                 "ITACHI_API_KEY": args.api_key, "ITACHI_PROJECT": args.project}
+                for i, home in enumerate(homes)]
         label = (lambda i: f" [{pythons[i]}]") if len(pythons) > 1 else (lambda i: "")
-        floors = [(f"python {flags} -c pass (floor){label(i)}", [py, *flags.split(), "-c", "pass"])
+        floors = [(f"python {flags} -c pass (floor){label(i)}", ([py, *flags.split(), "-c", "pass"], envs[i]))
                   for i, py in enumerate(pythons) for flags in ("-I", "-I -S")]
-        measured = time_runs([argv for _, argv in floors], [b""] * args.n, cwd, env)
+        measured = time_runs([command for _, command in floors], [b""] * args.n, cwd)
         rows = [summary(name, runs) for (name, _), runs in zip(floors, measured, strict=True)]
         for hook in ("session_start", "user_prompt_submit"):
-            commands = [(f"{name}{label(i)}", argv) for i, py in enumerate(pythons)
+            commands = [(f"{name}{label(i)}", (argv, envs[i])) for i, py in enumerate(pythons)
                         for name, argv in hook_commands(hook, py, args.form)]
             if args.baseline_python:
                 baseline = [args.baseline_python, "-I", "-m", f"hooks.{hook}"]
-                commands.append((f"{hook} (baseline, -I -m)", baseline))
-            argvs = [argv for _, argv in commands]
-            time_runs(argvs, [payload(hook, i, cwd) for i in range(args.warmup)], cwd, env)
-            measured = time_runs(argvs, [payload(hook, i, cwd) for i in range(args.n)], cwd, env)
+                commands.append((f"{hook} (baseline, -I -m)", (baseline, envs[0])))
+            argvs = [command for _, command in commands]
+            time_runs(argvs, [payload(hook, i, cwd) for i in range(args.warmup)], cwd)
+            measured = time_runs(argvs, [payload(hook, i, cwd) for i in range(args.n)], cwd)
             rows.extend(summary(name, runs) for (name, _), runs in zip(commands, measured, strict=True))
-        log = scratch / "home" / "logs" / "hooks.log"
-        failures = [line for line in log.read_text().splitlines() if " ok " not in line + " "]
-    print(f"Hook overhead against {args.api_url} (project {args.project}), ms, process start to exit\n")
+        failures = [line for home in homes for line in (home / "logs" / "hooks.log").read_text().splitlines()
+                    if " ok " not in line + " "]
+    print(f"Hook overhead against {', '.join(args.api_url)} (project {args.project}), ms, "
+          "process start to exit\n")
     print("| hook | runs | p50 | p95 | max | CPU p50 |\n|---|---|---|---|---|---|")
     print("\n".join(rows))
     if failures:

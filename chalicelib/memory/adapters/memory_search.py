@@ -213,6 +213,20 @@ def _is_id(value: object) -> bool:
     return value is not None
 
 
+def _successors_first(best: dict[str, SearchHit], newer: Mapping[str, str]) -> bool:
+    """Raise each successor to its updated hit's score and put the updated hit just below it, so
+    the successor ranks first whatever the dates (a bulk import writes both at one time); whether
+    anything moved."""
+    moved = False
+    for older, successor in newer.items():
+        if successor in best and best[successor].score <= best[older].score:
+            top = best[older].score
+            best[successor] = replace(best[successor], score=top)
+            best[older] = replace(best[older], score=round(max(0.0, top - 1e-6), 6))
+            moved = True
+    return moved
+
+
 def _hit(r: dict[str, Any], score: float) -> SearchHit:
     return SearchHit(id=str(r["id"]), project=r["project"], category=r["category"], content=r["content"],
                      summary=r["summary"], score=round(score, 6), created_at=r["created_at"],
@@ -280,9 +294,9 @@ class PostgresMemorySearch:
                                 confirmed_at=CONFIRMED_AT),
                 {**params, "updates": missing}, prepare=False).fetchall()
             best.update({str(r["id"]): _hit(r, 0.0) for r in rows})
-        for older, successor in newer.items():
-            if successor in best and best[successor].score < best[older].score:
-                best[successor] = replace(best[successor], score=best[older].score)
+        for _ in newer:  # a chain of updates settles in as many passes as it has links
+            if not _successors_first(best, newer):
+                break
         return sorted(best.values(), key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
 
     def _with_neighbours(self, hits: list[SearchHit], scope: SearchScope, params: Mapping[str, object],

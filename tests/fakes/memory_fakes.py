@@ -140,7 +140,8 @@ class InMemoryMemoryRepository:
 
     def mark_updated(self, pairs: Sequence[tuple[str, str]]) -> None:
         for older, newer in pairs:
-            if (row := self._t.rows.get(older)) is not None:
+            if (row := self._t.rows.get(older)) is not None \
+                    and row.memory.metadata.get("updated_by") not in self._t.rows:
                 self._t.update(older, metadata={**row.memory.metadata, "updated_by": newer})
 
     def reinforce(self, memory_id: str, seen_at: datetime | None = None) -> bool:

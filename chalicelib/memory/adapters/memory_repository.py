@@ -34,6 +34,9 @@ COLUMNS = (
 )
 # Memories with their access statistics (kept in a narrow table of their own, see 0011).
 MEMORIES = "memories m LEFT JOIN memory_access a ON a.memory_id = m.id"
+# The memory a memory's metadata `updated_by` names, NULL when it is no id (metadata is free-form).
+_SUCCESSOR = ("CASE WHEN m.metadata->>'updated_by' ~* '^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$'"
+              " THEN (m.metadata->>'updated_by')::uuid END")
 # The newest memories of a (project, category) a new one's facts are compared with (`stating`).
 STATING_ROWS = 2_000
 LIVE = "m.superseded_by IS NULL AND m.valid_until IS NULL AND m.phase < 3"
@@ -243,7 +246,8 @@ class PostgresMemoryRepository:
         if pairs:
             self._conn.execute(
                 "UPDATE memories m SET metadata = m.metadata || jsonb_build_object('updated_by', p.newer)"
-                " FROM unnest(%s::uuid[], %s::text[]) AS p(older, newer) WHERE m.id = p.older",
+                " FROM unnest(%s::uuid[], %s::text[]) AS p(older, newer) WHERE m.id = p.older AND NOT EXISTS"
+                f" (SELECT 1 FROM memories s WHERE s.id = {_SUCCESSOR})",  # the first successor stays
                 ([o for o, _ in pairs], [n for _, n in pairs]))
 
     def reinforce(self, memory_id: str, seen_at: datetime | None = None) -> bool:

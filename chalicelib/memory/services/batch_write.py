@@ -87,12 +87,12 @@ class BatchWrite:
         for j in sorted(self._merged, key=lambda j: (targets[j], j)):  # one lock order for every batch
             self._memories.reinforce(targets[j], self._drafts[j].created_at)
             self._results[j] = StoreResult(targets[j], True, self._merged[j][1])
-        successor: dict[str, str] = {}  # the later of two drafts updating one memory is its successor
+        successor: dict[str, str] = {}  # the first draft updating a memory is its successor (a chain)
         for j in sorted(self._updates):
             if self._results[j].id in self._inserted:
                 for older in self._updates[j]:
                     older_id = older if isinstance(older, str) else self._results[older].id
-                    successor[older_id] = self._results[j].id
+                    successor.setdefault(older_id, self._results[j].id)
         self._memories.mark_updated(sorted(successor.items()))
         return [self._results[j] for j in range(len(self._drafts))]
 

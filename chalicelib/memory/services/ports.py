@@ -87,7 +87,8 @@ class MemoryRepository(Protocol):
 
     def mark_updated(self, pairs: Sequence[tuple[str, str]]) -> None:
         """For each (older id, newer id): the older memory's metadata `updated_by` names the newer
-        one, which restates one of its facts with another value (search ranks the older lower)."""
+        one, which restates one of its facts with another value (search ranks the older lower),
+        unless it names an existing memory already (its first successor: updates form a chain)."""
         ...
 
     def nearest(self, project: str, category: str, embedding: Sequence[float],

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.memory.services.memory_service import MemoryService
 from tests.conftest import RunningApi
 from tests.integration.memory.conftest import call
+from tests.integration.memory.test_nothing_injected_twice import PROJECT, Session
 
 
 def _note(text: str) -> MemoryDraft:
@@ -128,3 +130,15 @@ def test_the_search_answer_names_the_successor_of_an_updated_memory(api: Running
     assert results[older]["metadata"]["updated_by"] == newer
     status, shown = call(api, "GET", f"/api/memory/{older}")
     assert (status, shown["metadata"]["updated_by"]) == (200, newer)
+
+
+def test_the_prompt_hook_never_shows_a_memory_a_later_one_updated(api: RunningApi, tmp_path: Path) -> None:
+    rows = [{"project": PROJECT, "category": "fact", "content": text} for text in
+            ("Production deploys happen on Fridays after the standup.",
+             "Deploys are now on Thursdays, not Fridays, because of the on-call rotation.")]
+    assert call(api, "POST", "/api/memory/batch", {"memories": rows})[0] == 201
+
+    shown = Session(api, tmp_path, "updates").prompt("Which day of the week do we deploy to production?",
+                                                      expect_some=True)
+    assert "now on Thursdays" in shown
+    assert "happen on Fridays" not in shown

@@ -233,7 +233,8 @@ class PostgresMemoryRepository:
             " WHERE c.project = %(p)s AND c.category = %(c)s AND c.superseded_by IS NULL AND c.phase < 3"
             " ORDER BY c.created_at DESC LIMIT %(rows)s) r"
             " WHERE q.t <> '' AND r.search_tsv @@ websearch_to_tsquery('english', q.t)"
-            " ORDER BY ts_rank(r.search_tsv, websearch_to_tsquery('english', q.t)) DESC, r.id LIMIT %(k)s) n"
+            " ORDER BY ts_rank(r.search_tsv, websearch_to_tsquery('english', q.t), 1) DESC, r.id"
+            " LIMIT %(k)s) n"
             f" JOIN {MEMORIES} ON m.id = n.id ORDER BY q.n",
             {"q": asked, "p": project, "c": category, "rows": STATING_ROWS, "k": limit},
             prepare=False).fetchall()

@@ -21,7 +21,9 @@ is 30 s"), or two sentences many values apart. The signals are general English, 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 
@@ -34,7 +36,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\d])|\n+")
 _CLAUSE = re.compile(r"[,;:()]|\s(?:but|while|whereas|because|so)\s|\s[-\u2013\u2014]\s")
 _TOKEN = re.compile(r"`[^`]+`|https?://\S+|\d+(?:[.,:/-]\d+)*(?:[a-zA-Z%]+\b)?|[\w][\w'./@#+-]*[\w]|\w")
 _IDENTIFIER = re.compile(r"[\w-]+[._/@#][\w./@#-]*\w|\w*[a-z][A-Z]\w*|\w*\d\w*")
-_TERM = r"(?:the\s+|a\s+)?`?([\w./@#+-]*\w)`?"
+_TERM = r"(?:the\s+|a\s+)?`?([\w./:@#+-]*\w)`?"
 _REPLACED = re.compile(rf"\b(?:from|out of)\s+{_TERM}\s+(?:to|into)\s+{_TERM}"
                        rf"|\b(?:instead of|rather than|not|no longer|replac\w*|formerly|previously)\s+{_TERM}"
                        rf"(?:\s+(?:with|by)\s+{_TERM})?", re.I)
@@ -47,11 +49,10 @@ _NUMBER_WORDS = _words("zero one two three four five six seven eight nine ten el
 _NEGATIONS = {"not", "no", "never", "none", "nor", "cannot", "without", "dont", "doesnt", "didnt", "isnt",
               "arent", "wasnt", "werent", "wont", "cant", "shouldnt", "stop", "stopped"}
 # Words that say a value changed: general English, not any one phrasing.
-_CHANGE = _words("now currently anymore longer instead rather moved move moving switched switch changed "
-                 "change "
-              "replaced replace raised lowered dropped increased decreased reduced bumped upgraded "
-              "downgraded migrated went became updated renamed frozen deprecated capped cut down up from "
-              "formerly previously used into")
+_CHANGE = _words("now currently anymore longer instead rather moved moving switched switch changed change "
+                 "replaced replace raised lowered dropped increased decreased reduced bumped upgraded "
+                 "downgraded migrated went became updated renamed frozen deprecated capped formerly "
+                 "previously retired")
 _STOP = _words("a an the this that these those it its i we you he she they my our your his her their there "
             "here when where what which who why how if then so but and or also always please use using do "
             "does did make run runs add keep all any each every some most after before during until while "
@@ -59,7 +60,6 @@ _STOP = _words("a an the this that these those it its i we you he she they my ou
             "should would will must may might yes ok just only now today set let about into out over "
             "under than them us me very more less new old get got one same other like per via")
 MAX_CHANGED = 4  # values in one sentence and not the other, at most: beyond, other statements
-SHARED_SUBJECT = 0.5  # share of the stems (of the smaller subject) two restatements hold in common
 
 
 @dataclass(frozen=True)
@@ -78,6 +78,8 @@ class Sentence:
     negated: frozenset[str]  # stems a negation applies to
     change: bool  # holds a change word
     replaced: tuple[tuple[str, str], ...]  # ("from X to Y", "Y instead of X", "not X"): (x, y or "")
+    tokens: tuple[str, ...] = ()  # every token, lower case, in order; "|" between clauses
+    value_tokens: frozenset[str] = frozenset()  # the tokens that are values, as written
 
     @property
     def asserted(self) -> frozenset[tuple[str, str]]:
@@ -117,17 +119,21 @@ def _value(token: str, raw: str, sentence_start: bool) -> tuple[str, str] | None
 def _sentence(text: str) -> Sentence:
     subject: set[str] = set()
     words: set[str] = set()
+    tokens: list[str] = []
     values: list[Value] = []
     negated: set[str] = set()
     change = False
+    raw_values: set[str] = set()
     for clause in _CLAUSE.split(text):
         negating = target = False
+        tokens.append("|")
         for match in _TOKEN.finditer(clause):
             raw = match.group(0)
             token = raw.strip("`")
             lower = token.lower().replace("'", "").replace("\u2019", "")
             sentence_start = match.start() == len(clause) - len(clause.lstrip())  # "...: Sure, ..."
             words.add(lower)
+            tokens.append(lower)
             change = change or lower in _CHANGE
             if lower in _NEGATIONS or (raw.lower().endswith(("n't", "n\u2019t"))):
                 negating = target = True
@@ -135,6 +141,7 @@ def _sentence(text: str) -> Sentence:
             found = _value(token, raw, sentence_start)
             if found is not None:
                 values.append(Value(found[0], found[1], negating))
+                raw_values.add(lower)
                 target = False
             elif lower.isalpha() and lower not in _STOP and lower not in _CHANGE and len(lower) > 2:
                 subject.add(_stem(lower))
@@ -144,7 +151,7 @@ def _sentence(text: str) -> Sentence:
     replaced = tuple(((m.group(1) or m.group(3)).lower(), (m.group(2) or m.group(4) or "").lower())
                      for m in _REPLACED.finditer(text))
     return Sentence(text, frozenset(subject), frozenset(words), tuple(values), frozenset(negated), change,
-                    replaced)
+                    replaced, tuple(tokens), frozenset(raw_values))
 
 
 @lru_cache(maxsize=4096)
@@ -154,11 +161,63 @@ def sentences(text: str) -> tuple[Sentence, ...]:
     return tuple(_sentence(s.strip()) for s in _SENTENCE.split(prose) if len(s.strip()) > 3)
 
 
-def _replaced_one_for_one(new: Sentence, old: Sentence) -> bool:
-    """Every value only one side asserts has a counterpart of its kind only the other asserts."""
+def _restated(new: Sentence, old: Sentence) -> bool:
+    """The same sentence but for its values (and small words): aligned token by token, every
+    difference is a value, a stop word or a change word, and a value differs. A content word
+    differing ("the invoice cache" / "the session cache") makes it another subject."""
+    values = new.value_tokens | old.value_tokens
+    loose = values | _STOP | _CHANGE | {"|"}
+    changed = False
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, old.tokens, new.tokens, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        differing = {*old.tokens[i1:i2], *new.tokens[j1:j2]}
+        if not differing <= loose:
+            return False
+        changed = changed or bool(differing & values)
+    return changed
+
+
+def _anchors(sentence: Sentence, value: str) -> set[str]:
+    """The content words just before and after `value` in the sentence (its name, its unit)."""
+    tokens = sentence.tokens
+    out: set[str] = set()
+    for i, token in enumerate(tokens):
+        found = _value(token, token, False) if token in sentence.value_tokens else None
+        if token == value or (found is not None and found[1] == value):
+            for near in (tokens[i - 1] if i else "", tokens[i + 1] if i + 1 < len(tokens) else ""):
+                if near and near != "|" and near not in _STOP and near not in _CHANGE \
+                        and near not in sentence.value_tokens:
+                    out.add(_stem(near))
+    return out
+
+
+def _same_slot(new: Sentence, old: Sentence) -> bool:
+    """A value only `new` asserts sits where a value of its kind only `old` asserts does: beside
+    the same name or unit ("Python 3.10" / "Python 3.11", "6 nodes" / "9 nodes")."""
     new_only, old_only = new.asserted - old.asserted, old.asserted - new.asserted
-    kinds_new, kinds_old = {k for k, _ in new_only}, {k for k, _ in old_only}
-    return bool(new_only) and kinds_new == kinds_old
+    if {k for k, _ in new_only} != {k for k, _ in old_only}:  # a value with no counterpart: another subject
+        return False
+    return any(kind == other and _anchors(new, text) & _anchors(old, was)
+               for kind, text in new_only for other, was in old_only)
+
+
+def _content(sentence: Sentence, token: str) -> bool:
+    return token.isalpha() and token not in _STOP | _CHANGE and token not in sentence.value_tokens
+
+
+def _qualifier_swapped(new: Sentence, old: Sentence) -> bool:
+    """Another thing of the same kind: a word shared by both follows a different word on each
+    side, each absent from the other ("the cache cluster" / "the search cluster")."""
+    def before(sentence: Sentence) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for a, b in zip(sentence.tokens, sentence.tokens[1:], strict=False):
+            if _content(sentence, a) and _content(sentence, b):
+                out.setdefault(_stem(b), set()).add(_stem(a))
+        return out
+    new_before, old_before = before(new), before(old)
+    return any((new_before[w] - old.subject) and (old_before[w] - new.subject)
+               for w in new_before.keys() & old_before.keys())
 
 
 def sentence_updates(new: Sentence, old: Sentence) -> bool:
@@ -168,10 +227,11 @@ def sentence_updates(new: Sentence, old: Sentence) -> bool:
     shared = new.subject & old.subject
     if not shared:
         return False
-    if len(new.named ^ old.named) > MAX_CHANGED:
+    if len(new.named ^ old.named) > MAX_CHANGED or _qualifier_swapped(new, old):
         return False
-    if new.negated & (old.subject - old.negated) and shared - new.negated:  # "we no longer squash merges"
-        return True
+    refused = any(v.negated for v in new.values)  # "we will not move to 16": a proposal turned down
+    if new.negated & (old.subject - old.negated) and shared - new.negated and not refused:
+        return True  # "we no longer squash merges"
     fresh = new.asserted - old.asserted
     old_terms = old.words | old.named
     for x, y in new.replaced:  # "from X to Y" with X the earlier value and Y another
@@ -183,35 +243,47 @@ def sentence_updates(new: Sentence, old: Sentence) -> bool:
     kinds = {k for k, _ in fresh}
     if new.change and any(v.kind in kinds and v.text in new.named for v in old.values):
         return True  # a change naming the earlier value of a kind it asserts anew
-    if not _replaced_one_for_one(new, old):
-        return False
-    overlap = len(shared) / max(1, min(len(new.subject), len(old.subject)))
-    return overlap >= SHARED_SUBJECT or (new.change and len(shared) > 1)
+    if new.change and _same_slot(new, old):
+        return True  # "the search cluster now has 9 nodes" / "we run 6 nodes in the search cluster"
+    return _restated(new, old)
+
+
+def _statements(text: str) -> list[Sentence]:
+    return [s for s in sentences(text) if not s.text.endswith("?")]  # a question states nothing
+
+
+def updated(new: str, earlier: Sequence[str]) -> list[int]:
+    """The indices of the `earlier` texts that `new` updates. Each sentence of `new` updates only
+    the earlier sentences it updates sharing the most subject with it ("we raised the upload
+    limit to 100 MB" updates "uploads are limited to 50 MB", not "avatars are limited to 50 MB")."""
+    later = [s for s in _statements(new) if s.values or s.negated]
+    olds = [(i, e) for i, text in enumerate(earlier) for e in _statements(text)]
+    out: set[int] = set()
+    for sentence in later:
+        found = [(len(sentence.subject & e.subject), i) for i, e in olds if sentence_updates(sentence, e)]
+        best = max((n for n, _ in found), default=0)
+        out.update(i for n, i in found if n == best)
+    return sorted(out)
 
 
 def updated_sentences(new: str, old: str) -> list[str]:
     """The sentences of `old` that a sentence of `new` updates (empty: `new` updates nothing)."""
-    later = [s for s in sentences(new) if (s.values or s.negated) and not s.text.endswith("?")]  # statements
-    if not later:
-        return []
-    out: list[str] = []
-    for earlier in sentences(old):
-        if not earlier.text.endswith("?") and any(sentence_updates(s, earlier) for s in later):
-            out.append(earlier.text)
-    return out
+    later = [s for s in _statements(new) if s.values or s.negated]
+    return [e.text for e in _statements(old) if any(sentence_updates(s, e) for s in later)]
 
 
 def updates(new: str, old: str) -> bool:
     """True when `new`, a later statement, restates one of the facts of `old` with another value."""
-    return bool(updated_sentences(new, old))
+    return bool(updated(new, [old]))
 
 
-def search_words(text: str, limit: int = 32) -> list[str]:
-    """Plain words of the sentences of `text` that could update an earlier fact (those holding a
-    value or a negation), for finding the earlier statements they may update by full text."""
-    out: list[str] = []
-    for s in sentences(text):
-        if s.values or s.negated:
-            out.extend(w for w in sorted(s.words) if w.isalpha() and w not in _STOP and len(w) > 2
-                       and w not in out)
-    return out[:limit]
+def search_words(text: str, limit: int = 6) -> list[list[str]]:
+    """Per sentence of `text` that could update an earlier fact, its plain words, for finding the
+    earlier statements it may update by full text: the sentences saying a value changed first
+    (a change word, "from X to Y", a negation), then those holding a value; at most `limit`."""
+    def words(s: Sentence) -> list[str]:
+        return list(dict.fromkeys(t for t in s.tokens if t.isalpha() and t not in _STOP and len(t) > 2))
+    facts = [s for s in _statements(text) if s.values or s.negated]
+    changing = [s for s in facts if s.change or s.replaced or s.negated]
+    chosen = (changing + [s for s in facts if s not in changing])[:limit]
+    return [w for w in (words(s) for s in chosen) if w]

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from chalicelib.memory.domain.dedup_guard import same_facts
-from chalicelib.memory.domain.fact_updates import search_words, updates
+from chalicelib.memory.domain.fact_updates import search_words, updated
 from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult, content_hash
 from chalicelib.memory.services.ports import MemoryRepository
 
@@ -26,7 +26,7 @@ NEAREST = 5  # neighbours a draft is compared with, most similar first
 # ("staging moved from Postgres 15 to 16" / "staging runs Postgres 15" are 0.84 apart with
 # all-MiniLM-L6-v2; rewordings of one fact sit above 0.9, other subjects below 0.75).
 UPDATE_COSINE = 0.8
-STATING = 8  # earlier memories sharing a draft's fact words (full text) it is compared with
+STATING = 4  # earlier memories sharing the words of one of a draft's fact sentences, compared with it
 Near = tuple[float, int | str, str, str]  # (similarity, earlier draft index or memory id, category, content)
 
 
@@ -125,34 +125,37 @@ class BatchWrite:
         return min(self._threshold, UPDATE_COSINE)
 
     def _stating(self, indices: Sequence[int]) -> dict[int, list[Near]]:
-        """Per kept draft: earlier memories sharing words of its fact sentences (full text, stored
-        before the batch) and the batch's earlier kept drafts of its (project, category); a long
-        memory restating one fact is rarely near its predecessor by embedding."""
-        asked = {j: search_words(self._drafts[j].content) for j in indices}
-        groups: dict[tuple[str, str], list[int]] = {}
+        """Per kept draft: earlier memories sharing the words of one of its fact sentences (full
+        text, stored before the batch) and the batch's earlier kept drafts of its (project,
+        category); a long memory restating one fact is rarely near its predecessor by embedding."""
+        groups: dict[tuple[str, str], list[tuple[int, list[str]]]] = {}
         for j in indices:
-            if asked[j]:
-                groups.setdefault((self._drafts[j].project, self._drafts[j].category), []).append(j)
+            for words in search_words(self._drafts[j].content):
+                groups.setdefault((self._drafts[j].project, self._drafts[j].category), []).append((j, words))
         out: dict[int, list[Near]] = {}
-        for (project, category), members in groups.items():
-            found = self._memories.stating(project, category, [asked[j] for j in members], limit=STATING)
-            for j, memories in zip(members, found, strict=True):
-                out[j] = [(0.0, m.id, m.category, m.content) for m in memories if m.id not in self._inserted]
+        for (project, category), asked in groups.items():
+            found = self._memories.stating(project, category, [w for _, w in asked], limit=STATING)
+            for (j, _), memories in zip(asked, found, strict=True):
+                known = {c[1] for c in out.get(j, ())}
+                out.setdefault(j, []).extend((0.0, m.id, m.category, m.content) for m in memories
+                                             if m.id not in self._inserted and m.id not in known)
+            for j in dict.fromkeys(j for j, _ in asked):
                 out[j] += [(0.0, i, d.category, d.content) for i in sorted(self._kept_at) if i < j
                            for d in (self._drafts[i],) if (d.project, d.category) == (project, category)]
         return out
 
     def _updated(self, j: int, near: Sequence[Near]) -> list[int | str]:
         """The earlier memories (or kept drafts) of draft `j`'s category whose facts it restates with
-        another value (`fact_updates.updates`): close by embedding, or sharing its fact words."""
-        draft, out = self._drafts[j], []
+        another value (`fact_updates.updated`): close by embedding, or sharing its fact words."""
+        draft = self._drafts[j]
+        refs: dict[int | str, str] = {}
         for similarity, ref, category, content in near:
             close = similarity >= UPDATE_COSINE or similarity == 0.0
             earlier = not isinstance(ref, int) or (ref in self._kept_at and ref < j)
-            if close and category == draft.category and earlier and ref not in out \
-                    and updates(draft.content, content):
-                out.append(ref)
-        return out
+            if close and category == draft.category and earlier:
+                refs.setdefault(ref, content)
+        order = list(refs)
+        return [order[i] for i in updated(draft.content, [refs[r] for r in order])]
 
     def _duplicate_of(self, draft: MemoryDraft, near: Sequence[Near]) -> tuple[int | str, Kind] | None:
         """The memory (or kept earlier draft) `draft` reinforces, with the reason; None to insert it."""

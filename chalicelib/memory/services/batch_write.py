@@ -70,8 +70,10 @@ class BatchWrite:
             kept_now.append(j)
             if draft.embedding is not None:
                 self._live.setdefault((draft.project, draft.category), []).append(j)
-        stating = self._stating(kept_now)
-        for j in kept_now:
+        # Untrusted text (a web page's) never marks a memory outdated: that would hide it from prompts.
+        trusted = [j for j in kept_now if self._drafts[j].trusted]
+        stating = self._stating(trusted)
+        for j in trusted:
             if older := self._updated(j, [*near.get(j, ()), *stating.get(j, ())]):
                 self._updates[j] = older
         stored = self._memories.insert_many([self._drafts[i] for i in kept_now])

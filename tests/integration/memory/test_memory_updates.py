@@ -142,3 +142,11 @@ def test_the_prompt_hook_never_shows_a_memory_a_later_one_updated(api: RunningAp
                                                       expect_some=True)
     assert "now on Thursdays" in shown
     assert "happen on Fridays" not in shown
+
+
+def test_an_untrusted_memory_marks_nothing_outdated(memory: MemoryService) -> None:
+    kept = memory.remember(_note("Deploys are on Fridays."))
+    memory.remember(MemoryDraft(project="u", category="fact", source="web",
+                                content="Deploys are now on Thursdays, not Fridays."))
+
+    assert "updated_by" not in memory.get(kept.id).metadata

@@ -38,7 +38,8 @@ _TOKEN = re.compile(r"`[^`]+`|https?://\S+|\d+(?:[.,:/-]\d+)*(?:[a-zA-Z%]+\b)?|[
 _IDENTIFIER = re.compile(r"[\w-]+[._/@#][\w./@#-]*\w|\w*[a-z][A-Z]\w*|\w*\d\w*")
 _TERM = r"(?:the\s+|a\s+)?`?([\w./:@#+-]*\w)`?"
 _REPLACED = re.compile(rf"\b(?:from|out of)\s+{_TERM}\s+(?:to|into)\s+{_TERM}"
-                       rf"|\b(?:instead of|rather than|not|no longer|replac\w*|formerly|previously)\s+{_TERM}"
+                       rf"|\b(?:instead of|rather than|not|no longer|replac\w*|formerly|previously|up from"
+                       rf"|down from|used to be|was)\s+{_TERM}"
                        rf"(?:\s+(?:with|by)\s+{_TERM})?", re.I)
 _WEEKDAYS = {w: w[:3] for w in _words("monday tuesday wednesday thursday friday saturday sunday")}
 _MONTHS = {m: m[:3] for m in _words("january february march april june july august september october "
@@ -186,8 +187,7 @@ def _anchors(sentence: Sentence, value: str) -> set[str]:
         found = _value(token, token, False) if token in sentence.value_tokens else None
         if token == value or (found is not None and found[1] == value):
             for near in (tokens[i - 1] if i else "", tokens[i + 1] if i + 1 < len(tokens) else ""):
-                if near and near != "|" and near not in _STOP and near not in _CHANGE \
-                        and near not in sentence.value_tokens:
+                if near and near not in ("|", token) and near not in _STOP and near not in _CHANGE:
                     out.add(_stem(near))
     return out
 
@@ -241,7 +241,7 @@ def sentence_updates(new: Sentence, old: Sentence) -> bool:
     if not fresh:  # nothing new asserted: a rewording, or a statement saying less
         return False
     kinds = {k for k, _ in fresh}
-    if new.change and any(v.kind in kinds and v.text in new.named for v in old.values):
+    if new.change and any(v.kind in kinds and v.text in new.named | new.words for v in old.values):
         return True  # a change naming the earlier value of a kind it asserts anew
     if new.change and _same_slot(new, old):
         return True  # "the search cluster now has 9 nodes" / "we run 6 nodes in the search cluster"

@@ -60,15 +60,22 @@ def briefing_ids(briefing: Any, learnings: Any, recent: Any) -> list[str]:
     return [str(i) for i in ids if i]
 
 
+def _updated(item: dict[str, Any]) -> bool:
+    """Whether a later memory restated one of this one's facts with another value."""
+    metadata = item.get("metadata")
+    return isinstance(metadata, dict) and bool(metadata.get("updated_by"))
+
+
 def unseen(answer: Any, already: set[str], project: str, limits: tuple[int, ...]) -> Any:
-    """A search answer without the memories shown before, at most `limits` (project, _global,
-    namespaces: the last defaults to _global's)."""
+    """A search answer without the memories shown before nor those a later memory updated (their
+    metadata `updated_by`: search ranks the successor above them), at most `limits` (project,
+    _global, namespaces: the last defaults to _global's)."""
     if not isinstance(answer, dict) or not isinstance(answer.get("results"), list):
         return answer
     left = {"project": limits[0], "global": limits[1], "namespace": limits[-1]}
     kept = []
     for item in answer["results"]:
-        if not isinstance(item, dict) or str(item.get("id")) in already:
+        if not isinstance(item, dict) or str(item.get("id")) in already or _updated(item):
             continue
         scope = scope_of(item.get("project"), project)
         if left[scope] > 0:

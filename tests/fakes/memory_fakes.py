@@ -127,9 +127,21 @@ class InMemoryMemoryRepository:
         found = [s for s in found if s.similarity >= threshold]
         return sorted(found, key=lambda s: -s.similarity)[:limit]
 
+    def stating(self, project: str, category: str, words: Sequence[Sequence[str]], *,
+                limit: int = 8) -> list[list[model.Memory]]:
+        rows = sorted((r.memory for r in self._t.live()
+                       if r.memory.project == project and r.memory.category == category),
+                      key=lambda m: m.created_at, reverse=True)
+        out = []
+        for wanted in words:
+            held = [(sum(w in m.content.lower() for w in wanted), m) for m in rows]
+            out.append([m for n, m in sorted(held, key=lambda h: -h[0]) if n][:limit])
+        return out
+
     def mark_updated(self, pairs: Sequence[tuple[str, str]]) -> None:
         for older, newer in pairs:
-            if (row := self._t.rows.get(older)) is not None:
+            if (row := self._t.rows.get(older)) is not None \
+                    and row.memory.metadata.get("updated_by") not in self._t.rows:
                 self._t.update(older, metadata={**row.memory.metadata, "updated_by": newer})
 
     def reinforce(self, memory_id: str, seen_at: datetime | None = None) -> bool:

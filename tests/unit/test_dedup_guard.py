@@ -11,7 +11,6 @@ from chalicelib.memory.domain.dedup_guard import (
     same_facts,
     substituted,
     swapped,
-    updates,
 )
 
 
@@ -115,37 +114,3 @@ def test_a_refinement_that_only_adds_words_is_no_substitution() -> None:
     assert substituted("Use npm for installs", "Use yarn for installs")
     assert swapped("Use npm for installs", "Use yarn for installs")
     assert not swapped("Deploy the api on Tuesdays", "Deploy the web app on Tuesdays")
-
-
-@pytest.mark.parametrize(
-    ("new", "old"),
-    [
-        ("Staging moved from Postgres 15 to 16.", "Staging runs Postgres 15."),
-        ("Deploys are now on Thursdays, not Fridays.", "Deploys are on Fridays."),
-        ("The API timeout is 45 seconds.", "The API timeout is 30 seconds."),
-        ("The web app now builds with Vite.", "The web app builds with Webpack."),
-        ("We no longer squash merges.", "We squash merges."),
-    ],
-)
-def test_a_later_statement_with_another_value_updates_the_earlier_one(new: str, old: str) -> None:
-    assert updates(new, old)
-
-
-@pytest.mark.parametrize(
-    ("new", "old"),
-    [
-        ("The timeout of the API is 30 seconds", "The API timeout is 30 seconds."),
-        ("Run the tests before you push, always.", "Always run the tests before pushing."),
-        ("Staging runs Postgres 15.", "Staging moved from Postgres 15 to 16."),
-    ],
-)
-def test_a_rewording_or_a_statement_saying_less_updates_nothing(new: str, old: str) -> None:
-    assert not updates(new, old)
-
-
-def test_two_long_texts_each_with_their_own_names_and_numbers_update_nothing() -> None:
-    old = ("Refactored `load_events` in app/events.py: batches of 500, 3 retries, port 8080, "
-           "Postgres 15 on staging, Redis TTL 30 minutes, reviewed by Mira.")
-    new = ("Refactored `sync_orders` in app/orders.py: batches of 200, 5 retries, port 9090, "
-           "Postgres 15 on staging, Redis TTL 45 minutes, reviewed by Omar.")
-    assert not updates(new, old)

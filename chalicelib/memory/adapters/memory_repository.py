@@ -34,6 +34,11 @@ COLUMNS = (
 )
 # Memories with their access statistics (kept in a narrow table of their own, see 0011).
 MEMORIES = "memories m LEFT JOIN memory_access a ON a.memory_id = m.id"
+# The memory a memory's metadata `updated_by` names, NULL when it is no id (metadata is free-form).
+_SUCCESSOR = ("CASE WHEN m.metadata->>'updated_by' ~* '^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$'"
+              " THEN (m.metadata->>'updated_by')::uuid END")
+# The newest memories of a (project, category) a new one's facts are compared with (`stating`).
+STATING_ROWS = 2_000
 LIVE = "m.superseded_by IS NULL AND m.valid_until IS NULL AND m.phase < 3"
 TOUCH_INTERVAL = "10 minutes"
 
@@ -215,11 +220,35 @@ class PostgresMemoryRepository:
         ).fetchall()
         return [SimilarMemory(to_memory(r), float(r["similarity"])) for r in rows]
 
+    def stating(self, project: str, category: str, words: Sequence[Sequence[str]], *,
+                limit: int = 8) -> list[list[Memory]]:
+        """Per list of words, the memories holding most of them among the newest STATING_ROWS of
+        (project, category): a bounded read however large the project (its created_at index)."""
+        asked = [" or ".join(w) for w in words]
+        if not any(asked):
+            return [[] for _ in words]
+        rows = self._conn.execute(
+            f"SELECT q.n, {COLUMNS} FROM unnest(%(q)s::text[]) WITH ORDINALITY AS q(t, n)"
+            " CROSS JOIN LATERAL (SELECT r.id FROM (SELECT c.id, c.search_tsv FROM memories c"
+            " WHERE c.project = %(p)s AND c.category = %(c)s AND c.superseded_by IS NULL AND c.phase < 3"
+            " ORDER BY c.created_at DESC LIMIT %(rows)s) r"
+            " WHERE q.t <> '' AND r.search_tsv @@ websearch_to_tsquery('english', q.t)"
+            " ORDER BY ts_rank(r.search_tsv, websearch_to_tsquery('english', q.t), 1) DESC, r.id"
+            " LIMIT %(k)s) n"
+            f" JOIN {MEMORIES} ON m.id = n.id ORDER BY q.n",
+            {"q": asked, "p": project, "c": category, "rows": STATING_ROWS, "k": limit},
+            prepare=False).fetchall()
+        out: list[list[Memory]] = [[] for _ in words]
+        for r in rows:
+            out[int(r["n"]) - 1].append(to_memory(r))
+        return out
+
     def mark_updated(self, pairs: Sequence[tuple[str, str]]) -> None:
         if pairs:
             self._conn.execute(
                 "UPDATE memories m SET metadata = m.metadata || jsonb_build_object('updated_by', p.newer)"
-                " FROM unnest(%s::uuid[], %s::text[]) AS p(older, newer) WHERE m.id = p.older",
+                " FROM unnest(%s::uuid[], %s::text[]) AS p(older, newer) WHERE m.id = p.older AND NOT EXISTS"
+                f" (SELECT 1 FROM memories s WHERE s.id = {_SUCCESSOR})",  # the first successor stays
                 ([o for o, _ in pairs], [n for _, n in pairs]))
 
     def reinforce(self, memory_id: str, seen_at: datetime | None = None) -> bool:

@@ -35,7 +35,7 @@ from chalicelib.memory.domain.memory_model import (
     SearchScope,
 )
 from chalicelib.memory.domain.query_dates import TimeWindow, date_factor, query_window
-from chalicelib.memory.domain.search_scoring import UPDATED_SHARE, SearchWeights, candidate_pool
+from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool
 
 # Every side of the search reads one project at a time (project first): a branch per project of
 # the scope (the project and `_global`), each with its own LIMIT, so each is planned with that
@@ -111,9 +111,10 @@ CREATED_AT = "least(greatest(m.created_at, %(earliest)s), %(latest)s) AS created
 # When the memory was last confirmed: restated (reinforced) or promoted by a person.
 CONFIRMED_AT = ("least(greatest(m.last_reinforced_at, m.promoted_at, %(earliest)s), %(latest)s)"
                 " AS confirmed_at")
-# A memory a later one updated (`updated_by`, set at write time: `dedup_guard.updates`) keeps
-# UPDATED_SHARE of its score, so the newer value ranks first and the older is still found.
-UPDATED = "(CASE WHEN m.metadata ? 'updated_by' THEN %(updated_share)s ELSE 1 END)"
+# A memory a later one updated (`updated_by`, set at write time: `fact_updates`) keeps its score
+# (a long memory may hold other facts still true); its successor is ranked just above it
+# (`_with_updates`). The factor stays 1 for the explain statement's shape.
+UPDATED = "1"
 _FINAL = """
 candidates AS ({candidates})
 SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {created_at}, m.source,
@@ -213,6 +214,20 @@ def _is_id(value: object) -> bool:
     return value is not None
 
 
+def _successors_first(best: dict[str, SearchHit], newer: Mapping[str, str]) -> bool:
+    """Raise each successor to its updated hit's score and put the updated hit just below it, so
+    the successor ranks first whatever the dates (a bulk import writes both at one time); whether
+    anything moved."""
+    moved = False
+    for older, successor in newer.items():
+        if successor in best and best[successor].score <= best[older].score:
+            top = best[older].score
+            best[successor] = replace(best[successor], score=top)
+            best[older] = replace(best[older], score=round(max(0.0, top - 1e-6), 6))
+            moved = True
+    return moved
+
+
 def _hit(r: dict[str, Any], score: float) -> SearchHit:
     return SearchHit(id=str(r["id"]), project=r["project"], category=r["category"], content=r["content"],
                      summary=r["summary"], score=round(score, 6), created_at=r["created_at"],
@@ -259,7 +274,6 @@ class PostgresMemorySearch:
             "tag": scope.tag, "pool": pool, "limit": limit, "wide": 4 * pool, "sample": SAMPLE_ROWS,
             "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
             "half_life": weights.half_life_days, "max_half_lives": MAX_HALF_LIVES,
-            "updated_share": UPDATED_SHARE,
             "earliest": EARLIEST, "latest": LATEST,
             **{f"project_{n}": p for n, p in enumerate(scope.projects)},
             **{f"ann_{n}": False for n in range(len(scope.projects))},
@@ -280,9 +294,9 @@ class PostgresMemorySearch:
                                 confirmed_at=CONFIRMED_AT),
                 {**params, "updates": missing}, prepare=False).fetchall()
             best.update({str(r["id"]): _hit(r, 0.0) for r in rows})
-        for older, successor in newer.items():
-            if successor in best and best[successor].score < best[older].score:
-                best[successor] = replace(best[successor], score=best[older].score)
+        for _ in newer:  # a chain of updates settles in as many passes as it has links
+            if not _successors_first(best, newer):
+                break
         return sorted(best.values(), key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
 
     def _with_neighbours(self, hits: list[SearchHit], scope: SearchScope, params: Mapping[str, object],

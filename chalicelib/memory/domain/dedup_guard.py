@@ -202,29 +202,3 @@ def reconcile(new: str, old: str, *, new_trust: float, old_trust: float) -> Reco
     if consistent(new, old):
         return "reinforce"
     return "supersede" if new_trust >= old_trust else "flag"
-
-
-MAX_CHANGED = 4  # salient tokens in one statement and not the other, at most, for an update
-
-
-def updates(new: str, old: str) -> bool:
-    """True when `new`, a later statement near-identical to `old` (by embedding), restates one of
-    its facts with another value: a number, a date, a name or a negation changed ("staging moved
-    from Postgres 15 to 16" updates "staging runs Postgres 15"; "deploys are now on Thursdays,
-    not Fridays" updates "deploys are on Fridays"). The same facts reworded do not update, nor
-    does a statement sharing no salient token and fewer than two plain words with the old one
-    (another subject), nor one whose salient tokens differ from the old one's by more than
-    MAX_CHANGED (two long texts alike in tone, each with its own names and numbers).
-    """
-    if same_facts(new, old):
-        return False
-    found_new, openers_new, plain_new = _scan(new)
-    found_old, openers_old, plain_old = _scan(old)
-    facts_new, facts_old = found_new | (openers_new - plain_old), found_old | (openers_old - plain_new)
-    if len(facts_new ^ facts_old) > MAX_CHANGED:  # many facts apart: other statements, not one restated
-        return False
-    words_new, words_old = plain_new - _STARTERS, plain_old - _STARTERS
-    if not facts_new & facts_old and len(words_new & words_old) < 2:  # another subject
-        return False
-    negation_changed = polarity(new) != polarity(old) or negated_words(new) != negated_words(old)
-    return negation_changed or bool(facts_new - facts_old)

@@ -7,8 +7,8 @@ and tested there on crafted rows (tests/integration/memory/test_search_ranking.p
     cosine    = the memory's own vector's, or its best window's (a long memory) when closer
     coverage  = sum(idf(t) for query terms t in the memory) / sum(idf(t) for all query terms)
     idf(t)    = ln(1 / f(t)), f = the share of memories holding the term (planner statistics)
-    score     = relevance * (1 - w_r + w_r * 0.5 ** (age_days / half_life_days)) * updated
-    updated   = UPDATED_SHARE for a memory a later one updated (metadata `updated_by`), else 1
+    score     = relevance * (1 - w_r + w_r * 0.5 ** (age_days / half_life_days))
+    a memory a later one updated (metadata `updated_by`) keeps its score; its successor ranks just above it
 
 Text mode uses coverage alone, vector mode the clamped cosine alone. Every factor is in [0, 1],
 so scores are in [0, 1], higher is better, and comparable across queries (they are not
@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from chalicelib.kernel.errors import InvalidInput
 
 MIN_POOL, MAX_POOL = 40, 400
-UPDATED_SHARE = 0.8  # the share of its score a memory keeps once a later one restated its fact
 MIN_EF_SEARCH, MAX_EF_SEARCH = 100, 1000
 ANN_EF_LIMIT = 800  # beyond this breadth an exact scan of the (then small) scope is cheaper...
 EXACT_ROWS = 3_000  # ...unless the scope holds more rows than this: an exact scan reads every one

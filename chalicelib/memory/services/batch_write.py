@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from chalicelib.memory.domain.dedup_guard import same_facts, updates
+from chalicelib.memory.domain.dedup_guard import same_facts
+from chalicelib.memory.domain.fact_updates import search_words, updated
 from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult, content_hash
 from chalicelib.memory.services.ports import MemoryRepository
 
@@ -25,6 +26,7 @@ NEAREST = 5  # neighbours a draft is compared with, most similar first
 # ("staging moved from Postgres 15 to 16" / "staging runs Postgres 15" are 0.84 apart with
 # all-MiniLM-L6-v2; rewordings of one fact sit above 0.9, other subjects below 0.75).
 UPDATE_COSINE = 0.8
+STATING = 4  # earlier memories sharing the words of one of a draft's fact sentences, compared with it
 Near = tuple[float, int | str, str, str]  # (similarity, earlier draft index or memory id, category, content)
 
 
@@ -40,7 +42,7 @@ class BatchWrite:
         self._live: dict[tuple[str, str], list[int]] = {}  # (project, category) -> kept drafts with a vector
         self._inserted: set[str] = set()  # ids of the rows this batch inserted
         self._results: dict[int, StoreResult] = {}
-        self._updates: dict[int, int | str] = {}  # index of a kept draft -> the memory or draft it updates
+        self._updates: dict[int, list[int | str]] = {}  # kept draft -> the memories or drafts it updates
 
     @property
     def inserted(self) -> int:
@@ -65,11 +67,15 @@ class BatchWrite:
                 continue
             self._kept[key] = j
             self._kept_at.add(j)
-            if (older := self._updated(draft, near.get(j, ()))) is not None:
-                self._updates[j] = older
             kept_now.append(j)
             if draft.embedding is not None:
                 self._live.setdefault((draft.project, draft.category), []).append(j)
+        # Untrusted text (a web page's) never marks a memory outdated: that would hide it from prompts.
+        trusted = [j for j in kept_now if self._drafts[j].trusted]
+        stating = self._stating(trusted)
+        for j in trusted:
+            if older := self._updated(j, [*near.get(j, ()), *stating.get(j, ())]):
+                self._updates[j] = older
         stored = self._memories.insert_many([self._drafts[i] for i in kept_now])
         for i, (memory_id, inserted) in zip(kept_now, stored, strict=True):
             self._results[i] = StoreResult(memory_id, not inserted, None if inserted else "exact")
@@ -83,9 +89,13 @@ class BatchWrite:
         for j in sorted(self._merged, key=lambda j: (targets[j], j)):  # one lock order for every batch
             self._memories.reinforce(targets[j], self._drafts[j].created_at)
             self._results[j] = StoreResult(targets[j], True, self._merged[j][1])
-        self._memories.mark_updated(sorted(
-            (older if isinstance(older, str) else self._results[older].id, self._results[j].id)
-            for j, older in self._updates.items() if self._results[j].id in self._inserted))
+        successor: dict[str, str] = {}  # the first draft updating a memory is its successor (a chain)
+        for j in sorted(self._updates):
+            if self._results[j].id in self._inserted:
+                for older in self._updates[j]:
+                    older_id = older if isinstance(older, str) else self._results[older].id
+                    successor.setdefault(older_id, self._results[j].id)
+        self._memories.mark_updated(sorted(successor.items()))
         return [self._results[j] for j in range(len(self._drafts))]
 
     def _neighbours(self, indices: range) -> dict[int, list[Near]]:
@@ -116,15 +126,38 @@ class BatchWrite:
         """The similarity from which an earlier memory may be a duplicate or updated by a draft."""
         return min(self._threshold, UPDATE_COSINE)
 
-    def _updated(self, draft: MemoryDraft, near: Sequence[Near]) -> int | str | None:
-        """The most similar earlier memory (or kept draft) of the same category that `draft`
-        updates (`dedup_guard.updates`), or None."""
-        for similarity, ref, category, content in sorted(near, key=lambda c: -c[0])[:NEAREST]:
-            earlier = not isinstance(ref, int) or ref in self._kept_at
-            if similarity >= UPDATE_COSINE and category == draft.category and earlier \
-                    and updates(draft.content, content):
-                return ref
-        return None
+    def _stating(self, indices: Sequence[int]) -> dict[int, list[Near]]:
+        """Per kept draft: earlier memories sharing the words of one of its fact sentences (full
+        text, stored before the batch) and the batch's earlier kept drafts of its (project,
+        category); a long memory restating one fact is rarely near its predecessor by embedding."""
+        groups: dict[tuple[str, str], list[tuple[int, list[str]]]] = {}
+        for j in indices:
+            for words in search_words(self._drafts[j].content):
+                groups.setdefault((self._drafts[j].project, self._drafts[j].category), []).append((j, words))
+        out: dict[int, list[Near]] = {}
+        for (project, category), asked in groups.items():
+            found = self._memories.stating(project, category, [w for _, w in asked], limit=STATING)
+            for (j, _), memories in zip(asked, found, strict=True):
+                known = {c[1] for c in out.get(j, ())}
+                out.setdefault(j, []).extend((0.0, m.id, m.category, m.content) for m in memories
+                                             if m.id not in self._inserted and m.id not in known)
+            for j in dict.fromkeys(j for j, _ in asked):
+                out[j] += [(0.0, i, d.category, d.content) for i in sorted(self._kept_at) if i < j
+                           for d in (self._drafts[i],) if (d.project, d.category) == (project, category)]
+        return out
+
+    def _updated(self, j: int, near: Sequence[Near]) -> list[int | str]:
+        """The earlier memories (or kept drafts) of draft `j`'s category whose facts it restates with
+        another value (`fact_updates.updated`): close by embedding, or sharing its fact words."""
+        draft = self._drafts[j]
+        refs: dict[int | str, str] = {}
+        for similarity, ref, category, content in near:
+            close = similarity >= UPDATE_COSINE or similarity == 0.0
+            earlier = not isinstance(ref, int) or (ref in self._kept_at and ref < j)
+            if close and category == draft.category and earlier:
+                refs.setdefault(ref, content)
+        order = list(refs)
+        return [order[i] for i in updated(draft.content, [refs[r] for r in order])]
 
     def _duplicate_of(self, draft: MemoryDraft, near: Sequence[Near]) -> tuple[int | str, Kind] | None:
         """The memory (or kept earlier draft) `draft` reinforces, with the reason; None to insert it."""

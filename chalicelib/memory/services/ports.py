@@ -79,9 +79,16 @@ class MemoryRepository(Protocol):
         j >= `first` (the pairs among the first `first` vectors were asked for before)."""
         ...
 
+    def stating(self, project: str, category: str, words: Sequence[Sequence[str]], *,
+                limit: int = 8) -> list[list[Memory]]:
+        """Per list of words: the live memories of (project, category) among its newest STATING_ROWS
+        holding the most of them (full text, any one suffices), best first; one list per entry."""
+        ...
+
     def mark_updated(self, pairs: Sequence[tuple[str, str]]) -> None:
         """For each (older id, newer id): the older memory's metadata `updated_by` names the newer
-        one, which restates one of its facts with another value (search ranks the older lower)."""
+        one, which restates one of its facts with another value (search ranks the older lower),
+        unless it names an existing memory already (its first successor: updates form a chain)."""
         ...
 
     def nearest(self, project: str, category: str, embedding: Sequence[float],

@@ -1,0 +1,211 @@
+"""Knowledge updates generated for `bench/knowledge_updates.py`: facts stated, then restated later.
+
+Deterministic for a seed. Sixteen families of facts (versions, schedules, counts, owners,
+endpoints, policies, regions, times, tools, dates...), each with its own wordings for the first
+statement, for the updates (naming the old value or not) and for a question about the current
+value, plus two kinds of traps: the same wording about another subject ("the reporting service
+runs on Python 3.12" beside the billing service's) and a negated proposal ("we will not move
+the billing service to Python 3.13"). The families are split in two halves by the seed: one the
+update rule may be tuned on, one held out. A project takes its facts from one half only; each
+fact is stated, then updated once or twice in later sessions, among notes about other work.
+Nothing here was written with Itachi's rule in view; the held-out half's wordings were not read
+while the rule was changed.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    values: tuple[str, ...]
+    states: tuple[str, ...]  # "{v}"
+    updates: tuple[str, ...]  # "{v}", perhaps "{old}"
+    question: str
+    other: str  # the same wording about another subject, "{v}"
+    refused: str  # a negated proposal of another value, "{v}"
+
+
+FAMILIES = (
+    Family("python version", ("3.10", "3.11", "3.12", "3.13"),
+           ("The billing service runs on Python {v}.", "Billing is deployed with a Python {v} runtime."),
+           ("We upgraded the billing service from Python {old} to {v}.",
+            "The billing service is on Python {v} now.", "Billing service: Python {v} (was {old})."),
+           "Which Python version does the billing service use?",
+           "The reporting service runs on Python {v}.",
+           "We will not move the billing service to Python {v} yet."),
+    Family("retro day", ("Mondays", "Tuesdays", "Wednesdays", "Thursdays", "Fridays"),
+           ("The team retro takes place every {v} at 4pm.", "Retros are held on {v}."),
+           ("Retros moved to {v}; {old} did not work for the Berlin folks.",
+            "From now on the retro is on {v} instead of {old}.", "The retro happens on {v} these days."),
+           "When is the team retro?",
+           "The design review takes place every {v} at 4pm.", "The retro is not moving to {v}."),
+    Family("search nodes", ("3", "5", "6", "9", "12"),
+           ("The search cluster has {v} nodes.", "We run {v} nodes in the search cluster."),
+           ("We scaled the search cluster to {v} nodes, up from {old}.",
+            "The search cluster now has {v} nodes.", "Search cluster resized: {old} nodes became {v}."),
+           "How many nodes are in the search cluster?",
+           "The cache cluster has {v} nodes.", "We decided not to grow the search cluster to {v} nodes."),
+    Family("on-call owner", ("Priya", "Tomas", "Aiko", "Lena", "Marcus"),
+           ("The payments on-call rotation is owned by {v}.", "{v} owns the payments on-call rotation."),
+           ("{v} took over the payments on-call rotation from {old}.",
+            "The payments on-call rotation is owned by {v} now.",
+            "Payments on-call: {v} replaces {old} as owner."),
+           "Who owns the payments on-call rotation?",
+           "The identity on-call rotation is owned by {v}.",
+           "{v} will not take the payments on-call rotation."),
+    Family("partner endpoint", ("https://api.partner.example/v1", "https://api.partner.example/v2",
+                                "https://partner-gw.example.net/api", "https://edge.partner.example/rest"),
+           ("The partner API base URL is {v}.", "Calls to the partner go to {v}."),
+           ("The partner API moved from {old} to {v}.", "Use {v} for the partner API from now on.",
+            "Partner API base URL changed to {v}; {old} is retired."),
+           "What is the partner API's base URL?",
+           "The shipping API base URL is {v}.", "We are not switching the partner API to {v}."),
+    Family("reset expiry", ("10", "15", "30", "60"),
+           ("Password reset links expire after {v} minutes.", "A reset link stays valid for {v} minutes."),
+           ("Reset links now expire after {v} minutes rather than {old}.",
+            "We shortened the reset link lifetime to {v} minutes.",
+            "Password reset link validity: {v} minutes (previously {old})."),
+           "How long is a password reset link valid?",
+           "Email verification links expire after {v} minutes.",
+           "Reset links will not expire after {v} minutes."),
+    Family("upload limit", ("10", "25", "50", "100"),
+           ("Uploads are limited to {v} MB per file.", "The maximum upload size is {v} MB."),
+           ("We raised the upload limit from {old} MB to {v} MB.", "Files up to {v} MB can be uploaded now.",
+            "Upload cap changed: {v} MB instead of {old} MB."),
+           "What is the largest file a user can upload?",
+           "Avatars are limited to {v} MB per file.", "The upload limit is not going to {v} MB."),
+    Family("production region", ("eu-west-1", "us-east-1", "eu-central-1", "ap-southeast-2"),
+           ("Production runs in {v}.", "Our production stack is deployed to {v}."),
+           ("Production was migrated from {old} to {v}.", "Production lives in {v} now.",
+            "We finished moving production out of {old} into {v}."),
+           "Which AWS region hosts production?",
+           "The staging stack runs in {v}.", "Production will not move to {v}."),
+    Family("backup time", ("01:00", "02:30", "03:00", "04:15"),
+           ("The nightly backup starts at {v} UTC.", "Backups kick off every night at {v} UTC."),
+           ("Nightly backups start at {v} UTC now, not {old}.",
+            "We shifted the nightly backup from {old} to {v} UTC.",
+            "The backup window opens at {v} UTC these days."),
+           "What time does the nightly backup run?",
+           "The nightly report email goes out at {v} UTC.", "The backup will not start at {v} UTC."),
+    Family("docs tool", ("Sphinx", "MkDocs", "Docusaurus", "Hugo"),
+           ("The docs site is built with {v}.", "We generate the documentation with {v}."),
+           ("We replaced {old} with {v} for the docs build.", "The docs site is built with {v} now.",
+            "Docs tooling switched to {v}; {old} config was deleted."),
+           "Which tool builds the documentation site?",
+           "The marketing site is built with {v}.", "We are not adopting {v} for the docs site."),
+    Family("coverage gate", ("70", "75", "80", "90"),
+           ("The CI coverage gate is {v}%.", "Pull requests fail below {v}% line coverage."),
+           ("The coverage gate was bumped to {v}% from {old}%.", "The CI coverage gate is {v}% now.",
+            "Coverage threshold: {v}% (it used to be {old}%)."),
+           "What coverage does CI require?",
+           "The CI mutation score gate is {v}%.", "We will not lower the coverage gate to {v}%."),
+    Family("sunset date", ("March 1", "April 15", "June 30", "September 1"),
+           ("API v1 will be switched off on {v}.", "The v1 sunset date is {v}."),
+           ("The v1 sunset was pushed back from {old} to {v}.", "API v1 now shuts down on {v}.",
+            "New v1 sunset date: {v} instead of {old}."),
+           "When does API v1 go away?",
+           "The legacy SDK will be switched off on {v}.", "The v1 sunset is not moving to {v}."),
+    Family("platform headcount", ("4", "5", "6", "8"),
+           ("The platform team has {v} engineers.", "There are {v} engineers on the platform team."),
+           ("The platform team grew from {old} to {v} engineers.", "The platform team has {v} engineers now.",
+            "Platform headcount is {v} engineers after the reorg, no longer {old}."),
+           "How many engineers work on the platform team?",
+           "The data team has {v} engineers.", "The platform team will not reach {v} engineers this year."),
+    Family("analytics replica", ("replica-a", "replica-b", "replica-c", "replica-east"),
+           ("Analytics queries go to the `{v}` database replica.", "Dashboards read from `{v}`."),
+           ("Analytics traffic moved from `{old}` to `{v}`.", "Dashboards read from `{v}` now.",
+            "Point analytics at `{v}`; `{old}` is being decommissioned."),
+           "Which database replica serves the analytics queries?",
+           "Billing exports read from the `{v}` database replica.", "Analytics will not use `{v}`."),
+    Family("dependency cadence", ("1", "2", "3", "4"),
+           ("Dependency updates are merged every {v} weeks.", "We batch dependency bumps every {v} weeks."),
+           ("Dependency updates are merged every {v} weeks now instead of every {old}.",
+            "We changed the dependency update cadence from {old} to {v} weeks.",
+            "Dependency bumps: every {v} weeks from now on."),
+           "How often are dependency updates merged?",
+           "Base image rebuilds happen every {v} weeks.",
+           "Dependency updates will not be merged every {v} weeks."),
+    Family("auth approvals", ("1", "2", "3"),
+           ("Changes to the auth module need {v} approvals.",
+            "The auth module requires {v} reviewer approvals."),
+           ("Changes to the auth module now need {v} approvals instead of {old}.",
+            "We raised the auth module review requirement from {old} to {v} approvals.",
+            "Auth module: {v} approvals required from now on."),
+           "How many approvals does a change to the auth module need?",
+           "Changes to the billing module need {v} approvals.",
+           "The auth module will not need {v} approvals."),
+)
+
+NOTES = (
+    "Fixed the flaky test in test_{w}.py by waiting for the queue to drain instead of sleeping.",
+    "The {w} importer skips rows without an email address and logs their line numbers.",
+    "Renamed the {w} helper to make its side effects obvious; callers were updated in the same PR.",
+    "The {w} endpoint returns 404 for unknown ids and 403 for ids of another tenant.",
+    "Profiling showed the {w} job spends most of its time serialising JSON.",
+    "The {w} migration adds an index concurrently so it does not lock the table.",
+    "Added a retry with jitter around the {w} client; it gives up after {n} attempts.",
+    "The {w} worker processes {n} messages per batch and acknowledges them together.",
+    "Code review note: the {w} module mixes parsing and I/O, split it before adding features.",
+    "The {w} cache is keyed by tenant and user id; entries live {n} minutes.",
+)
+WORDS = ("invoice", "export", "search", "upload", "audit", "webhook", "report", "session", "ledger", "notify")
+
+
+def split(seed: int) -> dict[str, list[Family]]:
+    """The families in two halves: "tuning" and "held-out"."""
+    order = list(FAMILIES)
+    random.Random(seed).shuffle(order)
+    half = len(order) // 2
+    return {"tuning": order[:half], "held-out": order[half:]}
+
+
+def project(rng: random.Random, name: str, families: list[Family], start: datetime) -> dict[str, Any]:
+    """One project's notes over six sessions two days apart, and its questions."""
+    sessions: list[list[dict[str, Any]]] = [[] for _ in range(6)]
+    questions: list[dict[str, Any]] = []
+    for k, family in enumerate(rng.sample(families, min(6, len(families)))):
+        values = rng.sample(family.values, 3)
+        changes = 1 + (k % 2)  # updated once or twice
+        times = sorted(rng.sample(range(6), changes + 1))
+        chain: list[str] = []
+        for step, session in enumerate(times):
+            text = (rng.choice(family.states).format(v=values[0]) if step == 0 else
+                    rng.choice(family.updates).format(v=values[step], old=values[step - 1]))
+            ident = f"{name}-{family.name}-{step}"
+            sessions[session].append({"id": ident, "text": text, "fact": family.name})
+            chain.append(ident)
+        spare = [v for v in family.values if v not in values[:changes + 1]] or [values[0]]
+        if rng.random() < 0.5:
+            sessions[rng.randrange(6)].append({"id": f"{name}-{family.name}-other", "fact": "",
+                                               "text": family.other.format(v=rng.choice(family.values))})
+        if rng.random() < 0.5:
+            sessions[rng.randrange(times[-1], 6)].append({"id": f"{name}-{family.name}-refused", "fact": "",
+                                                          "text": family.refused.format(v=rng.choice(spare))})
+        questions.append({"qid": f"{name}-{family.name}", "text": family.question, "current": chain[-1],
+                          "outdated": chain[:-1], "chain": chain})
+    for s, notes in enumerate(sessions):
+        for n in range(rng.randint(3, 6)):
+            template, word = rng.randrange(len(NOTES)), rng.choice(WORDS)
+            text = NOTES[template].format(w=word, n=rng.choice((3, 5, 10, 20, 50)))
+            # the same note about the same thing with another number is an update of it
+            note = {"id": f"{name}-note-{s}-{n}", "text": text, "fact": f"note {template} {word}"}
+            notes.insert(rng.randint(0, len(notes)), note)
+    dated = [{"date": (start + timedelta(days=2 * s)).isoformat(), "notes": notes}
+             for s, notes in enumerate(sessions)]
+    return {"id": name, "sessions": dated, "questions": questions}
+
+
+def generate(projects: int, seed: int) -> dict[str, Any]:
+    """`projects` projects per half, deterministic for `seed`."""
+    rng = random.Random(seed)
+    start = datetime(2026, 4, 6, 9, tzinfo=UTC)
+    return {"seed": seed, "halves": {
+        half: [project(rng, f"ku-{half}-{i + 1}", families, start + timedelta(days=30 * i))
+               for i in range(projects)]
+        for half, families in split(seed).items()}}

@@ -1,0 +1,289 @@
+"""Knowledge updates: a later statement that restates a fact of an earlier one with another value.
+
+Read sentence by sentence (code blocks skipped), so that one fact restated inside a long memory (a
+conversation turn, a session summary) is found as well as a one-line note. A sentence is parsed
+into its subject (stems of its plain words) and its values: numbers, versions, weekdays, months,
+identifiers (paths, dotted or `quoted` names) and capitalised names, each marked negated when a
+negation precedes it in its clause ("..., not Fridays"). A later sentence updates an earlier one
+when, about the same subject (shared stems):
+- it names one of the earlier sentence's values beside a change ("from 15 to 16", "now ...
+  instead of 5", "Thursdays, not Fridays", "moved out of X into Y") and asserts a value the
+  earlier lacks; or
+- it swaps values one for one, kind for kind (a number for a number, a name for a name), with
+  most of the subject shared or a change word ("now", "moved", ...) beside a shared stem; or
+- it negates what the earlier one asserted ("we no longer squash merges").
+Never an update: the same values reworded, a statement saying less, a value the later sentence
+negates ("staging will not move to Postgres 16"), another subject (a value or name of the earlier
+sentence with no counterpart: "the queue's visibility timeout is 180 s" beside "the API timeout
+is 30 s"), or two sentences many values apart. The signals are general English, not phrasings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from functools import lru_cache
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\d])|\n+")
+_CLAUSE = re.compile(r"[,;:()]|\s(?:but|while|whereas|because|so)\s|\s[-\u2013\u2014]\s")
+_TOKEN = re.compile(r"`[^`]+`|https?://\S+|\d+(?:[.,:/-]\d+)*(?:[a-zA-Z%]+\b)?|[\w][\w'./@#+-]*[\w]|\w")
+_IDENTIFIER = re.compile(r"[\w-]+[._/@#][\w./@#-]*\w|\w*[a-z][A-Z]\w*|\w*\d\w*")
+_TERM = r"(?:the\s+|a\s+)?`?([\w./:@#+-]*\w)`?"
+_REPLACED = re.compile(rf"\b(?:from|out of)\s+{_TERM}\s+(?:to|into)\s+{_TERM}"
+                       rf"|\b(?:instead of|rather than|not|no longer|replac\w*|formerly|previously|up from"
+                       rf"|down from|used to be|was)\s+{_TERM}"
+                       rf"(?:\s+(?:with|by)\s+{_TERM})?", re.I)
+_WEEKDAYS = {w: w[:3] for w in _words("monday tuesday wednesday thursday friday saturday sunday")}
+_MONTHS = {m: m[:3] for m in _words("january february march april june july august september october "
+                                   "november december")}
+_NUMBER_WORDS = _words("zero one two three four five six seven eight nine ten eleven twelve fifteen twenty "
+                    "thirty forty fifty sixty hundred thousand million billion once twice half dozen "
+                    "double triple")
+_NEGATIONS = {"not", "no", "never", "none", "nor", "cannot", "without", "dont", "doesnt", "didnt", "isnt",
+              "arent", "wasnt", "werent", "wont", "cant", "shouldnt", "stop", "stopped"}
+# Words that say a value changed: general English, not any one phrasing.
+_CHANGE = _words("now currently anymore longer instead rather moved moving switched switch changed change "
+                 "replaced replace raised lowered dropped increased decreased reduced bumped upgraded "
+                 "downgraded migrated went became updated renamed frozen deprecated capped formerly "
+                 "previously retired")
+_STOP = _words("a an the this that these those it its i we you he she they my our your his her their there "
+            "here when where what which who why how if then so but and or also always please use using do "
+            "does did make run runs add keep all any each every some most after before during until while "
+            "since for from in on at to by with of as is are was were be been has have had can could "
+            "should would will must may might yes ok just only now today set let about into out over "
+            "under than them us me very more less new old get got one same other like per via")
+MAX_CHANGED = 4  # values in one sentence and not the other, at most: beyond, other statements
+
+
+@dataclass(frozen=True)
+class Value:
+    kind: str  # "number", "day", "month" or "name"
+    text: str  # normalised
+    negated: bool
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    subject: frozenset[str]  # stems of the plain words
+    words: frozenset[str]  # every lower-case word, for values named as plain words ("npm")
+    values: tuple[Value, ...]
+    negated: frozenset[str]  # stems a negation applies to
+    change: bool  # holds a change word
+    replaced: tuple[tuple[str, str], ...]  # ("from X to Y", "Y instead of X", "not X"): (x, y or "")
+    tokens: tuple[str, ...] = ()  # every token, lower case, in order; "|" between clauses
+    value_tokens: frozenset[str] = frozenset()  # the tokens that are values, as written
+
+    @property
+    def asserted(self) -> frozenset[tuple[str, str]]:
+        return frozenset((v.kind, v.text) for v in self.values if not v.negated)
+
+    @property
+    def named(self) -> frozenset[str]:
+        return frozenset(v.text for v in self.values)
+
+
+def _stem(word: str) -> str:
+    """A crude stem: the same for "retries" / "retried", "deploys" / "deploy", "logs" / "log"."""
+    for suffix in ("ies", "ied", "ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word[:6]
+
+
+def _value(token: str, raw: str, sentence_start: bool) -> tuple[str, str] | None:
+    lower = token.lower().replace("'", "")
+    singular = lower[:-1] if lower.endswith("s") else lower
+    if singular in _WEEKDAYS:
+        return "day", _WEEKDAYS[singular]
+    if lower in _MONTHS or (lower in ("may", "march") and token[:1].isupper() and not sentence_start):
+        return "month", lower[:3]
+    if token[:1].isdigit() or lower in _NUMBER_WORDS:
+        return "number", lower
+    if raw.startswith(("`", "http")) or _IDENTIFIER.fullmatch(token):
+        return "name", lower
+    if len(token) > 1 and lower not in _STOP and token[:1].isupper() \
+            and (not sentence_start or token.isupper()):
+        return "name", lower
+    return None
+
+
+def _sentence(text: str) -> Sentence:
+    subject: set[str] = set()
+    words: set[str] = set()
+    tokens: list[str] = []
+    values: list[Value] = []
+    negated: set[str] = set()
+    change = False
+    raw_values: set[str] = set()
+    for clause in _CLAUSE.split(text):
+        negating = target = False
+        tokens.append("|")
+        for match in _TOKEN.finditer(clause):
+            raw = match.group(0)
+            token = raw.strip("`")
+            lower = token.lower().replace("'", "").replace("\u2019", "")
+            sentence_start = match.start() == len(clause) - len(clause.lstrip())  # "...: Sure, ..."
+            words.add(lower)
+            tokens.append(lower)
+            change = change or lower in _CHANGE
+            if lower in _NEGATIONS or (raw.lower().endswith(("n't", "n\u2019t"))):
+                negating = target = True
+                continue
+            found = _value(token, raw, sentence_start)
+            if found is not None:
+                values.append(Value(found[0], found[1], negating))
+                raw_values.add(lower)
+                target = False
+            elif lower.isalpha() and lower not in _STOP and lower not in _CHANGE and len(lower) > 2:
+                subject.add(_stem(lower))
+                if target:  # a negation applies to the first word it meets ("no longer squash")
+                    negated.add(_stem(lower))
+                    target = False
+    replaced = tuple(((m.group(1) or m.group(3)).lower(), (m.group(2) or m.group(4) or "").lower())
+                     for m in _REPLACED.finditer(text))
+    return Sentence(text, frozenset(subject), frozenset(words), tuple(values), frozenset(negated), change,
+                    replaced, tuple(tokens), frozenset(raw_values))
+
+
+@lru_cache(maxsize=4096)
+def sentences(text: str) -> tuple[Sentence, ...]:
+    """The prose sentences of `text` (code blocks dropped), parsed."""
+    prose = _FENCE.sub("\n", text)
+    return tuple(_sentence(s.strip()) for s in _SENTENCE.split(prose) if len(s.strip()) > 3)
+
+
+def _restated(new: Sentence, old: Sentence) -> bool:
+    """The same sentence but for its values (and small words): aligned token by token, every
+    difference is a value, a stop word or a change word, and a value differs. A content word
+    differing ("the invoice cache" / "the session cache") makes it another subject."""
+    values = new.value_tokens | old.value_tokens
+    loose = values | _STOP | _CHANGE | {"|"}
+    changed = False
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, old.tokens, new.tokens, autojunk=False).get_opcodes():
+        if op == "equal":
+            continue
+        differing = {*old.tokens[i1:i2], *new.tokens[j1:j2]}
+        if not differing <= loose:
+            return False
+        changed = changed or bool(differing & values)
+    return changed
+
+
+def _anchors(sentence: Sentence, value: str) -> set[str]:
+    """The content words just before and after `value` in the sentence (its name, its unit)."""
+    tokens = sentence.tokens
+    out: set[str] = set()
+    for i, token in enumerate(tokens):
+        found = _value(token, token, False) if token in sentence.value_tokens else None
+        if token == value or (found is not None and found[1] == value):
+            for near in (tokens[i - 1] if i else "", tokens[i + 1] if i + 1 < len(tokens) else ""):
+                if near and near not in ("|", token) and near not in _STOP and near not in _CHANGE:
+                    out.add(_stem(near))
+    return out
+
+
+def _same_slot(new: Sentence, old: Sentence) -> bool:
+    """A value only `new` asserts sits where a value of its kind only `old` asserts does: beside
+    the same name or unit ("Python 3.10" / "Python 3.11", "6 nodes" / "9 nodes")."""
+    new_only, old_only = new.asserted - old.asserted, old.asserted - new.asserted
+    if {k for k, _ in new_only} != {k for k, _ in old_only}:  # a value with no counterpart: another subject
+        return False
+    return any(kind == other and _anchors(new, text) & _anchors(old, was)
+               for kind, text in new_only for other, was in old_only)
+
+
+def _content(sentence: Sentence, token: str) -> bool:
+    return token.isalpha() and token not in _STOP | _CHANGE and token not in sentence.value_tokens
+
+
+def _qualifier_swapped(new: Sentence, old: Sentence) -> bool:
+    """Another thing of the same kind: a word shared by both follows a different word on each
+    side, each absent from the other ("the cache cluster" / "the search cluster")."""
+    def before(sentence: Sentence) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for a, b in zip(sentence.tokens, sentence.tokens[1:], strict=False):
+            if _content(sentence, a) and _content(sentence, b):
+                out.setdefault(_stem(b), set()).add(_stem(a))
+        return out
+    new_before, old_before = before(new), before(old)
+    return any((new_before[w] - old.subject) and (old_before[w] - new.subject)
+               for w in new_before.keys() & old_before.keys())
+
+
+def sentence_updates(new: Sentence, old: Sentence) -> bool:
+    """Whether sentence `new` restates a fact of sentence `old` with another value (module doc)."""
+    if new.text == old.text:
+        return False
+    shared = new.subject & old.subject
+    if not shared:
+        return False
+    if len(new.named ^ old.named) > MAX_CHANGED or _qualifier_swapped(new, old):
+        return False
+    refused = any(v.negated for v in new.values)  # "we will not move to 16": a proposal turned down
+    if new.negated & (old.subject - old.negated) and shared - new.negated and not refused:
+        return True  # "we no longer squash merges"
+    fresh = new.asserted - old.asserted
+    old_terms = old.words | old.named
+    for x, y in new.replaced:  # "from X to Y" with X the earlier value and Y another
+        if x not in _STOP and x in old_terms and ((y and y not in old_terms) or fresh) \
+                and shared - {_stem(x), _stem(y)}:
+            return True
+    if not fresh:  # nothing new asserted: a rewording, or a statement saying less
+        return False
+    kinds = {k for k, _ in fresh}
+    if new.change and any(v.kind in kinds and v.text in new.named | new.words for v in old.values):
+        return True  # a change naming the earlier value of a kind it asserts anew
+    if new.change and _same_slot(new, old):
+        return True  # "the search cluster now has 9 nodes" / "we run 6 nodes in the search cluster"
+    return _restated(new, old)
+
+
+def _statements(text: str) -> list[Sentence]:
+    return [s for s in sentences(text) if not s.text.endswith("?")]  # a question states nothing
+
+
+def updated(new: str, earlier: Sequence[str]) -> list[int]:
+    """The indices of the `earlier` texts that `new` updates. Each sentence of `new` updates only
+    the earlier sentences it updates sharing the most subject with it ("we raised the upload
+    limit to 100 MB" updates "uploads are limited to 50 MB", not "avatars are limited to 50 MB")."""
+    later = [s for s in _statements(new) if s.values or s.negated]
+    olds = [(i, e) for i, text in enumerate(earlier) for e in _statements(text)]
+    out: set[int] = set()
+    for sentence in later:
+        found = [(len(sentence.subject & e.subject), i) for i, e in olds if sentence_updates(sentence, e)]
+        best = max((n for n, _ in found), default=0)
+        out.update(i for n, i in found if n == best)
+    return sorted(out)
+
+
+def updated_sentences(new: str, old: str) -> list[str]:
+    """The sentences of `old` that a sentence of `new` updates (empty: `new` updates nothing)."""
+    later = [s for s in _statements(new) if s.values or s.negated]
+    return [e.text for e in _statements(old) if any(sentence_updates(s, e) for s in later)]
+
+
+def updates(new: str, old: str) -> bool:
+    """True when `new`, a later statement, restates one of the facts of `old` with another value."""
+    return bool(updated(new, [old]))
+
+
+def search_words(text: str, limit: int = 6) -> list[list[str]]:
+    """Per sentence of `text` that could update an earlier fact, its plain words, for finding the
+    earlier statements it may update by full text: the sentences saying a value changed first
+    (a change word, "from X to Y", a negation), then those holding a value; at most `limit`."""
+    def words(s: Sentence) -> list[str]:
+        return list(dict.fromkeys(t for t in s.tokens if t.isalpha() and t not in _STOP and len(t) > 2))
+    facts = [s for s in _statements(text) if s.values or s.negated]
+    changing = [s for s in facts if s.change or s.replaced or s.negated]
+    chosen = (changing + [s for s in facts if s not in changing])[:limit]
+    return [w for w in (words(s) for s in chosen) if w]

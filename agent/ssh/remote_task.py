@@ -24,7 +24,7 @@ from agent.ssh.remote_exec import run_remote
 from agent.ssh.remote_shell import ps_quote, quote_argv
 from agent.ssh.remote_shell_session import RemoteShell
 from agent.ssh.targets import LocalTarget, load_targets
-from agent.tasks.event_batcher import to_wire
+from agent.tasks.engine_output import take_line
 from agent.tasks.task_finish import NO_RESULT, Finish
 from agent.tasks.worktrees import Workspace, WorkspaceError
 from chalicelib.contracts.engine_switch import engine_order
@@ -134,13 +134,7 @@ def _run_engine(runner: TaskRunner, shell: RemoteShell, root: str, ws: Workspace
             return
         *lines, pending[0] = (pending[0] + text).split("\n")
         for line in lines:
-            events = engine.parse(line)
-            for event in events:
-                summary.add(event)
-                wire = to_wire(event)
-                if wire is not None:
-                    runner.batcher.add(wire)
-            runner.cost_guard.see(line, events)
+            take_line(runner, engine, line, summary)
 
     runner.event("engine_started", f"{name} started on {shell.name}", {"engine": name, "target": shell.name})
     runner.cost_guard.engine_started()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import queue
 import subprocess
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any
 
 from agent.engines import process_tree
@@ -17,7 +17,7 @@ from agent.engines.engine_lines import pump, read_lines
 from agent.engines.engine_run import RunSummary
 from agent.engines.gated_turn import GATED, run_gated_turn
 from agent.engines.plan_gate import PlanGate, gates_plan
-from agent.tasks.event_batcher import to_wire
+from agent.tasks.engine_output import take_all, take_event
 from agent.tasks.task_inbox import take_turns
 from agent.tasks.worktrees import Workspace
 from chalicelib.contracts.engine_events import EngineEvent
@@ -26,26 +26,12 @@ from chalicelib.contracts.engine_switch import FALLBACK_ENV
 if TYPE_CHECKING:
     from agent.tasks.task_runner import TaskRunner
 
-def forward_all(runner: TaskRunner, engine: Engine, lines: Iterator[str], summary: RunSummary) -> None:
-    for line in lines:
-        events = engine.parse(line)
-        for event in events:
-            summary.add(event)
-            wire = to_wire(event)
-            if wire is not None:
-                runner.batcher.add(wire)
-        runner.cost_guard.see(line, events)
-
-
 def _run_gated(runner: TaskRunner, engine: Engine, prompt: str, resume: str | None, ws: Workspace,
                env: dict[str, str], relay: ApprovalRelay, summary: RunSummary) -> int | None:
     """One turn of Codex or Gemini asking the task's topic before its tool calls (`engines/gated_turn.py`);
     `resume`: the engine session a later turn continues."""
     def forward(event: EngineEvent) -> None:
-        summary.add(event)
-        wire = to_wire(event)
-        if wire is not None:
-            runner.batcher.add(wire)
+        take_event(runner, event, summary)
 
     def attach(proc: subprocess.Popen[str] | None) -> None:
         previous = runner.set_process(proc)
@@ -148,7 +134,7 @@ def _run_process(runner: TaskRunner, engine: Engine, argv: list[str], first_turn
         assert first_turn is not None
         take_turns(runner, engine, proc, first_turn, read_lines(proc, lines), summary, gate)
     else:
-        forward_all(runner, engine, read_lines(proc, lines), summary)
+        take_all(runner, engine, read_lines(proc, lines), summary)
     code = proc.wait()
     if process_tree.group_alive(proc.pid):  # background children the engine left behind
         process_tree.kill_tree(proc, grace_s=0.5)

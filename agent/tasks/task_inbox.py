@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.engines.definitions import Engine
 from agent.engines.engine_run import RunSummary
-from agent.tasks.event_batcher import to_wire
+from agent.tasks.engine_output import take_line
 from chalicelib.tasks.domain.steering import (
     INPUT_KIND,
     NEXT_TURN,
@@ -144,13 +144,7 @@ def take_turns(runner: TaskRunner, engine: Engine, proc: subprocess.Popen[str], 
         for line in lines:
             if gate is not None and gate.see(line, lambda answer: write_line(proc, answer)):
                 continue
-            events = engine.parse(line)
-            for event in events:
-                summary.add(event)
-                wire = to_wire(event)
-                if wire is not None:
-                    runner.batcher.add(wire)
-            runner.cost_guard.see(line, events)  # over the cost budget: stopped, no further turn
+            events = take_line(runner, engine, line, summary)  # over the cost budget: stopped, no more turns
             if any(e.kind == "result" for e in events) and proc.stdin is not None and not proc.stdin.closed:
                 runner.inbox.end_turn(proc, stopped=runner.stopped)
     finally:

@@ -66,7 +66,7 @@ class WorkRouter:
             if runner is not None and msg.kind == mm.CANCEL:
                 runner.stop("cancelled")
             elif runner is not None:  # one not running here stays pending on the server
-                runner.inbox.add(msg.seq, msg.text, msg.mode)
+                runner.receive(msg.seq, msg.text, msg.mode, msg.files)
         elif msg.kind == mm.SESSION_START:
             self._on_session_start(str(msg.session_id))
         elif msg.kind == mm.SSH_RUN:

@@ -1,9 +1,12 @@
-"""A session turn's files: fetched from the server, saved under the session's folder, named in the turn.
+"""The files of a session turn or a task message: fetched from the server, saved in the folder the
+engine works in (the session's folder, the task's worktree), named in the text the engine gets.
 
-Each file comes whole from `GET /api/sessions/{id}/files/{seq}/{index}` (the server fetches it
-from Telegram on this request; it keeps no copy). It lands in `itachi-attachments/` of the
-session's folder under a cleaned name that never replaces an earlier file; an archive is
-checked again and unpacked into a folder of its own (`chalicelib/contracts/attachments.py`).
+Each file comes whole from `GET /api/sessions/{id}/files/{seq}/{index}` or
+`GET /api/tasks/{id}/files/{seq}/{index}` (the server fetches it from Telegram on this request;
+it keeps no copy). It lands in `itachi-attachments/` of that folder under a cleaned name that
+never replaces an earlier file; an archive is checked again and unpacked into a folder of its
+own (`chalicelib/contracts/attachments.py`). The folder ignores itself in git (a `.gitignore` of
+`*`), so a task's commit and its changed files leave the attachments out.
 """
 
 from __future__ import annotations
@@ -37,14 +40,15 @@ def with_files(prompt: str, names: Sequence[str], saved: Sequence[str], engine: 
     return f"{note}\n\n{prompt}".strip() if note else prompt
 
 
-def save_files(fetch: Fetch, session_id: str, seq: int, names: Sequence[str], cwd: Path,
+def save_files(fetch: Fetch, files_path: str, seq: int, names: Sequence[str], cwd: Path,
                notice: Callable[[str], None]) -> list[str]:
-    """Fetch and save each file of turn `seq`; return their paths relative to `cwd`."""
+    """Fetch and save each file of message `seq` from `files_path` (`/api/sessions/{id}/files` or
+    `/api/tasks/{id}/files`); return their paths relative to `cwd`."""
     folder = cwd / ATTACHMENTS_DIR
     saved = []
     for index, name in enumerate(names):
         try:
-            answer = fetch(f"/api/sessions/{session_id}/files/{seq}/{index}")
+            answer = fetch(f"{files_path}/{seq}/{index}")
             data = base64.b64decode(str(answer["content_b64"]), validate=True)
             saved.append(_store(folder, str(answer.get("name") or name), data).relative_to(cwd).as_posix())
         except (ApiError, KeyError, binascii.Error) as exc:
@@ -58,6 +62,9 @@ def save_files(fetch: Fetch, session_id: str, seq: int, names: Sequence[str], cw
 
 def _store(folder: Path, name: str, data: bytes) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():  # the user's files are the engine's to read, never the task's to commit
+        ignore.write_text("*\n")
     clean = safe_name(name)
     if is_archive(clean):
         target = _free(folder, safe_name(archive_stem(clean), "archive"))

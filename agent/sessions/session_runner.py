@@ -172,7 +172,8 @@ class SessionRunner:
         def fetch(path: str) -> Any:
             return self.ctx.api.get(path, machine_id=self.ctx.machine_id)
 
-        saved = save_files(fetch, self.session_id, seq, names, self._cwd, self._notice)
+        saved = save_files(fetch, f"/api/sessions/{self.session_id}/files", seq, names, self._cwd,
+                           self._notice)
         return with_files(text, names, saved, self._engine)
 
     def _notice(self, text: str) -> None:

@@ -60,6 +60,7 @@ def run_engine(runner: TaskRunner, name: str, prompt: str, ws: Workspace, *,
     session; return what it did and its last exit code."""
     ctx, summary = runner.ctx, RunSummary(name)
     engine = ctx.engine(name)
+    runner.engine_name = name  # how a message's attached files are named to it
     options = runner.task.get("engine_options") or {}
     env = {**ctx.config.env, "ITACHI_TASK_ID": runner.task_id, "ITACHI_TASK_ATTEMPT": str(runner.attempt),
            "ITACHI_PROJECT": runner.task["project"], "ITACHI_CLIENT": name,

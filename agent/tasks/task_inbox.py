@@ -3,11 +3,17 @@
 Every task message arrives on the machine's queue (`task_input`, with the message's sequence
 number and its mode, `steer` or `queue`). Claude Code runs each task reading stream-json user
 turns on stdin: the prompt is the first turn, a `steer` message is written into the running
-turn at once (Claude Code takes it in mid-turn), and a `queue` message (or one arriving between
-turns) waits until the turn's `result` and is written as the next turn. The engine's stdin
-closes when a turn ends with nothing waiting, and the engine then finishes. Codex and Gemini CLI
+turn at once, and a `queue` message (or one arriving between turns) waits until the turn's
+`result` and is written as the next turn. The engine's stdin closes when a turn ends with
+nothing waiting, and the engine then finishes. Claude Code takes a message written mid-turn
+into the turn's next model request (beside the running tool's result); one written while the
+turn's last request is in flight becomes a turn of its own, which it still runs (and answers
+with a `result` of its own) after stdin closes, so nothing written is lost. Codex and Gemini CLI
 run one headless process per turn: a message waits for the process to end and becomes a turn
 that resumes the engine's own session (`engine_process.run_engine`).
+
+A message with files (a photo sent to the task's topic) is made ready first on the inbox's own
+thread: its files fetched and saved in the worktree and named in its text (`TaskRunner.receive`).
 
 Each message is acknowledged by a task event in the topic: `input_queued` when it waits, `input`
 (carrying `message_seq`, which is how the server learns it was delivered) when the engine got it.
@@ -18,11 +24,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+import queue
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from agent.agent_context import log
 from agent.engines.definitions import Engine
 from agent.engines.engine_run import RunSummary
 from agent.tasks.engine_output import take_line
@@ -41,6 +49,7 @@ if TYPE_CHECKING:
     from agent.tasks.task_runner import TaskRunner
 
 Report = Callable[[str, str, dict[str, Any]], None]
+Prepare = Callable[[str], str]  # a message's text -> the text the engine gets (its files saved, named)
 
 
 class TaskInbox:
@@ -54,13 +63,47 @@ class TaskInbox:
         self._seen: set[tuple[int, str]] = set()
         self._lock = threading.Lock()
         self._live: subprocess.Popen[str] | None = None  # a stream-json engine whose turn runs
+        self._preparing = 0  # messages on the preparing thread, not delivered yet
+        self._preparations: queue.SimpleQueue[tuple[int, str, str, Prepare | None]] | None = None
 
-    def add(self, seq: int, text: str, mode: str = "") -> None:
-        """Steer `text` into the running turn, or keep it for the next one (see the module doc)."""
+    def add(self, seq: int, text: str, mode: str = "", prepare: Prepare | None = None) -> None:
+        """Steer `text` into the running turn, or keep it for the next one (see the module doc).
+
+        `prepare` makes a message with files ready (fetched and named in its text) on the inbox's
+        own thread, so the queue's reader never waits for a download; a message that arrives while
+        one is being prepared waits its turn there too, and the order holds."""
         with self._lock:
             if (seq, mode) in self._seen:
                 return
             self._seen.add((seq, mode))
+            later = prepare is not None or self._preparing > 0
+            self._preparing += later
+        if later:
+            self._worker().put((seq, text, mode, prepare))
+        else:
+            self._deliver(seq, text, mode)
+
+    def _worker(self) -> queue.SimpleQueue[tuple[int, str, str, Prepare | None]]:
+        with self._lock:
+            if self._preparations is None:
+                self._preparations = queue.SimpleQueue()
+                threading.Thread(target=self._prepare_each, args=(self._preparations,), daemon=True,
+                                 name="task-inbox").start()
+            return self._preparations
+
+    def _prepare_each(self, waiting: queue.SimpleQueue[tuple[int, str, str, Prepare | None]]) -> None:
+        while True:
+            seq, text, mode, prepare = waiting.get()
+            try:
+                text = prepare(text) if prepare is not None else text
+            except Exception:  # delivered without its files rather than lost
+                log.exception("a task message's files could not be prepared")
+            with self._lock:
+                self._preparing -= 1
+            self._deliver(seq, text, mode)
+
+    def _deliver(self, seq: int, text: str, mode: str) -> None:
+        with self._lock:
             live = self._live
             # Only a stream-json engine's running turn is ever live.
             how = delivery(mode, streams_input=live is not None, turn_running=live is not None)

@@ -9,17 +9,19 @@ from __future__ import annotations
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from agent.agent_context import AgentContext, call_with_retry, log
 from agent.engines.process_tree import kill_tree
+from agent.sessions.attachment_files import save_files, with_files
 from agent.ssh.remote_task import remote_repo, run_remote_task
 from agent.tasks.cost_guard import CostGuard
 from agent.tasks.engine_chain import run_engine_chain
 from agent.tasks.event_batcher import EventBatcher
 from agent.tasks.task_finish import NO_RESULT, Finish
 from agent.tasks.task_inbox import TaskInbox
-from agent.tasks.worktrees import WorkspaceError
+from agent.tasks.worktrees import Workspace, WorkspaceError
 from chalicelib.contracts.agent_api import (
     AttemptRequest,
     Body,
@@ -29,6 +31,8 @@ from chalicelib.contracts.agent_api import (
     TaskEventsRequest,
 )
 from chalicelib.contracts.api_transport import ApiError
+
+WORKSPACE_WAIT_S = 120  # a message with files that comes before the worktree is made waits for it
 
 
 class TaskRunner:
@@ -51,6 +55,9 @@ class TaskRunner:
         self._lease_ok = self.started
         self.batcher = EventBatcher(self._post_events)
         self.inbox = TaskInbox(self.event)  # messages that steer the engine or wait for its next turn
+        self.engine_name = ""  # the engine running now (run_engine sets it)
+        self.workspace: Workspace | None = None  # the task's worktree here, once made
+        self._workspace_known = threading.Event()  # made, failed, or the task runs on an SSH target
         self.cost_guard = CostGuard(self, self.task.get("cost_budget_usd"),  # stops it mid-turn
                                     (self.task.get("engine_options") or {}).get("budget"))
 
@@ -77,6 +84,29 @@ class TaskRunner:
     def stopped(self) -> bool:
         return self._stop.is_set()
 
+    def receive(self, seq: int, text: str, mode: str, files: Sequence[str] = ()) -> None:
+        """A message for the engine (`task_inbox`); its files are saved in the worktree first."""
+        names = tuple(files)
+        prepare = (lambda t: self._with_files(seq, t, names)) if names else None
+        self.inbox.add(seq, text, mode, prepare=prepare)
+
+    def _with_files(self, seq: int, text: str, names: tuple[str, ...]) -> str:
+        """The message as the engine reads it: its files saved under the worktree and named first."""
+        self._workspace_known.wait(WORKSPACE_WAIT_S)
+        ws = self.workspace
+        if ws is None or ws.host is not None:
+            self.event("notice", "attached files reach a task whose worktree is on this machine")
+            return with_files(text, names, [], self.engine_name)
+
+        def fetch(path: str) -> Any:
+            return self.ctx.api.get(path, machine_id=self.ctx.machine_id)
+
+        def notice(line: str) -> None:
+            self.event("notice", line)
+
+        saved = save_files(fetch, f"/api/tasks/{self.task_id}/files", seq, names, ws.path, notice)
+        return with_files(text, names, saved, self.engine_name)
+
     # The run.
     def run(self) -> None:
         watch = threading.Thread(target=self._watch, name=f"watch-{self.task_id[:8]}", daemon=True)
@@ -102,12 +132,16 @@ class TaskRunner:
     def _execute(self) -> Finish:
         remote = remote_repo(self.task.get("repo") or self.ctx.config.repos.get(self.task["project"]))
         if remote is not None:  # `@<target>:<path>`: the worktree and the engine live on an SSH target
+            self._workspace_known.set()
             return run_remote_task(self, remote)
         try:
             root = self.ctx.worktrees.repo_root(self.task.get("repo"), self.task["project"])
             ws = self.ctx.worktrees.create(root, self.task_id)
         except WorkspaceError as exc:
             return Finish("failed", error=str(exc))
+        finally:
+            self._workspace_known.set()
+        self.workspace = ws
         self.event("workspace", f"worktree {ws.path} on branch {ws.branch}",
                    {"worktree": str(ws.path), "branch": ws.branch, "base": ws.base})
         run, code, engine, cost = run_engine_chain(self, ws)

@@ -18,7 +18,7 @@ SESSION_INPUT = "session_input"  # {"session_id", "seq", "text", "files"?}: writ
 SESSION_CLOSE = "session_close"  # {"session_id"}: end the interactive engine
 SSH_RUN = "ssh_run"              # {"run_id"}: claim and run a one-off command on an SSH target
 FOLDER_LIST = "folder_list"      # {"listing_id", "path", "offset"}: list a folder for the session picker
-TASK_INPUT = "task_input"        # {"task_id", "seq", "text", "mode"}: a message for a running task:
+TASK_INPUT = "task_input"        # {"task_id", "seq", "text", "mode", "files"?}: a message for a running task:
                                  # "steer" (into the running turn) or "queue" (its next turn, the default)
 SESSION_LIST = "session_list"    # {"listing_id", "path"}: list the terminal sessions /continue may resume
 KINDS = frozenset({TASK, CANCEL, SESSION_START, SESSION_INPUT, SESSION_CLOSE, SSH_RUN, FOLDER_LIST,
@@ -40,7 +40,7 @@ class MachineMessage:
     path: str = ""
     offset: int = 0
     mode: str = ""
-    files: tuple[str, ...] = ()  # a session turn's attachments, by name: fetched by their index
+    files: tuple[str, ...] = ()  # a session turn's or task message's attachments, by name: fetched by index
 
     def to_body(self) -> dict[str, Any]:
         body: dict[str, Any] = {"kind": self.kind}

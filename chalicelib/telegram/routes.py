@@ -1,6 +1,7 @@
 """POST /telegram/webhook: Telegram's updates. Outside /api/*: Telegram's secret header, not an API key.
 
-GET /api/sessions/{id}/files/{seq}/{index}: a file sent to a session's topic, for its machine."""
+GET /api/sessions/{id}/files/{seq}/{index}, GET /api/tasks/{id}/files/{seq}/{index}: a file sent to a
+session's or a task's topic, for its machine."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from chalicelib.kernel.wire import Int64, strip_nul
 
 if TYPE_CHECKING:
     from chalicelib.kernel.settings import Settings
-    from chalicelib.telegram.services.session_files import SessionFiles
+    from chalicelib.telegram.services.attached_files import AttachedFiles
     from chalicelib.telegram.services.telegram_intake import TelegramIntake
 
 class Uses(Protocol):
@@ -25,7 +26,7 @@ class Uses(Protocol):
     @property
     def telegram_intake(self) -> TelegramIntake: ...
     @property
-    def session_files(self) -> SessionFiles: ...
+    def attached_files(self) -> AttachedFiles: ...
 
 
 bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
@@ -64,7 +65,17 @@ class FileQuery(WireModel):
 @bp.route("/api/sessions/{session_id}/files/{seq}/{index}", methods=["GET"])
 def session_file(session_id: str, seq: str, index: str) -> Response:
     q = parse_query(bp.current_request, FileQuery)
+    return _file("session", session_id, q.machine_id, seq, index)
+
+
+@bp.route("/api/tasks/{task_id}/files/{seq}/{index}", methods=["GET"])
+def task_file(task_id: str, seq: str, index: str) -> Response:
+    q = parse_query(bp.current_request, FileQuery)
+    return _file("task", task_id, q.machine_id, seq, index)
+
+
+def _file(owner: str, owner_id: str, machine_id: str, seq: str, index: str) -> Response:
     if not (seq.isdigit() and index.isdigit()):
         return error_response(400, "invalid_input", "seq and index are whole numbers")
-    name, data = bp.services.session_files.fetch(session_id, q.machine_id, int(seq), int(index))
+    name, data = bp.services.attached_files.fetch(owner, owner_id, machine_id, int(seq), int(index))
     return ok({"name": name, "size": len(data), "content_b64": base64.b64encode(data).decode()})

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         TaskQueues,
     )
     from chalicelib.tasks.services.task_budgets import TaskBudgets
+    from chalicelib.tasks.services.task_runs import TaskRunService
     from chalicelib.tasks.services.tasks import TaskService
     from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
     from chalicelib.telegram.bot.context import BotServices
@@ -79,6 +80,8 @@ class CoreWiring:
         def task_event_publisher(self) -> TaskEventPublisher: ...
         @property
         def task_queues(self) -> TaskQueues: ...
+        @property
+        def task_runs(self) -> TaskRunService: ...
         @property
         def tasks(self) -> TaskService: ...
         @property

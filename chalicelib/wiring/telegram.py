@@ -11,11 +11,11 @@ from chalicelib.wiring.core import CoreWiring
 if TYPE_CHECKING:
     from chalicelib.approvals.services.tool_approvals import ToolApprovals
     from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
+    from chalicelib.telegram.services.attached_files import AttachedFiles
     from chalicelib.telegram.services.folder_walks import FolderWalks
     from chalicelib.telegram.services.ports import UnitOfWorkFactory as TelegramUnitOfWorkFactory
     from chalicelib.telegram.services.reminders import Reminders
     from chalicelib.telegram.services.resume_listings import ResumeListings
-    from chalicelib.telegram.services.session_files import SessionFiles
     from chalicelib.telegram.services.telegram_intake import AccessGuard, TelegramIntake, UpdateRunner
     from chalicelib.telegram.services.topic_directory import TopicDirectory
     from chalicelib.telegram.services.topic_streams import StreamPacing, TopicStreams
@@ -106,11 +106,12 @@ class TelegramWiring(CoreWiring):
                             self.stream_pacing)
 
     @cached_property
-    def session_files(self) -> SessionFiles:
-        """Files sent to a session's topic, fetched from Telegram when its machine asks."""
-        from chalicelib.telegram.services.session_files import SessionFiles
+    def attached_files(self) -> AttachedFiles:
+        """Files sent to a session's or a task's topic, fetched from Telegram when its machine asks."""
+        from chalicelib.telegram.services.attached_files import SESSION, TASK, AttachedFiles
 
-        return SessionFiles(self.agent_sessions.attachment, self.telegram_gateway.download)
+        return AttachedFiles({SESSION: self.agent_sessions.attachment, TASK: self.task_runs.attachment},
+                             self.telegram_gateway.download)
 
     @cached_property
     def reminders(self) -> Reminders:

@@ -145,3 +145,71 @@ def test_a_voice_note_without_a_transcription_key_is_refused(tmp_path: Path, dat
 
     assert len(inputs) == 1
     assert "please run the tests" not in turns(tmp_path)
+
+
+@contextmanager
+def task_topic(tmp_path: Path, database_url: str, **env: str) -> Iterator[tuple[TelegramStack, int]]:
+    """A slow Claude task started from Telegram, its engine at work; yields the stack and its topic."""
+    repo = make_repo(tmp_path / "myproject")
+    with telegram_stack(tmp_path, database_url, ITACHI_AGENT_REPOS=f"myproject={repo}", **env) as t:
+        t.post(message_update("/task myproject look at what I send [fake:sleep=12]"))
+        thread = t.topic()
+        wait_for(lambda: any("look at what I send" in (e.get("prompt") or "")
+                             for e in engine_events(tmp_path)), timeout_s=60, what="the engine at work")
+        yield t, thread
+
+
+def engine_events(tmp_path: Path) -> list[dict[str, Any]]:
+    path = tmp_path / "engine.log"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def task_messages(tmp_path: Path) -> list[str]:
+    """What the task's engine was given after its prompt: steered into its turn, or a later turn."""
+    return [e["prompt"] for e in engine_events(tmp_path)
+            if e["event"] in ("steered", "turn", "start") and e["prompt"]
+            and "look at what I send" not in e["prompt"]]
+
+
+def finished(t: TelegramStack, thread: int) -> str:
+    return wait_for(lambda: (texts := t.fake.sent_texts(GROUP, thread)) and "✅ Completed" in texts[-1]
+                    and "\n".join(texts), timeout_s=90, what="the task's result in its topic")
+
+
+def test_a_photo_and_a_zip_in_a_running_tasks_topic_land_in_its_worktree_and_reach_its_engine(
+        tmp_path: Path, database_url: str) -> None:
+    with task_topic(tmp_path, database_url) as (t, thread):
+        shot = photo(t.fake, PNG)
+        t.post(file_update(thread, "what is wrong on this screen?", **shot))
+        t.post(file_update(thread, **document(t.fake, "logs.zip", zipped({"logs/app.log": b"boom\n"}),
+                                              "application/zip")))
+        story = finished(t, thread)
+        (task,) = t.container.tasks.list_tasks()
+        events = t.container.tasks.events(task.id)
+
+    photo_name = f"photo-{shot['photo'][0]['file_unique_id']}.jpg"
+    attached = f"Attached: itachi-attachments/{photo_name}"
+    assert task_messages(tmp_path) == [f"{attached}\n\nwhat is wrong on this screen?",
+                                       "Attached: itachi-attachments/logs"]
+    assert f"📨 delivered into the running turn: {attached} what is wrong on this screen?" in story
+    (workspace,) = [e.data["worktree"] for e in events if e.kind == "workspace"]
+    worktree = Path(workspace)
+    assert (worktree / "itachi-attachments" / photo_name).read_bytes() == PNG
+    assert (worktree / "itachi-attachments" / "logs" / "logs" / "app.log").read_text() == "boom\n"
+    messages = [e for e in events if e.kind == "user_input"]
+    assert [[f["name"] for f in e.data["files"]] for e in messages] == [[photo_name], ["logs.zip"]]
+    assert not any(f.startswith("itachi-attachments") for f in task.files_changed or [])  # never committed
+
+
+def test_a_voice_note_in_a_running_tasks_topic_is_transcribed_echoed_and_reaches_its_engine(
+        tmp_path: Path, database_url: str) -> None:
+    with FakeOpenAI() as openai, task_topic(tmp_path, database_url, OPENAI_API_KEY="sk-test",
+                                            OPENAI_BASE_URL=f"{openai.url}/v1",
+                                            ITACHI_EMBEDDING_PROVIDER="local") as (t, thread):
+        t.post(file_update(thread, **voice(t.fake, b"please run the tests")))
+        story = finished(t, thread)
+
+    assert task_messages(tmp_path) == ["please run the tests"]
+    assert "🎙 please run the tests" in story
+    assert "📨 delivered into the running turn: please run the tests" in story
+

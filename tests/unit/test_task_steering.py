@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+import time
 from typing import Any
 
 import pytest
 
 from agent.tasks.task_inbox import TaskInbox
 from chalicelib.contracts.machine_messages import TASK_INPUT, parse_machine_message
-from chalicelib.kernel.errors import InvalidInput
+from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound
 from chalicelib.tasks.domain.steering import (
     MAX_MESSAGE,
     QUEUE,
@@ -78,6 +80,27 @@ def test_a_message_to_a_task_that_is_not_running_is_refused() -> None:
     assert world.queues.machine_messages == []
 
 
+def test_a_message_with_a_file_needs_no_text_and_only_the_machine_running_the_task_may_fetch_it() -> None:
+    world = TaskWorld()
+    world.heartbeat("m1")
+    task = world.running("m1")
+    shot = {"name": "photo-abc.jpg", "size": 68, "file_id": "tg-file-1"}
+
+    event = world.tasks.steer(task.id, "", mode=STEER, key="telegram:9", files=[shot])
+
+    assert event is not None
+    (sent,) = [parse_machine_message(json.dumps(b)) for b in world.queues.sent_to("m1")
+               if b["kind"] == TASK_INPUT]
+    assert (sent.seq, sent.text, sent.files) == (event.seq, "", ("photo-abc.jpg",))
+    assert world.runs.attachment(task.id, "m1", event.seq, 0) == shot
+    with pytest.raises(Conflict, match="runs on m1, not m2"):
+        world.runs.attachment(task.id, "m2", event.seq, 0)
+    with pytest.raises(NotFound, match="has no file 1"):
+        world.runs.attachment(task.id, "m1", event.seq, 1)
+    with pytest.raises(InvalidInput, match="1 to"):
+        world.tasks.steer(task.id, " ", mode=STEER, key="telegram:10")
+
+
 def engine() -> subprocess.Popen[str]:
     """A process that reads its stdin to the end, standing in for a stream-json engine."""
     return subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE,
@@ -104,3 +127,32 @@ def test_the_inbox_steers_a_running_turn_and_queues_between_turns_each_message_o
         ("input", 3, "steered"), ("input_queued", 4, "queued"), ("input", 4, "next_turn"),
         ("input_queued", 5, "queued")]
     assert inbox.undelivered() == ["too late"]
+
+
+def test_a_message_sent_after_one_whose_files_are_being_fetched_reaches_the_engine_after_it() -> None:
+    reports: list[tuple[str, str, dict[str, Any]]] = []
+    inbox = TaskInbox(lambda kind, text, data: reports.append((kind, text, data)))
+    fetched = threading.Event()
+
+    def slow_files(text: str) -> str:
+        fetched.wait(10)
+        return f"Attached: itachi-attachments/logs\n\n{text}"
+
+    proc = engine()
+    try:
+        assert inbox.start_turn(proc, "the prompt")
+        inbox.add(3, "look at these logs", STEER, prepare=slow_files)
+        inbox.add(4, "and fix it", STEER)
+        assert reports == []  # the text waits behind the files
+        fetched.set()
+        deadline = time.monotonic() + 10
+        while len(reports) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        inbox.end_turn(proc, stopped=False)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        proc.kill()
+
+    assert [(data["message_seq"], text) for _, text, data in reports] == [
+        (3, "📨 delivered into the running turn: Attached: itachi-attachments/logs look at these logs"),
+        (4, "📨 delivered into the running turn: and fix it")]

@@ -49,7 +49,7 @@ _AGENT_ROUTES = (
     "POST /api/machines/{machine_id}/credentials",
     "POST /api/sessions/{session_id}/claim", "POST /api/sessions/{session_id}/events",
     "POST /api/sessions/{session_id}/ended", "POST /api/sessions/{session_id}/engine-switch",
-    "GET /api/sessions/{session_id}/files/{seq}/{index}",
+    "GET /api/sessions/{session_id}/files/{seq}/{index}", "GET /api/tasks/{task_id}/files/{seq}/{index}",
     "POST /api/machines/{machine_id}/folders/{listing_id}", "POST /api/ssh/runs/{run_id}/claim",
     "POST /api/machines/{machine_id}/resumable/{listing_id}",
     "POST /api/ssh/runs/{run_id}/output", "POST /api/ssh/runs/{run_id}/result", "POST /api/ssh/targets",

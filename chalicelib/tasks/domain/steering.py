@@ -25,10 +25,10 @@ def parse_mode(value: str) -> str:
     return mode
 
 
-def check_message(text: str) -> str:
-    """The message stripped; 1 to MAX_MESSAGE characters."""
+def check_message(text: str, *, attached: int = 0) -> str:
+    """The message stripped; 1 to MAX_MESSAGE characters (none needed when it carries files)."""
     text = text.strip()
-    if not text or len(text) > MAX_MESSAGE:
+    if (not text and not attached) or len(text) > MAX_MESSAGE:
         raise InvalidInput(f"a message to a task is 1 to {MAX_MESSAGE} characters", field="text")
     return text
 

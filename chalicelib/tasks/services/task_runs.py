@@ -4,12 +4,15 @@ attempt, so a late call from an agent that lost the task is refused (409)."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.redaction import redact
+from chalicelib.tasks.domain.steering import MESSAGE_KIND
 from chalicelib.tasks.domain.task_model import NewEvent, Task, TaskEvent, TaskOutcome, TaskResult, redacted
 from chalicelib.tasks.domain.task_states import RESULT_STATUSES, TaskStatus, ensure_transition
 from chalicelib.tasks.services.ports import OutcomeListener, PromptEnricher, TasksUnitOfWork
@@ -131,6 +134,23 @@ class TaskRunService(TaskUseCase):
             uow.after_commit(lambda: self._queues.send_dispatch(task_id))
             uow.commit()
         return updated
+
+    def attachment(self, task_id: str, machine_id: str, seq: int, index: int) -> dict[str, Any]:
+        """File `index` of the message that is event `seq` of the task, for the machine running it:
+        {"name", "size", "file_id"}."""
+        try:
+            uuid.UUID(task_id)
+        except ValueError:
+            raise NotFound(f"no task {task_id!r}") from None
+        with self._uow() as uow:
+            task = self._require(uow, task_id)
+            if task.machine_id != machine_id:
+                raise Conflict(f"task {task_id} runs on {task.machine_id}, not {machine_id}")
+            found = [e for e in uow.events.since(task_id, after=seq - 1, limit=1) if e.seq == seq]
+        files = found[0].data.get("files") or [] if found and found[0].kind == MESSAGE_KIND else []
+        if not 0 <= index < len(files):
+            raise NotFound(f"message {seq} of task {task_id} has no file {index}")
+        return dict(files[index])
 
     def record_outcome(self, outcome: TaskOutcome) -> bool:
         """Keep one attempt's outcome (once); the learning loop hears of each new one."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from chalicelib.auth.request_principal import own_machine
 from chalicelib.contracts.engine_switch import KNOWN_ENGINES
@@ -113,11 +115,16 @@ class TaskService(TaskUseCase):
         self._queues.send_to_machine(task.machine_id, body)
         return True
 
-    def steer(self, ref: str, text: str, *, mode: str, key: str) -> TaskEvent | None:
+    def steer(self, ref: str, text: str, *, mode: str, key: str,
+              files: Sequence[Mapping[str, Any]] = ()) -> TaskEvent | None:
         """Send a message to a running task: recorded as a `user_input` event (its seq numbers the
         message) and sent to the task's machine, which steers the running turn with it or queues it
-        for the next (`domain/steering.py`). Idempotent on `key`: a repeat sends nothing, None."""
-        text, mode = check_message(text), parse_mode(mode)
+        for the next (`domain/steering.py`). Idempotent on `key`: a repeat sends nothing, None.
+
+        `files` are the message's attachments as {"name", "size", "file_id"} (Telegram keeps the
+        bytes; the machine fetches each through `TaskRunService.attachment`); with files the text
+        may be empty."""
+        text, mode = check_message(text, attached=len(files)), parse_mode(mode)
         task_id = self.resolve(ref)
         with self._uow() as uow:
             task = uow.tasks.get(task_id, for_update=True)
@@ -128,9 +135,11 @@ class TaskService(TaskUseCase):
                                    "there is no turn to steer", field="task")
             if not uow.claims.claim("task-message", key):
                 return None
-            (event,) = uow.events.append(task_id, task.attempts, [NewEvent(
-                MESSAGE_KIND, text[:2000], {"mode": mode, "chars": len(text)})])
-            body = MachineMessage(TASK_INPUT, task_id=task_id, seq=event.seq, text=text, mode=mode).to_body()
+            stored = [dict(f) for f in files]
+            data = {"mode": mode, "chars": len(text), **({"files": stored} if stored else {})}
+            (event,) = uow.events.append(task_id, task.attempts, [NewEvent(MESSAGE_KIND, text[:2000], data)])
+            body = MachineMessage(TASK_INPUT, task_id=task_id, seq=event.seq, text=text, mode=mode,
+                                  files=tuple(str(f["name"]) for f in stored)).to_body()
             machine = task.machine_id
             uow.after_commit(lambda: self._queues.send_to_machine(machine, body))
             uow.commit()

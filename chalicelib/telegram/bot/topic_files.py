@@ -1,15 +1,17 @@
-"""Photos, documents, archives and voice notes sent to an open session's topic.
+"""Photos, documents, archives and voice notes sent to an open session's or a running task's topic.
 
-A file becomes the session's next turn with the file attached (its caption, if any, is the
-turn's text): the turn keeps Telegram's file id only, and the machine fetches the bytes when
-the turn comes up (`services/session_files.py`). An archive is checked here first, so a bad
-one is refused in the topic at once. A voice note is transcribed, echoed in the topic, and sent
-as the turn's text.
+A file becomes the session's next turn, or a message for the task's engine (steered or queued
+as text in the topic is: `steer_commands.task_text`), with the file attached (its caption, if
+any, is the text): the turn or message keeps Telegram's file id only, and the machine fetches
+the bytes when it delivers it (`services/attached_files.py`). An archive is checked here first,
+so a bad one is refused in the topic at once. A voice note is transcribed, echoed in the topic,
+and sent as the text.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from telegram import Message, Update
 from telegram.ext import ApplicationHandlerStop, filters
@@ -34,27 +36,29 @@ NO_KEY = ("🎙 Voice notes need a transcription service: set OPENAI_API_KEY (an
 
 
 async def file_sent(update: Update, context: Context) -> None:
-    """A photo, document or archive in an open session's topic: the session's next turn carries it."""
+    """A photo, document or archive in an open session's or a running task's topic: it goes with
+    the session's next turn or the message to the task's engine."""
     message = update.effective_message
-    topic = await _session_topic(update, context)
+    topic = await _open_topic(update, context)
     if message is None or topic is None:
         return
     name, file_id, size = _described(message)
     if size > MAX_ATTACHMENT_BYTES:
         await reply(update, context, f"❌ {name} is {_mb(size)}; files up to {_mb(MAX_ATTACHMENT_BYTES)} "
-                                     "reach a session.")
+                                     "reach a session or a task.")
         raise ApplicationHandlerStop
     if is_archive(name) and not await _archive_ok(update, context, name, file_id):
         raise ApplicationHandlerStop
-    await blocking(services(context).sessions.send_input, topic.ref_id, message.caption or "",
-                   [{"name": name, "size": size, "file_id": file_id}])
+    await _deliver(update, context, topic, message.caption or "", [{"name": name, "size": size,
+                                                                    "file_id": file_id}])
     raise ApplicationHandlerStop
 
 
 async def voice_sent(update: Update, context: Context) -> None:
-    """A voice note in an open session's topic: transcribed, echoed, and sent as the next turn."""
+    """A voice note in an open session's or a running task's topic: transcribed, echoed, and sent
+    as the session's next turn or the message to the task's engine."""
     message = update.effective_message
-    topic = await _session_topic(update, context)
+    topic = await _open_topic(update, context)
     if message is None or topic is None:
         return
     audio = message.voice or message.audio
@@ -76,26 +80,43 @@ async def voice_sent(update: Update, context: Context) -> None:
                                      "spent, or the service failed: `itachi usage` says which).")
         raise ApplicationHandlerStop
     await reply(update, context, f"🎙 {text}")
-    await blocking(bot.sessions.send_input, topic.ref_id, text)
+    await _deliver(update, context, topic, text)
     raise ApplicationHandlerStop
 
 
-async def _session_topic(update: Update, context: Context) -> Topic | None:
-    """The open session whose topic this is; a task's or a closed session's topic is told why not."""
+async def _open_topic(update: Update, context: Context) -> Topic | None:
+    """The open session or running task whose topic this is; a closed or finished one is told why not."""
     chat = update.effective_chat
     if chat is None or not topic_of(update):
         return None
-    topic = await blocking(services(context).topics.by_thread, chat.id, topic_of(update))
+    bot = services(context)
+    topic = await blocking(bot.topics.by_thread, chat.id, topic_of(update))
     if topic is None:
         return None
+    if topic.kind == "task":
+        task = await blocking(bot.tasks.get, topic.ref_id)
+        if task.status.value != "running":
+            await reply(update, context, f"Task {short_id(topic.ref_id)} is {task.status.value}: files and "
+                                         "voice notes reach a running task or an open session (/session).")
+            raise ApplicationHandlerStop
+        return topic
     if topic.kind != "session":
-        await reply(update, context, f"This topic is task {short_id(topic.ref_id)}: files and voice notes "
-                                     "reach an open session (/session).")
-        raise ApplicationHandlerStop
+        return None
     if topic.status != "open":
         await reply(update, context, "This session is closed: files and voice notes reach an open session.")
         raise ApplicationHandlerStop
     return topic
+
+
+async def _deliver(update: Update, context: Context, topic: Topic, text: str,
+                   files: list[dict[str, Any]] | None = None) -> None:
+    """The session's next turn, or a message to the task's engine in the mode text in its topic has."""
+    bot = services(context)
+    if topic.kind == "task":
+        await blocking(bot.tasks.steer, topic.ref_id, text, mode=bot.task_text,
+                       key=f"telegram:{update.update_id}", files=files or ())
+    else:
+        await blocking(bot.sessions.send_input, topic.ref_id, text, *([files] if files else []))
 
 
 async def _archive_ok(update: Update, context: Context, name: str, file_id: str) -> bool:

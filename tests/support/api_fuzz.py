@@ -150,6 +150,7 @@ ROUTES: dict[tuple[str, str], tuple[Model, Model]] = {
     ("GET", "/api/sessions/{session_id}/events"): (None, agent_sessions.EventsQuery),
     ("GET", "/api/sessions/{session_id}/export"): (None, agent_sessions.ExportQuery),
     ("GET", "/api/sessions/{session_id}/files/{seq}/{index}"): (None, telegram.FileQuery),
+    ("GET", "/api/tasks/{task_id}/files/{seq}/{index}"): (None, telegram.FileQuery),
     ("POST", "/api/sessions/{session_id}/claim"): (agent_sessions.MachineBody, None),
     ("POST", "/api/sessions/{session_id}/events"): (agent_sessions.SessionEventsBody, None),
     ("POST", "/api/sessions/{session_id}/ended"): (agent_sessions.EndedBody, None),

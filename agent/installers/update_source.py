@@ -18,7 +18,7 @@ import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
-CODE_ROOT = Path(__file__).resolve().parents[1]
+CODE_ROOT = Path(__file__).resolve().parents[2]  # the checkout: agent/installers/ is two below it
 MAX_ARTIFACT_BYTES = 500 * 1024 * 1024
 DOWNLOAD_TIMEOUT_S = 120
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")

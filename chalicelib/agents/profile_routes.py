@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from chalicelib.agents.services.lessons import ProfileLessons
     from chalicelib.agents.services.profiles import AgentProfiles
 
+
 class Uses(Protocol):
     @property
     def agent_cron(self) -> AgentCron: ...

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from chalicelib.agents.services.runs import SubagentRuns
     from chalicelib.tasks.services.tasks import TaskService
 
+
 class Uses(Protocol):
     @property
     def agent_messaging(self) -> AgentMessaging: ...

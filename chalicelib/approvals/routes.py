@@ -17,6 +17,7 @@ from chalicelib.kernel.wire import INT64_MAX
 if TYPE_CHECKING:
     from chalicelib.approvals.services.tool_approvals import ToolApprovals
 
+
 class Uses(Protocol):
     @property
     def tool_approvals(self) -> ToolApprovals: ...

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from chalicelib.auth.services.machine_onboarding import MachineOnboarding
     from chalicelib.kernel.settings import Settings
 
+
 class Uses(Protocol):
     @property
     def machine_onboarding(self) -> MachineOnboarding: ...

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from chalicelib.brain.services.brain_loop import BrainLoop
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
 
+
 class Uses(Protocol):
     @property
     def brain_decisions(self) -> ProposalDecisions: ...

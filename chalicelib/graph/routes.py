@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from chalicelib.graph.services.graph_retrieve import GraphRetrieve
     from chalicelib.graph.services.graph_store import GraphStore
 
+
 class Uses(Protocol):
     @property
     def graph_admin(self) -> GraphAdmin: ...

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.lessons import Lessons
     from chalicelib.learning.services.project_rules import ProjectRules
 
+
 class Uses(Protocol):
     @property
     def run_memory_scopes(self) -> RunScopes: ...

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from chalicelib.kernel.settings import Settings
     from chalicelib.llm.services.ports import LanguageModel, LlmUnits
 
+
 class Uses(Protocol):
     @property
     def llm(self) -> LanguageModel: ...

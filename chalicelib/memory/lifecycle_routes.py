@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_lifecycle import MemoryLifecycle
     from chalicelib.memory.services.memory_transfer import MemoryTransfer
 
+
 class Uses(Protocol):
     @property
     def memory_eviction(self) -> MemoryEviction: ...

@@ -14,6 +14,7 @@ from chalicelib.memory.domain.memory_files import ToolCommand, memory_path
 if TYPE_CHECKING:
     from chalicelib.memory.services.memory_tool import MemoryTool
 
+
 class Uses(Protocol):
     @property
     def memory_tool(self) -> MemoryTool: ...

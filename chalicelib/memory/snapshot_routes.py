@@ -12,6 +12,7 @@ from chalicelib.kernel.http import ApiBlueprint, ok, parse_body, parse_query
 if TYPE_CHECKING:
     from chalicelib.memory.services.memory_snapshots import MemorySnapshots
 
+
 class Uses(Protocol):
     @property
     def memory_snapshots(self) -> MemorySnapshots: ...

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.rule_promotion import RulePromotion
     from chalicelib.namespaces.services.namespaces import Namespaces
 
+
 class Uses(Protocol):
     @property
     def namespaces(self) -> Namespaces: ...

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from chalicelib.graph.services.graph_store import GraphStore
     from chalicelib.sessions.services.sessions import SessionService
 
+
 class Uses(Protocol):
     @property
     def run_memory_scopes(self) -> RunScopes: ...

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from chalicelib.ssh.services.ssh_runs import SshRuns
     from chalicelib.ssh.services.ssh_targets import SshTargets
 
+
 class Uses(Protocol):
     @property
     def ssh_runs(self) -> SshRuns: ...

@@ -20,6 +20,7 @@ from chalicelib.sync.domain.sync_model import FileVersion, PushItem, SyncConflic
 if TYPE_CHECKING:
     from chalicelib.sync.services.file_sync import FileSync
 
+
 class Uses(Protocol):
     @property
     def file_sync(self) -> FileSync: ...

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from chalicelib.telegram.services.attached_files import AttachedFiles
     from chalicelib.telegram.services.telegram_intake import TelegramIntake
 
+
 class Uses(Protocol):
     @property
     def settings(self) -> Settings: ...

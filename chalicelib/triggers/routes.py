@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from chalicelib.kernel.settings import Settings
     from chalicelib.triggers.services.github_triggers import GitHubTriggers
 
+
 class Uses(Protocol):
     @property
     def github_triggers(self) -> GitHubTriggers: ...

@@ -36,6 +36,7 @@ from chalicelib.kernel.http import ApiBlueprint, ServedBlueprint, ok
 if TYPE_CHECKING:
     from chalicelib.console.services.console_auth import ConsoleAuth
 
+
 class Uses(Protocol):
     @property
     def console_auth(self) -> ConsoleAuth: ...

@@ -15,6 +15,7 @@ from chalicelib.kernel.errors import InvalidInput
 if TYPE_CHECKING:
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
 
+
 class Uses(ConsoleServices, Protocol):
     @property
     def brain_decisions(self) -> ProposalDecisions: ...

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from chalicelib.console.services.reads import ReadsFactory
     from chalicelib.context.services.prompt_context import PromptContext
 
+
 class Uses(ConsoleServices, Protocol):
     @property
     def console_reads(self) -> ReadsFactory: ...

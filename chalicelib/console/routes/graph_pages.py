@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from chalicelib.console.services.reads import ReadsFactory
     from chalicelib.graph.services.graph_admin import GraphAdmin
 
+
 class Uses(ConsoleServices, Protocol):
     @property
     def console_reads(self) -> ReadsFactory: ...

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_lifecycle import MemoryLifecycle
     from chalicelib.memory.services.memory_service import MemoryService
 
+
 class Uses(ConsoleServices, Protocol):
     @property
     def console_reads(self) -> ReadsFactory: ...

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.machines import MachineRegistry
     from chalicelib.tasks.services.tasks import TaskService
 
+
 class Uses(ConsoleServices, Protocol):
     @property
     def console_reads(self) -> ReadsFactory: ...

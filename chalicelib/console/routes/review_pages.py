@@ -22,6 +22,7 @@ from chalicelib.memory.services.memory_review import MAX_TEXT_CHARS
 if TYPE_CHECKING:
     from chalicelib.memory.services.memory_review import MemoryReview
 
+
 class Uses(ConsoleServices, Protocol):
     @property
     def memory_review(self) -> MemoryReview: ...

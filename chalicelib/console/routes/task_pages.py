@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from chalicelib.agents.services.runs import SubagentRuns
     from chalicelib.tasks.services.tasks import TaskService
 
+
 class Uses(ConsoleServices, Protocol):
     @property
     def agent_runs(self) -> SubagentRuns: ...

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from chalicelib.kernel.database import Database
     from chalicelib.kernel.queues import SqsQueues
 
+
 class Uses(Protocol):
     @property
     def db(self) -> Database: ...

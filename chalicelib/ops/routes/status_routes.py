@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from chalicelib.ops.domain.retention import RetentionPolicy
     from chalicelib.ops.services.ports import RetentionRows
 
+
 class Uses(Protocol):
     @property
     def db(self) -> Database: ...

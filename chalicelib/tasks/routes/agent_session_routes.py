@@ -15,6 +15,7 @@ from chalicelib.tasks.routes.agent_bodies import EndedBody, MachineBody, Session
 if TYPE_CHECKING:
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
 
+
 class Uses(Protocol):
     @property
     def agent_sessions(self) -> AgentSessionService: ...

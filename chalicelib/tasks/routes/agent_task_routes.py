@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.task_runs import TaskRunService
     from chalicelib.tasks.services.tasks import TaskService
 
+
 class Uses(Protocol):
     @property
     def task_runs(self) -> TaskRunService: ...

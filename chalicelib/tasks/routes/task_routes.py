@@ -16,6 +16,7 @@ from chalicelib.tasks.domain.task_states import TaskStatus
 if TYPE_CHECKING:
     from chalicelib.tasks.services.tasks import TaskService
 
+
 class Uses(Protocol):
     @property
     def tasks(self) -> TaskService: ...

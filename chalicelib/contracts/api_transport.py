@@ -33,7 +33,24 @@ class ApiError(Exception):
         self.body = body
 
 
-class ApiClient:
+class JsonCalls:
+    """GET with a query, POST with a JSON body, DELETE: each one `_call(method, path, body)`."""
+
+    def get(self, path: str, **params: Any) -> Any:
+        query = {k: v for k, v in params.items() if v is not None}
+        return self._call("GET", path + (f"?{urlencode(query)}" if query else ""))
+
+    def post(self, path: str, body: Any | None = None) -> Any:
+        return self._call("POST", path, body if body is not None else {})
+
+    def delete(self, path: str) -> Any:
+        return self._call("DELETE", path)
+
+    def _call(self, method: str, path: str, body: Any | None = None) -> Any:
+        raise NotImplementedError
+
+
+class ApiClient(JsonCalls):
     """A blocking JSON client for the CLI and the agent: one timeout per request, errors raised."""
 
     def __init__(self, config: ClientConfig, timeout_s: float = 30.0,
@@ -49,16 +66,6 @@ class ApiClient:
         from chalicelib.contracts.local_home import load_client_config
 
         return cls(load_client_config(home), timeout_s, headers)
-
-    def get(self, path: str, **params: Any) -> Any:
-        query = {k: v for k, v in params.items() if v is not None}
-        return self._call("GET", path + (f"?{urlencode(query)}" if query else ""))
-
-    def post(self, path: str, body: Any | None = None) -> Any:
-        return self._call("POST", path, body if body is not None else {})
-
-    def delete(self, path: str) -> Any:
-        return self._call("DELETE", path)
 
     def _call(self, method: str, path: str, body: Any | None = None) -> Any:
         return request_json(self._config.api_url, self._config.api_key, method, path, body,

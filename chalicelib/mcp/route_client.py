@@ -14,9 +14,9 @@ import uuid
 from collections.abc import Mapping
 from functools import cache
 from typing import Any, Protocol
-from urllib.parse import parse_qs, unquote, urlencode, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
-from chalicelib.contracts.api_transport import ApiError
+from chalicelib.contracts.api_transport import ApiError, JsonCalls
 
 # What an in-process request carries over from the `/mcp` request that made it.
 PASSED_HEADERS = ("authorization", "x-itachi-agent-run", "user-agent")
@@ -50,22 +50,12 @@ def match_route(routes: Mapping[str, Any], path: str) -> tuple[str, dict[str, st
     return resource, {k: unquote(v) for k, v in params.items()}
 
 
-class RouteClient:
+class RouteClient(JsonCalls):
     """The API client's three calls (as `ApiClient`'s), answered by the app in this process."""
 
     def __init__(self, app: RestApp, headers: Mapping[str, str]) -> None:
         self._app = app
         self._passed = {k.lower(): v for k, v in headers.items() if k.lower() in PASSED_HEADERS}
-
-    def get(self, path: str, **params: Any) -> Any:
-        query = {k: v for k, v in params.items() if v is not None}
-        return self._call("GET", path + (f"?{urlencode(query)}" if query else ""))
-
-    def post(self, path: str, body: Any | None = None) -> Any:
-        return self._call("POST", path, body if body is not None else {})
-
-    def delete(self, path: str) -> Any:
-        return self._call("DELETE", path)
 
     def _call(self, method: str, path: str, body: Any | None = None) -> Any:
         parts = urlsplit(path)

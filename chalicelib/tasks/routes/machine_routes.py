@@ -13,7 +13,12 @@ from chalice import Response
 from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.http import ApiBlueprint, ok, parse_body
 from chalicelib.tasks.domain.machine_records import Heartbeat
-from chalicelib.tasks.routes.agent_bodies import FolderListingBody, HeartbeatBody, ResumableListingBody
+from chalicelib.tasks.routes.agent_bodies import (
+    FolderListingBody,
+    HeartbeatBody,
+    MachineBody,
+    ResumableListingBody,
+)
 
 if TYPE_CHECKING:
     from chalicelib.tasks.services.machine_credentials import MachineCredentialVendor
@@ -90,24 +95,21 @@ def machine_credentials(machine_id: str) -> Response:
 
 @bp.route("/api/machines/{machine_id}/folders/{listing_id}", methods=["POST"])
 def folder_listing(machine_id: str, listing_id: str) -> Response:
-    b = parse_body(bp.current_request, FolderListingBody)
-    if b.machine_id != machine_id:
-        raise InvalidInput("machine_id must be the machine of the path", field="machine_id")
-    container = bp.services
-    if not container.telegram_enabled:
-        raise NotFound("folder listings serve the Telegram session picker, which is not configured")
-    listing = b.model_dump(mode="json", exclude={"machine_id"})
-    shown = container.folder_walks.answered(machine_id, listing_id, listing)
-    return ok({"shown": shown})
+    listing = _listing(machine_id, FolderListingBody, "folder listings serve the Telegram session picker")
+    return ok({"shown": bp.services.folder_walks.answered(machine_id, listing_id, listing)})
 
 
 @bp.route("/api/machines/{machine_id}/resumable/{listing_id}", methods=["POST"])
 def resumable_listing(machine_id: str, listing_id: str) -> Response:
-    b = parse_body(bp.current_request, ResumableListingBody)
+    listing = _listing(machine_id, ResumableListingBody, "session listings serve Telegram's /continue")
+    return ok({"shown": bp.services.resume_listings.answered(machine_id, listing_id, listing)})
+
+
+def _listing(machine_id: str, model: type[MachineBody], serves: str) -> dict[str, Any]:
+    """An agent's listing for a Telegram picker: its body without the machine, which must be the path's."""
+    b = parse_body(bp.current_request, model)
     if b.machine_id != machine_id:
         raise InvalidInput("machine_id must be the machine of the path", field="machine_id")
-    container = bp.services
-    if not container.telegram_enabled:
-        raise NotFound("session listings serve Telegram's /continue, which is not configured")
-    listing = b.model_dump(mode="json", exclude={"machine_id"})
-    return ok({"shown": container.resume_listings.answered(machine_id, listing_id, listing)})
+    if not bp.services.telegram_enabled:
+        raise NotFound(f"{serves}, which is not configured")
+    return b.model_dump(mode="json", exclude={"machine_id"})

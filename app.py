@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any
 
 from chalice import Chalice, Response
 from chalice.app import Request
@@ -52,13 +52,14 @@ from chalicelib.telegram import routes as telegram_routes
 from chalicelib.triggers import routes as github_trigger_routes
 
 app = Chalice(app_name="itachi", configure_logs=False)
-S = TypeVar("S")
 
 
-def _serve(blueprint: ServedBlueprint[S], services: Callable[[], S]) -> None:
-    """Register a routes module, handing it what it uses (its `Uses`; mypy checks the container has it)."""
+def _serve(blueprint: ServedBlueprint[Any], services: Callable[[], object] = get_container) -> None:
+    """Register a routes module, handing it where its views read what its `Uses` names (the container;
+    tests/unit/test_route_uses.py checks the container has it all)."""
     blueprint.provide(services)
     app.register_blueprint(blueprint)
+
 
 def _caller() -> str:
     """Whose idempotent POSTs these are: the stored key's id, the admin, or nobody (an open route)."""
@@ -68,43 +69,48 @@ def _caller() -> str:
 
 # Where idempotent POSTs keep their replies, recorded per caller.
 use_database(lambda: get_container().db, _caller)
-_serve(health_routes.bp, get_container)
-_serve(approval_routes.bp, get_container)
-_serve(status_routes.bp, get_container)
-_serve(usage_routes.bp, get_container)
-_serve(session_routes.bp, get_container)
-_serve(task_routes.bp, get_container)
-_serve(agent_task_routes.bp, get_container)
-_serve(machine_routes.bp, get_container)
-_serve(agent_session_routes.bp, get_container)
-_serve(telegram_routes.bp, get_container)
-_serve(github_trigger_routes.bp, get_container)
-_serve(learning_routes.bp, get_container)
-_serve(memory_routes.bp, get_container)
-_serve(context_routes.bp, get_container)
-_serve(graph_routes.bp, get_container)
-_serve(memory_lifecycle_routes.bp, get_container)
-_serve(memory_snapshot_routes.bp, get_container)
-_serve(memory_tool_routes.bp, get_container)
-_serve(namespace_routes.bp, get_container)
-_serve(sync_routes.bp, get_container)
+# The routes modules whose views read their services from the container.
+SERVED: tuple[ServedBlueprint[Any], ...] = (
+    health_routes.bp,
+    approval_routes.bp,
+    status_routes.bp,
+    usage_routes.bp,
+    session_routes.bp,
+    task_routes.bp,
+    agent_task_routes.bp,
+    machine_routes.bp,
+    agent_session_routes.bp,
+    telegram_routes.bp,
+    github_trigger_routes.bp,
+    learning_routes.bp,
+    memory_routes.bp,
+    context_routes.bp,
+    graph_routes.bp,
+    memory_lifecycle_routes.bp,
+    memory_snapshot_routes.bp,
+    memory_tool_routes.bp,
+    namespace_routes.bp,
+    sync_routes.bp,
+    ssh_routes.bp,
+    openapi_routes.bp,
+    key_routes.bp,
+    invite_routes.bp,
+    brain_routes.bp,
+    agent_profile_routes.bp,
+    agent_run_routes.bp,
+    console_auth_pages.bp,  # the web console (cookie sessions, see chalicelib/console)
+    console_auth_pages.api,
+    console_memory_pages.bp,
+    console_task_pages.bp,
+    console_overview_pages.bp,
+    console_brain_pages.bp,
+    console_context_pages.bp,
+    console_graph_pages.bp,
+    console_review_pages.bp,
+)
+for served in SERVED:
+    _serve(served)
 _serve(mcp_routes.bp, lambda: mcp_routes.Uses(app, get_container()))
-_serve(ssh_routes.bp, get_container)
-_serve(openapi_routes.bp, get_container)
-_serve(key_routes.bp, get_container)
-_serve(invite_routes.bp, get_container)
-_serve(brain_routes.bp, get_container)
-_serve(agent_profile_routes.bp, get_container)
-_serve(agent_run_routes.bp, get_container)
-_serve(console_auth_pages.bp, get_container)  # the web console (cookie sessions, see chalicelib/console)
-_serve(console_auth_pages.api, get_container)
-_serve(console_memory_pages.bp, get_container)
-_serve(console_task_pages.bp, get_container)
-_serve(console_overview_pages.bp, get_container)
-_serve(console_brain_pages.bp, get_container)
-_serve(console_context_pages.bp, get_container)
-_serve(console_graph_pages.bp, get_container)
-_serve(console_review_pages.bp, get_container)
 
 
 # Default deny: every route needs an API key, but these, each checking a credential of its own

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 from pydantic import Field
@@ -17,16 +17,13 @@ if TYPE_CHECKING:
     from chalicelib.agents.services.profiles import AgentProfiles
 
 
-class Uses(Protocol):
-    @property
-    def agent_cron(self) -> AgentCron: ...
-    @property
-    def agent_profiles(self) -> AgentProfiles: ...
-    @property
-    def profile_lessons(self) -> ProfileLessons: ...
+class Uses:
+    agent_cron: AgentCron
+    agent_profiles: AgentProfiles
+    profile_lessons: ProfileLessons
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 class ProfileBody(WireModel):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from chalice import Response
 from pydantic import Field
@@ -21,18 +21,14 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.tasks import TaskService
 
 
-class Uses(Protocol):
-    @property
-    def agent_messaging(self) -> AgentMessaging: ...
-    @property
-    def agent_runs(self) -> SubagentRuns: ...
-    @property
-    def profile_lessons(self) -> ProfileLessons: ...
-    @property
-    def tasks(self) -> TaskService: ...
+class Uses:
+    agent_messaging: AgentMessaging
+    agent_runs: SubagentRuns
+    profile_lessons: ProfileLessons
+    tasks: TaskService
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 class SpawnBody(WireModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import asdict
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from chalice import Response
 from pydantic import Field
@@ -18,12 +18,11 @@ if TYPE_CHECKING:
     from chalicelib.approvals.services.tool_approvals import ToolApprovals
 
 
-class Uses(Protocol):
-    @property
-    def tool_approvals(self) -> ToolApprovals: ...
+class Uses:
+    tool_approvals: ToolApprovals
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 class ApprovalIn(WireModel):

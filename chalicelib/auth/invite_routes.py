@@ -4,7 +4,7 @@ gets a machine key, unless the machine still has a live one (409)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 from chalice.app import Request
@@ -19,14 +19,12 @@ if TYPE_CHECKING:
     from chalicelib.kernel.settings import Settings
 
 
-class Uses(Protocol):
-    @property
-    def machine_onboarding(self) -> MachineOnboarding: ...
-    @property
-    def settings(self) -> Settings: ...
+class Uses:
+    machine_onboarding: MachineOnboarding
+    settings: Settings
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 class InviteBody(WireModel):

@@ -20,14 +20,12 @@ class NamespaceLookup(Protocol):
         ...
 
 
-class Uses(Protocol):
-    @property
-    def key_admin(self) -> KeyAdmin: ...
-    @property
-    def namespaces(self) -> NamespaceLookup: ...
+class Uses:
+    key_admin: KeyAdmin
+    namespaces: NamespaceLookup
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 def refuse_replay(request: Request) -> None:

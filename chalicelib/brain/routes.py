@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal
 
 from chalice import Response
 from pydantic import Field
@@ -14,14 +14,12 @@ if TYPE_CHECKING:
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
 
 
-class Uses(Protocol):
-    @property
-    def brain_decisions(self) -> ProposalDecisions: ...
-    @property
-    def brain_loop(self) -> BrainLoop: ...
+class Uses:
+    brain_decisions: ProposalDecisions
+    brain_loop: BrainLoop
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 class BrainChange(WireModel):

@@ -130,11 +130,10 @@ class SessionLookup(Protocol):
     def session(self, token: str | None) -> ConsoleSession | None: ...
 
 
-class ConsoleServices(Protocol):
-    """What every console page needs: its sign-in sessions."""
+class ConsoleServices:
+    """What every console page uses (the base of its module's `Uses`): its sign-in sessions."""
 
-    @property
-    def console_auth(self) -> SessionLookup: ...
+    console_auth: SessionLookup
 
 
 C = TypeVar("C", bound=ConsoleServices)
@@ -142,8 +141,8 @@ ErrorPage = Callable[[Request, int, str], Response]
 
 
 class ConsoleBlueprint(ServedBlueprint[C]):
-    def __init__(self, import_name: str, error_page: ErrorPage) -> None:
-        super().__init__(import_name)
+    def __init__(self, import_name: str, uses: type[C], error_page: ErrorPage) -> None:
+        super().__init__(import_name, uses)
         self._error_page = error_page
 
     def page(

@@ -3,7 +3,7 @@ with the graph's block, through the one prompt-context pipeline)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 
@@ -20,18 +20,14 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.search_explain import SearchExplainer
 
 
-class Uses(Protocol):
-    @property
-    def prompt_context(self) -> PromptContext: ...
-    @property
-    def run_memory_scopes(self) -> RunScopes: ...
-    @property
-    def scoped_reads(self) -> ScopedReads: ...
-    @property
-    def search_explainer(self) -> SearchExplainer: ...
+class Uses:
+    prompt_context: PromptContext
+    run_memory_scopes: RunScopes
+    scoped_reads: ScopedReads
+    search_explainer: SearchExplainer
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 @bp.route("/api/memory/search", methods=["GET"])

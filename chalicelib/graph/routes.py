@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from chalice import Response
@@ -31,16 +31,13 @@ if TYPE_CHECKING:
     from chalicelib.graph.services.graph_store import GraphStore
 
 
-class Uses(Protocol):
-    @property
-    def graph_admin(self) -> GraphAdmin: ...
-    @property
-    def graph_retrieve(self) -> GraphRetrieve: ...
-    @property
-    def graph_store(self) -> GraphStore: ...
+class Uses:
+    graph_admin: GraphAdmin
+    graph_retrieve: GraphRetrieve
+    graph_store: GraphStore
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 @contextmanager

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from chalice import Blueprint, Response
 from chalice.app import Request
@@ -117,22 +117,26 @@ def _translate_errors(view: F, blueprint: Blueprint) -> F:
 
 
 class ServedBlueprint(Blueprint, Generic[S]):
-    """A Blueprint whose views reach what they use through `services`: a Protocol the routes module
-    declares (its `Uses`), provided by the entry point that registers it (`app.py`). Nothing below
-    the entry points looks a dependency up, and a module's `Uses` says which services it needs."""
+    """A Blueprint whose views reach what they use through `services`. Its routes module declares
+    that as a class, `Uses`: one annotated attribute per service, named and typed as on `Container`
+    (`db: Database`). The entry point that registers it (`app.py`) provides where they come from,
+    the container, read lazily: a view builds only the services it touches. Nothing below the entry
+    points looks a dependency up, and `tests/unit/test_route_uses.py` checks the container has
+    everything each `Uses` names."""
 
-    def __init__(self, import_name: str) -> None:
+    def __init__(self, import_name: str, uses: type[S]) -> None:
         super().__init__(import_name)
-        self._provider: Callable[[], S] | None = None
+        self.uses = uses
+        self._provider: Callable[[], object] | None = None
 
-    def provide(self, provider: Callable[[], S]) -> None:
+    def provide(self, provider: Callable[[], object]) -> None:
         self._provider = provider
 
     @property
     def services(self) -> S:
         if self._provider is None:
             raise RuntimeError(f"{self._import_name}: registered without its services")
-        return self._provider()
+        return cast(S, self._provider())
 
 
 class ApiBlueprint(ServedBlueprint[S]):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Annotated, Protocol
+from typing import TYPE_CHECKING, Annotated
 
 from chalice import Response
 from pydantic import Field
@@ -20,20 +20,15 @@ if TYPE_CHECKING:
     from chalicelib.learning.services.project_rules import ProjectRules
 
 
-class Uses(Protocol):
-    @property
-    def run_memory_scopes(self) -> RunScopes: ...
-    @property
-    def insight_extraction(self) -> InsightExtraction: ...
-    @property
-    def lesson_enricher(self) -> LessonEnricher: ...
-    @property
-    def lessons(self) -> Lessons: ...
-    @property
-    def project_rules(self) -> ProjectRules: ...
+class Uses:
+    run_memory_scopes: RunScopes
+    insight_extraction: InsightExtraction
+    lesson_enricher: LessonEnricher
+    lessons: Lessons
+    project_rules: ProjectRules
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 Project = Field(min_length=1, max_length=200)
 

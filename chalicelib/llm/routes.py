@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 from pydantic import Field
@@ -15,16 +15,13 @@ if TYPE_CHECKING:
     from chalicelib.llm.services.ports import LanguageModel, LlmUnits
 
 
-class Uses(Protocol):
-    @property
-    def llm(self) -> LanguageModel: ...
-    @property
-    def llm_units(self) -> LlmUnits: ...
-    @property
-    def settings(self) -> Settings: ...
+class Uses:
+    llm: LanguageModel
+    llm_units: LlmUnits
+    settings: Settings
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 class UsageQuery(WireModel):

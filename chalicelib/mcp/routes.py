@@ -37,7 +37,7 @@ class Uses:
     machines: Machines
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 # Headers worth passing back: the content type and the MCP ones (no session id in stateless mode).
 _ANSWER_HEADERS = ("content-type", "mcp-protocol-version")

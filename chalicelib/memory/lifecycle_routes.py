@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 
@@ -20,18 +20,14 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_transfer import MemoryTransfer
 
 
-class Uses(Protocol):
-    @property
-    def memory_eviction(self) -> MemoryEviction: ...
-    @property
-    def memory_integrity(self) -> MemoryIntegrity: ...
-    @property
-    def memory_lifecycle(self) -> MemoryLifecycle: ...
-    @property
-    def memory_transfer(self) -> MemoryTransfer: ...
+class Uses:
+    memory_eviction: MemoryEviction
+    memory_integrity: MemoryIntegrity
+    memory_lifecycle: MemoryLifecycle
+    memory_transfer: MemoryTransfer
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 @bp.route("/api/memory", methods=["GET"])

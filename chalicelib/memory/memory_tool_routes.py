@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal
 
 from chalice import Response
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -15,12 +15,11 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_tool import MemoryTool
 
 
-class Uses(Protocol):
-    @property
-    def memory_tool(self) -> MemoryTool: ...
+class Uses:
+    memory_tool: MemoryTool
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 # The fields each command needs (the tool's names); text fields are kept exactly as sent.
 REQUIRED = {"view": ("path",), "create": ("path", "file_text"), "str_replace": ("path", "old_str"),

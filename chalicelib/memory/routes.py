@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 from pydantic import ValidationError
@@ -34,20 +34,15 @@ from chalicelib.memory.schemas import (
 )
 
 
-class Uses(Protocol):
-    @property
-    def run_memory_scopes(self) -> RunScopes: ...
-    @property
-    def memory(self) -> MemoryService: ...
-    @property
-    def memory_recall(self) -> MemoryRecall: ...
-    @property
-    def rule_import(self) -> RuleImport: ...
-    @property
-    def scoped_reads(self) -> ScopedReads: ...
+class Uses:
+    run_memory_scopes: RunScopes
+    memory: MemoryService
+    memory_recall: MemoryRecall
+    rule_import: RuleImport
+    scoped_reads: ScopedReads
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 @bp.route("/api/memory", methods=["POST"])

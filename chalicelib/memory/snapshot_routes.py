@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -13,12 +13,11 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_snapshots import MemorySnapshots
 
 
-class Uses(Protocol):
-    @property
-    def memory_snapshots(self) -> MemorySnapshots: ...
+class Uses:
+    memory_snapshots: MemorySnapshots
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 Project = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
 Name = Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 from pydantic import Field
@@ -14,14 +14,12 @@ if TYPE_CHECKING:
     from chalicelib.namespaces.services.namespaces import Namespaces
 
 
-class Uses(Protocol):
-    @property
-    def namespaces(self) -> Namespaces: ...
-    @property
-    def rule_promotion(self) -> RulePromotion: ...
+class Uses:
+    namespaces: Namespaces
+    rule_promotion: RulePromotion
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 ProjectId = Field(min_length=1, max_length=300, pattern=r"^[^\x00-\x1f]+$")
 

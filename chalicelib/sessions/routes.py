@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal, Protocol
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from chalice import Response
 from pydantic import ConfigDict, Field
@@ -17,16 +17,13 @@ if TYPE_CHECKING:
     from chalicelib.sessions.services.sessions import SessionService
 
 
-class Uses(Protocol):
-    @property
-    def run_memory_scopes(self) -> RunScopes: ...
-    @property
-    def graph_store(self) -> GraphStore: ...
-    @property
-    def sessions(self) -> SessionService: ...
+class Uses:
+    run_memory_scopes: RunScopes
+    graph_store: GraphStore
+    sessions: SessionService
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 Id = Field(min_length=1, max_length=200)
 Project = Field(min_length=1, max_length=300)

@@ -6,7 +6,7 @@ the agent posts it here and it goes only to the chat that asked.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal, Protocol
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from chalice import Response
 from pydantic import Field
@@ -19,14 +19,12 @@ if TYPE_CHECKING:
     from chalicelib.ssh.services.ssh_targets import SshTargets
 
 
-class Uses(Protocol):
-    @property
-    def ssh_runs(self) -> SshRuns: ...
-    @property
-    def ssh_targets(self) -> SshTargets: ...
+class Uses:
+    ssh_runs: SshRuns
+    ssh_targets: SshTargets
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 class TargetBody(WireModel):

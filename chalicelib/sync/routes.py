@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import TYPE_CHECKING, Annotated, Protocol
+from typing import TYPE_CHECKING, Annotated
 
 from chalice import Response
 from pydantic import Field
@@ -21,12 +21,11 @@ if TYPE_CHECKING:
     from chalicelib.sync.services.file_sync import FileSync
 
 
-class Uses(Protocol):
-    @property
-    def file_sync(self) -> FileSync: ...
+class Uses:
+    file_sync: FileSync
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 class PushFile(WireModel):

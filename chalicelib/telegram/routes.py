@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import base64
 import hmac
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -21,16 +21,13 @@ if TYPE_CHECKING:
     from chalicelib.telegram.services.telegram_intake import TelegramIntake
 
 
-class Uses(Protocol):
-    @property
-    def settings(self) -> Settings: ...
-    @property
-    def telegram_intake(self) -> TelegramIntake: ...
-    @property
-    def attached_files(self) -> AttachedFiles: ...
+class Uses:
+    settings: Settings
+    telegram_intake: TelegramIntake
+    attached_files: AttachedFiles
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 from pydantic import BaseModel, ConfigDict
@@ -15,14 +15,12 @@ if TYPE_CHECKING:
     from chalicelib.triggers.services.github_triggers import GitHubTriggers
 
 
-class Uses(Protocol):
-    @property
-    def github_triggers(self) -> GitHubTriggers: ...
-    @property
-    def settings(self) -> Settings: ...
+class Uses:
+    github_triggers: GitHubTriggers
+    settings: Settings
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 SIGNATURE_HEADER = "X-Hub-Signature-256"
 _IGNORE = ConfigDict(extra="ignore", defer_build=True)
 

@@ -12,7 +12,7 @@ SECRET = "hunter2-do-not-log"
 
 
 def _app() -> Chalice:
-    bp: ApiBlueprint[object] = ApiBlueprint(__name__)
+    bp = ApiBlueprint(__name__, object)
 
     @bp.route("/boom", methods=["GET"])
     def boom() -> None:

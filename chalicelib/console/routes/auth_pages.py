@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 
@@ -37,13 +37,12 @@ if TYPE_CHECKING:
     from chalicelib.console.services.console_auth import ConsoleAuth
 
 
-class Uses(Protocol):
-    @property
-    def console_auth(self) -> ConsoleAuth: ...
+class Uses:
+    console_auth: ConsoleAuth
 
 
-bp: ServedBlueprint[Uses] = ServedBlueprint(__name__)
-api: ApiBlueprint[Uses] = ApiBlueprint(__name__ + ".api")
+bp = ServedBlueprint(__name__, Uses)
+api = ApiBlueprint(__name__ + ".api", Uses)
 
 
 def _login_form(message: str | None = None, status: int = 200) -> Response:

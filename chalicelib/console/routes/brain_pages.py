@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 
 from chalicelib.console.domain.html import el, fragment
 from chalicelib.console.pages.layout import flash, page, post_button, short, status_filter, table, when
 from chalicelib.console.routes.common import bounded_text, console_blueprint
-from chalicelib.console.web import ConsoleBlueprint, ConsoleServices, Ctx, html, redirect
+from chalicelib.console.web import ConsoleServices, Ctx, html, redirect
 from chalicelib.kernel.errors import InvalidInput
 
 if TYPE_CHECKING:
     from chalicelib.brain.services.proposal_decisions import ProposalDecisions
 
 
-class Uses(ConsoleServices, Protocol):
-    @property
-    def brain_decisions(self) -> ProposalDecisions: ...
+class Uses(ConsoleServices):
+    brain_decisions: ProposalDecisions
 
 
-bp: ConsoleBlueprint[Uses] = console_blueprint(__name__)
+bp = console_blueprint(__name__, Uses)
 STATUSES = ("pending", "approving", "approved", "rejected", "expired", "failed")
 
 

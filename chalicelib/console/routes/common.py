@@ -25,10 +25,10 @@ def error_page(request: Request, status: int, message: str) -> Response:
     )
 
 
-def console_blueprint(name: str) -> ConsoleBlueprint[C]:
+def console_blueprint(name: str, uses: type[C]) -> ConsoleBlueprint[C]:
     """A console page module's blueprint; its `Uses` (which includes the sign-in sessions) is
     provided by app.py."""
-    return ConsoleBlueprint(name, error_page)
+    return ConsoleBlueprint(name, uses, error_page)
 
 
 def parse_day(raw: str, field: str) -> date | None:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 
 from chalicelib.console.domain.html import Markup, el
 from chalicelib.console.pages.layout import page, short, table
 from chalicelib.console.routes.common import bounded_text, console_blueprint
-from chalicelib.console.web import ConsoleBlueprint, ConsoleServices, Ctx, html
+from chalicelib.console.web import ConsoleServices, Ctx, html
 from chalicelib.context.services.prompt_context import Preview
 from chalicelib.contracts.prompt_context import MAX_QUERY_CHARS
 
@@ -18,14 +18,12 @@ if TYPE_CHECKING:
     from chalicelib.context.services.prompt_context import PromptContext
 
 
-class Uses(ConsoleServices, Protocol):
-    @property
-    def console_reads(self) -> ReadsFactory: ...
-    @property
-    def prompt_context(self) -> PromptContext: ...
+class Uses(ConsoleServices):
+    console_reads: ReadsFactory
+    prompt_context: PromptContext
 
 
-bp: ConsoleBlueprint[Uses] = console_blueprint(__name__)
+bp = console_blueprint(__name__, Uses)
 
 
 def _form(prompt: str, chosen: str | None, projects: list[str]) -> Markup:

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from chalice import Response
 
 from chalicelib.console.domain.html import Markup, el, fragment
 from chalicelib.console.pages.layout import flash, page, post_button, short, table, when
 from chalicelib.console.routes.common import bounded_text, console_blueprint
-from chalicelib.console.web import ConsoleBlueprint, ConsoleServices, Ctx, html, redirect
+from chalicelib.console.web import ConsoleServices, Ctx, html, redirect
 from chalicelib.graph.routes import _translated as graph_errors
 from chalicelib.graph.routes import _uuid as graph_id
 from chalicelib.graph.services.graph_admin import RESOLUTIONS
@@ -20,14 +20,12 @@ if TYPE_CHECKING:
     from chalicelib.graph.services.graph_admin import GraphAdmin
 
 
-class Uses(ConsoleServices, Protocol):
-    @property
-    def console_reads(self) -> ReadsFactory: ...
-    @property
-    def graph_admin(self) -> GraphAdmin: ...
+class Uses(ConsoleServices):
+    console_reads: ReadsFactory
+    graph_admin: GraphAdmin
 
 
-bp: ConsoleBlueprint[Uses] = console_blueprint(__name__)
+bp = console_blueprint(__name__, Uses)
 CHOICES = {"keep_new": "Keep new", "keep_old": "Keep old", "keep_both": "Keep both"}
 
 

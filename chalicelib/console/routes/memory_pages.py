@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from chalice import Response
 
@@ -16,7 +16,7 @@ from chalicelib.console.routes.common import (
     parse_day,
     parse_int,
 )
-from chalicelib.console.web import ConsoleBlueprint, ConsoleServices, Ctx, html, redirect
+from chalicelib.console.web import ConsoleServices, Ctx, html, redirect
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.memory.domain.memory_lifecycle import KEEP_TAG, PHASES
 from chalicelib.memory.routes import parse_memory_id
@@ -27,16 +27,13 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_service import MemoryService
 
 
-class Uses(ConsoleServices, Protocol):
-    @property
-    def console_reads(self) -> ReadsFactory: ...
-    @property
-    def memory(self) -> MemoryService: ...
-    @property
-    def memory_lifecycle(self) -> MemoryLifecycle: ...
+class Uses(ConsoleServices):
+    console_reads: ReadsFactory
+    memory: MemoryService
+    memory_lifecycle: MemoryLifecycle
 
 
-bp: ConsoleBlueprint[Uses] = console_blueprint(__name__)
+bp = console_blueprint(__name__, Uses)
 PAGE_SIZE = 50
 FILTERS = ("q", "project", "category", "tag", "phase", "since", "until")
 MAX_UUID = "ffffffff-ffff-ffff-ffff-ffffffffffff"

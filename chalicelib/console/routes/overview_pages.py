@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from chalice import Response
 
@@ -10,7 +10,7 @@ from chalicelib.console.domain.html import fragment
 from chalicelib.console.pages import overview_views as views
 from chalicelib.console.pages.layout import flash, page, post_button
 from chalicelib.console.routes.common import bounded_text, console_blueprint, parse_int
-from chalicelib.console.web import ConsoleBlueprint, ConsoleServices, Ctx, html, redirect
+from chalicelib.console.web import ConsoleServices, Ctx, html, redirect
 from chalicelib.contracts.memory_scopes import namespace_scope
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.llm.domain.llm_budget import DailyBudget
@@ -28,30 +28,20 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.tasks import TaskService
 
 
-class Uses(ConsoleServices, Protocol):
-    @property
-    def console_reads(self) -> ReadsFactory: ...
-    @property
-    def llm(self) -> LanguageModel: ...
-    @property
-    def llm_units(self) -> LlmUnits: ...
-    @property
-    def machine_registry(self) -> MachineRegistry: ...
-    @property
-    def namespaces(self) -> Namespaces: ...
-    @property
-    def project_rules(self) -> ProjectRules: ...
-    @property
-    def rule_clashes(self) -> RuleClashes: ...
-    @property
-    def rule_promotion(self) -> RulePromotion: ...
-    @property
-    def settings(self) -> Settings: ...
-    @property
-    def tasks(self) -> TaskService: ...
+class Uses(ConsoleServices):
+    console_reads: ReadsFactory
+    llm: LanguageModel
+    llm_units: LlmUnits
+    machine_registry: MachineRegistry
+    namespaces: Namespaces
+    project_rules: ProjectRules
+    rule_clashes: RuleClashes
+    rule_promotion: RulePromotion
+    settings: Settings
+    tasks: TaskService
 
 
-bp: ConsoleBlueprint[Uses] = console_blueprint(__name__)
+bp = console_blueprint(__name__, Uses)
 PROMOTABLE = "project_rule"
 
 

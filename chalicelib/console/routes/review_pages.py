@@ -5,14 +5,14 @@ The person recorded is the session's key (`console:<key name>`); dropping archiv
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 
 from chalicelib.console.domain.html import Markup, el, fragment
 from chalicelib.console.pages.layout import flash, hidden_csrf, page, post_button, table, when
 from chalicelib.console.routes.common import bounded_text, console_blueprint
-from chalicelib.console.web import ConsoleBlueprint, ConsoleServices, Ctx, html, redirect
+from chalicelib.console.web import ConsoleServices, Ctx, html, redirect
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.memory.domain.memory_model import Memory
 from chalicelib.memory.domain.review_digest import kind_of
@@ -23,12 +23,11 @@ if TYPE_CHECKING:
     from chalicelib.memory.services.memory_review import MemoryReview
 
 
-class Uses(ConsoleServices, Protocol):
-    @property
-    def memory_review(self) -> MemoryReview: ...
+class Uses(ConsoleServices):
+    memory_review: MemoryReview
 
 
-bp: ConsoleBlueprint[Uses] = console_blueprint(__name__)
+bp = console_blueprint(__name__, Uses)
 DONE = {"kept": "Kept: it is trusted now.", "edited": "Edited and kept.", "dropped": "Dropped: archived."}
 
 

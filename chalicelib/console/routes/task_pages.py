@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 
@@ -10,7 +10,7 @@ from chalicelib.console.domain.html import el
 from chalicelib.console.pages.layout import flash, page, status_filter
 from chalicelib.console.pages.task_views import output_update, run_rows, task_detail, task_rows
 from chalicelib.console.routes.common import bounded_text, console_blueprint, parse_int
-from chalicelib.console.web import ConsoleBlueprint, ConsoleServices, Ctx, html, redirect
+from chalicelib.console.web import ConsoleServices, Ctx, html, redirect
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.tasks.domain.task_model import NewTask
 from chalicelib.tasks.domain.task_states import TaskStatus
@@ -20,14 +20,12 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.tasks import TaskService
 
 
-class Uses(ConsoleServices, Protocol):
-    @property
-    def agent_runs(self) -> SubagentRuns: ...
-    @property
-    def tasks(self) -> TaskService: ...
+class Uses(ConsoleServices):
+    agent_runs: SubagentRuns
+    tasks: TaskService
 
 
-bp: ConsoleBlueprint[Uses] = console_blueprint(__name__)
+bp = console_blueprint(__name__, Uses)
 EVENTS_PER_POLL = 200
 
 

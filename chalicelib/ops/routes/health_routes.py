@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 
@@ -14,14 +14,12 @@ if TYPE_CHECKING:
     from chalicelib.kernel.queues import SqsQueues
 
 
-class Uses(Protocol):
-    @property
-    def db(self) -> Database: ...
-    @property
-    def queues(self) -> SqsQueues: ...
+class Uses:
+    db: Database
+    queues: SqsQueues
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 @bp.route("/health", methods=["GET"])

@@ -9,7 +9,7 @@ from chalice import Response
 
 from chalicelib.kernel.http import ApiBlueprint, ok
 
-bp: ApiBlueprint[object] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, object)  # it uses no service
 
 
 @functools.cache

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 
@@ -18,20 +18,15 @@ if TYPE_CHECKING:
     from chalicelib.ops.services.ports import RetentionRows
 
 
-class Uses(Protocol):
-    @property
-    def db(self) -> Database: ...
-    @property
-    def queues(self) -> SqsQueues: ...
-    @property
-    def retention_policy(self) -> RetentionPolicy: ...
-    @property
-    def retention_rows(self) -> RetentionRows: ...
-    @property
-    def settings(self) -> Settings: ...
+class Uses:
+    db: Database
+    queues: SqsQueues
+    retention_policy: RetentionPolicy
+    retention_rows: RetentionRows
+    settings: Settings
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 @bp.route("/api/status", methods=["GET"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from chalice import Response
 from pydantic import Field
@@ -16,12 +16,11 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.agent_sessions import AgentSessionService
 
 
-class Uses(Protocol):
-    @property
-    def agent_sessions(self) -> AgentSessionService: ...
+class Uses:
+    agent_sessions: AgentSessionService
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 class StartBody(WireModel):

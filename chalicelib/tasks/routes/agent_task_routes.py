@@ -8,7 +8,7 @@ is not the task's current one, so an agent that lost its task cannot overwrite a
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from chalice import Response
 
@@ -30,14 +30,12 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.tasks import TaskService
 
 
-class Uses(Protocol):
-    @property
-    def task_runs(self) -> TaskRunService: ...
-    @property
-    def tasks(self) -> TaskService: ...
+class Uses:
+    task_runs: TaskRunService
+    tasks: TaskService
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 def _task_id(raw: str) -> str:

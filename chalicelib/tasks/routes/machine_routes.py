@@ -42,23 +42,16 @@ class ResumeListings(Protocol):
     def answered(self, machine_id: str, listing_id: str, answer: Mapping[str, Any]) -> bool: ...
 
 
-class Uses(Protocol):
-    @property
-    def folder_walks(self) -> FolderWalks: ...
-    @property
-    def machine_controls(self) -> MachineControls: ...
-    @property
-    def machine_credentials(self) -> MachineCredentialVendor: ...
-    @property
-    def machine_registry(self) -> MachineRegistry: ...
-    @property
-    def resume_listings(self) -> ResumeListings: ...
-
-    @property
-    def telegram_enabled(self) -> bool: ...
+class Uses:
+    folder_walks: FolderWalks
+    machine_controls: MachineControls
+    machine_credentials: MachineCredentialVendor
+    machine_registry: MachineRegistry
+    resume_listings: ResumeListings
+    telegram_enabled: bool
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 @bp.route("/api/machines/heartbeat", methods=["POST"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar
 
 from chalice import Response
 from pydantic import Field
@@ -17,12 +17,11 @@ if TYPE_CHECKING:
     from chalicelib.tasks.services.tasks import TaskService
 
 
-class Uses(Protocol):
-    @property
-    def tasks(self) -> TaskService: ...
+class Uses:
+    tasks: TaskService
 
 
-bp: ApiBlueprint[Uses] = ApiBlueprint(__name__)
+bp = ApiBlueprint(__name__, Uses)
 
 
 class CreateTaskBody(WireModel):

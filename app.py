@@ -43,7 +43,7 @@ from chalicelib.memory import memory_tool_routes
 from chalicelib.memory import routes as memory_routes
 from chalicelib.memory import snapshot_routes as memory_snapshot_routes
 from chalicelib.namespaces import routes as namespace_routes
-from chalicelib.ops.routes import health_routes, openapi_routes, status_routes
+from chalicelib.ops.routes import health_routes, openapi_routes
 from chalicelib.sessions import routes as session_routes
 from chalicelib.ssh import routes as ssh_routes
 from chalicelib.sync import routes as sync_routes
@@ -73,7 +73,6 @@ use_database(lambda: get_container().db, _caller)
 SERVED: tuple[ServedBlueprint[Any], ...] = (
     health_routes.bp,
     approval_routes.bp,
-    status_routes.bp,
     usage_routes.bp,
     session_routes.bp,
     task_routes.bp,

@@ -60,18 +60,23 @@ def _describe(error: ValidationError) -> tuple[str, str | None]:
     return (f"{field}: {message}" if field else message), field
 
 
-def parse_body(request: Request, model: type[M]) -> M:
-    """Validate the JSON body against `model`; raise InvalidInput naming the bad field."""
-    raw = request.raw_body
-    if not raw:
-        raise InvalidInput("a JSON request body is required")
+def _validated(validate: Callable[[], M]) -> M:
+    """Run a pydantic validation; raise InvalidInput naming the bad field, or refuse unstorable text."""
     try:
-        parsed = model.model_validate_json(raw)
+        parsed = validate()
     except ValidationError as exc:
         message, field = _describe(exc)
         raise InvalidInput(message, field=field) from None
     check_storable(parsed)
     return parsed
+
+
+def parse_body(request: Request, model: type[M]) -> M:
+    """Validate the JSON body against `model`; raise InvalidInput naming the bad field."""
+    raw = request.raw_body
+    if not raw:
+        raise InvalidInput("a JSON request body is required")
+    return _validated(lambda: model.model_validate_json(raw))
 
 
 def parse_query(request: Request, model: type[M]) -> M:
@@ -81,13 +86,7 @@ def parse_query(request: Request, model: type[M]) -> M:
 
 def validate_input(model: type[M], data: dict[str, Any]) -> M:
     """Validate already-decoded input against `model`; raise InvalidInput naming the bad field."""
-    try:
-        parsed = model.model_validate(data)
-    except ValidationError as exc:
-        message, field = _describe(exc)
-        raise InvalidInput(message, field=field) from None
-    check_storable(parsed)
-    return parsed
+    return _validated(lambda: model.model_validate(data))
 
 
 def delivery_key(request: Request) -> str | None:

@@ -22,13 +22,21 @@
 
   var palette = ["#7a1f2b", "#2f6db5", "#2f8f5b", "#c07a12", "#6b4fa3", "#8a8f98", "#b5487a", "#3f9aa3"];
 
-  function stacked(canvasId, days, series, valueOf, seriesOf, yTitle, extra) {
+  // Bars of `rows` per day, stacked by `seriesKey`: each bar sums `valueKey` over the day's rows.
+  function stacked(canvasId, rows, seriesKey, valueKey, yTitle, extra) {
     var canvas = document.getElementById(canvasId);
     if (!canvas || typeof Chart === "undefined") { return; }
+    var days = unique(rows.map(function (r) { return r.day; }));
+    var series = unique(rows.map(function (r) { return r[seriesKey]; }));
+    function total(day, name) {
+      var sum = 0;
+      rows.forEach(function (r) { if (r.day === day && r[seriesKey] === name) { sum += r[valueKey]; } });
+      return sum;
+    }
     var datasets = series.map(function (name, i) {
       return {
         type: "bar", label: name, backgroundColor: palette[i % palette.length], stack: "all",
-        data: days.map(function (day) { return valueOf(day, name); })
+        data: days.map(function (day) { return total(day, name); })
       };
     });
     if (extra) { datasets.push(extra(days)); }
@@ -45,23 +53,11 @@
   function spendCharts() {
     var spend = data("spend-data");
     if (!spend) { return; }
-    var days = unique(spend.days.map(function (r) { return r.day; }));
-    var purposes = unique(spend.days.map(function (r) { return r.purpose; }));
-    stacked("spend-chart", days, purposes, function (day, purpose) {
-      var total = 0;
-      spend.days.forEach(function (r) { if (r.day === day && r.purpose === purpose) { total += r.cost_usd; } });
-      return total;
-    }, null, "USD per day", function (labels) {
+    stacked("spend-chart", spend.days, "purpose", "cost_usd", "USD per day", function (labels) {
       return { type: "line", label: "daily budget", borderColor: "#1d232b", borderDash: [6, 4], pointRadius: 0,
                data: labels.map(function () { return spend.budget_usd; }) };
     });
-    var eDays = unique(spend.embeddings.map(function (r) { return r.day; }));
-    var models = unique(spend.embeddings.map(function (r) { return r.model; }));
-    stacked("embedding-chart", eDays, models, function (day, model) {
-      var n = 0;
-      spend.embeddings.forEach(function (r) { if (r.day === day && r.model === model) { n += r.memories; } });
-      return n;
-    }, null, "memories embedded per day");
+    stacked("embedding-chart", spend.embeddings, "model", "memories", "memories embedded per day");
   }
 
   if (document.readyState === "loading") {

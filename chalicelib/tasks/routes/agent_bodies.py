@@ -67,16 +67,26 @@ class AttemptBody(MachineBody):
     attempt: Attempt
 
 
-class EventsBody(AttemptBody):
-    mirrors: ClassVar[str] = "TaskEventsRequest"
+class _Events(WireModel):
+    """The progress events a task's attempt or a session reports."""
+
     events: list[EventBody] = Field(max_length=500)
 
 
-class SwitchBody(AttemptBody):
-    mirrors: ClassVar[str] = "EngineSwitchRequest"
+class _EngineSwitch(WireModel):
+    """The engine a task's attempt or a session moves from and to, and why."""
+
     from_engine: str = Field(min_length=1, max_length=40)
     to_engine: str = Field(min_length=1, max_length=40)
     reason: Annotated[str, captured(2000)] = ""
+
+
+class EventsBody(_Events, AttemptBody):
+    mirrors: ClassVar[str] = "TaskEventsRequest"
+
+
+class SwitchBody(_EngineSwitch, AttemptBody):
+    mirrors: ClassVar[str] = "EngineSwitchRequest"
 
 
 class ResultBody(AttemptBody):
@@ -103,16 +113,12 @@ class OutcomeBody(WireModel):
     duration_s: Seconds | None = None
 
 
-class SessionEventsBody(MachineBody):
+class SessionEventsBody(_Events, MachineBody):
     mirrors: ClassVar[str] = "SessionEventsRequest"
-    events: list[EventBody] = Field(max_length=500)
 
 
-class SessionSwitchBody(MachineBody):
+class SessionSwitchBody(_EngineSwitch, MachineBody):
     mirrors: ClassVar[str] = "SessionSwitchRequest"
-    from_engine: str = Field(min_length=1, max_length=40)
-    to_engine: str = Field(min_length=1, max_length=40)
-    reason: Annotated[str, captured(2000)] = ""
 
 
 class FolderEntryBody(WireModel):

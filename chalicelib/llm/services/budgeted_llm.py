@@ -46,8 +46,6 @@ class DisabledLlm:
 
 
 class BudgetedLlm(BudgetedCalls):
-    enabled = True
-
     def __init__(self, chat: ChatModel, units: LlmUnits, budget: DailyBudget) -> None:
         super().__init__(units, budget)
         self._chat = chat

@@ -37,8 +37,6 @@ class DisabledTranscriber:
 
 
 class BudgetedTranscriber(BudgetedCalls):
-    enabled = True
-
     def __init__(self, speech: SpeechModel, units: LlmUnits, budget: DailyBudget) -> None:
         super().__init__(units, budget)
         self._speech = speech

@@ -12,6 +12,8 @@ from chalicelib.llm.services.ports import LlmUnits
 class BudgetedCalls:
     """Every reservation and settlement is one transaction on `llm_usage`."""
 
+    enabled = True  # a model is configured (the budget may still skip a call)
+
     def __init__(self, units: LlmUnits, budget: DailyBudget) -> None:
         self._units = units
         self._budget = budget

@@ -10,6 +10,7 @@ import psycopg
 from chalicelib.codeintel.adapters.repo_registry import PostgresRepoRegistry
 from chalicelib.codeintel.domain.cross_project import Learned
 from chalicelib.codeintel.domain.edit_patterns import EditRow
+from chalicelib.codeintel.domain.products import Product
 from chalicelib.codeintel.domain.style_profile import EditText
 from chalicelib.codeintel.services.ports import CodeIntelUnits
 from chalicelib.kernel.unit_of_work import postgres_units
@@ -23,31 +24,25 @@ class PostgresCodeIntel:
         self._conn = conn
 
     # -- products: what each worker last wrote -------------------------------------------------
-    def product(self, worker: str, project: str, subject: str) -> dict[str, Any] | None:
+    def product(self, worker: str, project: str, subject: str) -> Product | None:
         row = self._conn.execute(
             "SELECT source_mark, content_hash, memory_ids, generator FROM codeintel_products"
             " WHERE worker = %s AND project = %s AND subject = %s",
             (worker, project, subject),
         ).fetchone()
-        return dict(row) if row else None
+        if row is None:
+            return None
+        return Product(int(row["source_mark"]), row["content_hash"], tuple(row["memory_ids"]),
+                       row["generator"])
 
-    def save_product(
-        self,
-        worker: str,
-        project: str,
-        subject: str,
-        *,
-        mark: int,
-        content_hash: str,
-        memory_ids: list[str],
-        generator: str,
-    ) -> None:
+    def save_product(self, worker: str, project: str, subject: str, product: Product) -> None:
         self._conn.execute(
             "INSERT INTO codeintel_products (worker, project, subject, source_mark, content_hash, memory_ids,"
             " generator) VALUES (%s, %s, %s, %s, %s, %s, %s) ON CONFLICT (worker, project, subject) DO UPDATE"
             " SET source_mark = EXCLUDED.source_mark, content_hash = EXCLUDED.content_hash,"
             " memory_ids = EXCLUDED.memory_ids, generator = EXCLUDED.generator, updated_at = now()",
-            (worker, project, subject, mark, content_hash, memory_ids, generator),
+            (worker, project, subject, product.mark, product.content_hash, list(product.memory_ids),
+             product.generator),
         )
 
     def drop_memories(self, ids: list[str]) -> None:

@@ -9,12 +9,8 @@ confident member's own words are used. A group whose members did not change is n
 
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib.codeintel.domain.cross_project import Group, confirmed_groups
-from chalicelib.codeintel.services.ports import CodeIntelUnits
-from chalicelib.codeintel.services.publisher import Publisher
-from chalicelib.llm.services.ports import LanguageModel
+from chalicelib.codeintel.services.model_worker import ModelWorker
 from chalicelib.memory.domain.memory_model import MemoryDraft
 
 WORKER = "cross-project"
@@ -27,18 +23,7 @@ MAX_ITEMS = 2000
 MAX_GROUPS = 20
 SYSTEM = """Several projects learned the same lesson independently. Write it once as a rule for
 every project: one imperative sentence, no project names."""
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"rule": {"type": "string"}},
-    "required": ["rule"],
-    "additionalProperties": False,
-}
-
-
-class CrossProjectInsights:
-    def __init__(self, units: CodeIntelUnits, publisher: Publisher, llm: LanguageModel) -> None:
-        self._units, self._publisher, self._llm = units, publisher, llm
-
+class CrossProjectInsights(ModelWorker):
     def run(self) -> dict[str, int]:
         counts = {"groups": 0, "proposed": 0, "by_llm": 0}
         with self._units() as uow:
@@ -78,10 +63,6 @@ class CrossProjectInsights:
         return counts
 
     def _wording(self, group: Group) -> tuple[str, str]:
-        if self._llm.enabled:
-            listed = "\n".join(f"- ({i.project}) {i.content}" for i in group.items)
-            answer = self._llm.complete_json(PURPOSE, SYSTEM, listed, SCHEMA, max_tokens=120)
-            rule = " ".join(str((answer or {}).get("rule") or "").split())
-            if rule:
-                return rule[:400], "llm"
-        return group.best.content, "rules"
+        listed = "\n".join(f"- ({i.project}) {i.content}" for i in group.items)
+        rule = self._worded(PURPOSE, SYSTEM, listed, "rule", 400)
+        return (rule, "llm") if rule else (group.best.content, "rules")

@@ -24,9 +24,7 @@ class EditAnalyzer:
 
     def run(self, max_projects: int = 20) -> dict[str, int]:
         counts = {"projects": 0, "changed": 0, "patterns": 0}
-        with self._units() as uow:
-            due = uow.intel.projects_with_new_edits(WORKER, max_projects)
-        for project, mark in due:
+        for project, mark in self._publisher.due(WORKER, max_projects):
             with self._units() as uow:
                 edits = uow.intel.recent_edits(project, WINDOW_DAYS, MAX_EDITS)
             patterns = analyze(edits)

@@ -9,25 +9,16 @@ from typing import Any, Protocol
 from chalicelib.codeintel.domain.cross_project import Learned
 from chalicelib.codeintel.domain.edit_patterns import EditRow
 from chalicelib.codeintel.domain.github_repos import RepoRecord
+from chalicelib.codeintel.domain.products import Product
 from chalicelib.codeintel.domain.style_profile import EditText
 from chalicelib.kernel.unit_of_work import UnitOfWork
 from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult
 
 
 class CodeIntelRepository(Protocol):
-    def product(self, worker: str, project: str, subject: str) -> dict[str, Any] | None: ...
+    def product(self, worker: str, project: str, subject: str) -> Product | None: ...
 
-    def save_product(
-        self,
-        worker: str,
-        project: str,
-        subject: str,
-        *,
-        mark: int,
-        content_hash: str,
-        memory_ids: list[str],
-        generator: str,
-    ) -> None: ...
+    def save_product(self, worker: str, project: str, subject: str, product: Product) -> None: ...
 
     def drop_memories(self, ids: list[str]) -> None: ...
 

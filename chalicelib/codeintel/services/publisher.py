@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import replace
 
+from chalicelib.codeintel.domain.products import Product
 from chalicelib.codeintel.services.ports import CodeIntelUnits, StoreMemories
 from chalicelib.memory.domain.memory_model import MemoryDraft
 
@@ -22,10 +24,21 @@ class Publisher:
     def __init__(self, units: CodeIntelUnits, store: StoreMemories) -> None:
         self._units, self._store = units, store
 
-    def unchanged(self, worker: str, project: str, subject: str, fingerprint: str) -> bool:
+    def due(self, worker: str, max_projects: int) -> list[tuple[str, int]]:
+        """(project, newest edit id) of the projects with edits `worker` has not seen yet."""
+        with self._units() as uow:
+            return uow.intel.projects_with_new_edits(worker, max_projects)
+
+    def unchanged(self, worker: str, project: str, subject: str, fingerprint: str, *, mark: int = 0) -> bool:
+        """True when the product's content is unchanged; its source mark then moves on to `mark`."""
         with self._units() as uow:
             previous = uow.intel.product(worker, project, subject)
-        return previous is not None and previous["content_hash"] == fingerprint
+            if previous is None or previous.content_hash != fingerprint:
+                return False
+            if previous.mark != mark:
+                uow.intel.save_product(worker, project, subject, replace(previous, mark=mark))
+                uow.commit()
+        return True
 
     def publish(
         self,
@@ -40,27 +53,12 @@ class Publisher:
     ) -> bool:
         """Store `drafts` as this product; False (and nothing written but the mark) if unchanged."""
         digest = fingerprint or content_hash(drafts)
+        if self.unchanged(worker, project, subject, digest, mark=mark):
+            return False
+        ids = tuple(r.id for r in self._store(drafts)) if drafts else ()
         with self._units() as uow:
             previous = uow.intel.product(worker, project, subject)
-            if previous is not None and previous["content_hash"] == digest:
-                if int(previous["source_mark"]) != mark:
-                    uow.intel.save_product(
-                        worker,
-                        project,
-                        subject,
-                        mark=mark,
-                        content_hash=digest,
-                        memory_ids=list(previous["memory_ids"]),
-                        generator=previous["generator"],
-                    )
-                    uow.commit()
-                return False
-        ids = [r.id for r in self._store(drafts)] if drafts else []
-        with self._units() as uow:
-            old = [i for i in (previous or {}).get("memory_ids") or [] if i not in ids]
-            uow.intel.drop_memories(old)
-            uow.intel.save_product(
-                worker, project, subject, mark=mark, content_hash=digest, memory_ids=ids, generator=generator
-            )
+            uow.intel.drop_memories([i for i in (previous.memory_ids if previous else ()) if i not in ids])
+            uow.intel.save_product(worker, project, subject, Product(mark, digest, ids, generator))
             uow.commit()
         return True

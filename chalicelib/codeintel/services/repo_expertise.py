@@ -10,9 +10,7 @@ from __future__ import annotations
 import hashlib
 
 from chalicelib.codeintel.domain.expertise import document, facts_from
-from chalicelib.codeintel.services.ports import CodeIntelUnits
-from chalicelib.codeintel.services.publisher import Publisher
-from chalicelib.llm.services.ports import LanguageModel
+from chalicelib.codeintel.services.model_worker import ModelWorker
 from chalicelib.memory.domain.memory_model import MemoryDraft
 
 WORKER = "repo-expertise"
@@ -24,15 +22,10 @@ about to work on it: its areas, the key files and what they are for, the convent
 and the recent decisions. Use only the facts given. At most 12 lines of plain text."""
 
 
-class RepoExpertise:
-    def __init__(self, units: CodeIntelUnits, publisher: Publisher, llm: LanguageModel) -> None:
-        self._units, self._publisher, self._llm = units, publisher, llm
-
+class RepoExpertise(ModelWorker):
     def run(self, max_projects: int = 20) -> dict[str, int]:
         counts = {"projects": 0, "changed": 0, "by_llm": 0}
-        with self._units() as uow:
-            due = uow.intel.projects_with_new_edits(WORKER, max_projects)
-        for project, mark in due:
+        for project, mark in self._publisher.due(WORKER, max_projects):
             with self._units() as uow:
                 facts = facts_from(
                     project,
@@ -44,8 +37,7 @@ class RepoExpertise:
             fingerprint = document(facts)
             counts["projects"] += 1
             digest = _hash(fingerprint)
-            if self._publisher.unchanged(WORKER, project, "document", digest):
-                self._publisher.publish(WORKER, project, "document", [], mark=mark, fingerprint=digest)
+            if self._publisher.unchanged(WORKER, project, "document", digest, mark=mark):
                 continue
             text = (
                 self._llm.complete_text(PURPOSE, SYSTEM, fingerprint, max_tokens=600)

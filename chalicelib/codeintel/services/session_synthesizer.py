@@ -12,9 +12,7 @@ import json
 from typing import Any
 
 from chalicelib.codeintel.domain import session_digest
-from chalicelib.codeintel.services.ports import CodeIntelUnits
-from chalicelib.codeintel.services.publisher import Publisher
-from chalicelib.llm.services.ports import LanguageModel
+from chalicelib.codeintel.services.model_worker import ModelWorker
 from chalicelib.memory.domain.memory_model import MemoryDraft
 
 WORKER = "session-synthesizer"
@@ -26,10 +24,7 @@ Answer JSON: goal (one sentence), changed (what changed, naming files), decision
 why, at most 5), open_ends (what is unfinished or should happen next, at most 5). Be concrete."""
 
 
-class SessionSynthesizer:
-    def __init__(self, units: CodeIntelUnits, publisher: Publisher, llm: LanguageModel) -> None:
-        self._units, self._publisher, self._llm = units, publisher, llm
-
+class SessionSynthesizer(ModelWorker):
     def run(self, limit: int = 50) -> dict[str, int]:
         counts = {"synthesized": 0, "by_llm": 0}
         with self._units() as uow:

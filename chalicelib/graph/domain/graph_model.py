@@ -8,7 +8,7 @@ reads as an event). A corrected node is superseded, never deleted.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, Literal
 
@@ -167,15 +167,7 @@ class Contradiction:
     created_at: datetime
 
     def as_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "project": self.project,
-            "new": self.new.as_json(),
-            "old": self.old.as_json(),
-            "reason": self.reason,
-            "status": self.status,
-            "created_at": _iso(self.created_at),
-        }
+        return {f.name: _plain(getattr(self, f.name)) for f in fields(self)}
 
 
 def check_edge(source_id: str, target_id: str, edge_type: str) -> str:
@@ -186,6 +178,13 @@ def check_edge(source_id: str, target_id: str, edge_type: str) -> str:
     if not kind or len(kind) > MAX_EDGE_TYPE:
         raise GraphInputError(f"edge type must be 1-{MAX_EDGE_TYPE} characters")
     return kind
+
+
+def _plain(value: Any) -> Any:
+    """A field's JSON form: a node as its JSON, a time in ISO 8601."""
+    if isinstance(value, Node):
+        return value.as_json()
+    return value.isoformat() if isinstance(value, datetime) else value
 
 
 def _iso(value: datetime | None) -> str | None:

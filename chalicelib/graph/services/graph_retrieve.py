@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from typing import Any
 
 from chalicelib.graph.domain.context_assembly import SECTION_TITLES, Sections, assemble, render
@@ -31,6 +30,7 @@ from chalicelib.graph.domain.llm_prompts import (
     RETRIEVE_TOOLS,
 )
 from chalicelib.graph.domain.names import candidate_keys, template_key
+from chalicelib.graph.services.graph_service import Clock, GraphService, utc_now
 from chalicelib.graph.services.graph_tools import GraphTools
 from chalicelib.graph.services.graph_writer import embed_all
 from chalicelib.graph.services.ports import GraphUnits, LiveRules, Vector
@@ -72,23 +72,11 @@ class GraphContext:
         return replace(self, sections=sections, text=render(sections))
 
 
-class GraphRetrieve:
-    def __init__(
-        self,
-        units: GraphUnits,
-        embedder: Embedder | None,
-        llm: LanguageModel,
-        tools: ToolModel | None,
-        *,
-        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
-        rules: LiveRules | None = None,
-    ) -> None:
-        self._units = units
+class GraphRetrieve(GraphService):
+    def __init__(self, units: GraphUnits, embedder: Embedder | None, llm: LanguageModel,
+                 tools: ToolModel | None, *, clock: Clock = utc_now, rules: LiveRules | None = None) -> None:
+        super().__init__(units, embedder, llm, tools, clock)
         self._rules = rules
-        self._embedder = embedder
-        self._llm = llm
-        self._tools = tools
-        self._clock = clock
 
     def fast(self, project: str, query: str, extra: Sequence[Node] = ()) -> GraphContext:
         sections = self._sections(project, query, extra)

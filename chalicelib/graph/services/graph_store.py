@@ -18,11 +18,11 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from chalicelib.graph.domain.graph_model import Contradiction, Node
 from chalicelib.graph.domain.heuristic_extractor import Extraction, extract
+from chalicelib.graph.services.graph_service import Clock, GraphService, utc_now
 from chalicelib.graph.services.graph_writer import write_extraction
 from chalicelib.graph.services.llm_extraction import LlmStorePipeline
 from chalicelib.graph.services.ports import GraphUnits
@@ -38,14 +38,13 @@ TRACE_DAYS = 7
 # A prompt's store pipeline starts this long after the hook's request queued it: past the hook's
 # deadline (0.5 s), so it never runs beside the request that is still answering the hook.
 PROMPT_DELAY_S = 1
-Clock = Callable[[], datetime]
 
 
 def store_key(project: str, text: str) -> str:
     return hashlib.sha256(f"{project}\x00{' '.join(text.split())}".encode()).hexdigest()
 
 
-class GraphStore:
+class GraphStore(GraphService):
     def __init__(
         self,
         units: GraphUnits,
@@ -54,16 +53,12 @@ class GraphStore:
         tools: ToolModel | None,
         enqueue: Callable[[dict[str, Any], int], Any],
         *,
-        clock: Clock = lambda: datetime.now(UTC),
+        clock: Clock = utc_now,
         on_contradiction: Callable[[Contradiction], None] | None = None,
         on_instructions: Callable[[str, Sequence[Node], Sequence[dict[str, Any]]], None] | None = None,
     ) -> None:
-        self._units = units
-        self._embedder = embedder
-        self._llm = llm
-        self._tools = tools
+        super().__init__(units, embedder, llm, tools, clock)
         self._enqueue = enqueue
-        self._clock = clock
         self._on_contradiction = on_contradiction
         self._on_instructions = on_instructions
 

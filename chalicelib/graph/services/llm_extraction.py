@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,6 +26,7 @@ from chalicelib.graph.domain.llm_prompts import (
     STORE_SYSTEM,
     STORE_TOOLS,
 )
+from chalicelib.graph.services.graph_service import Clock, GraphService
 from chalicelib.graph.services.graph_tools import GraphTools
 from chalicelib.graph.services.graph_writer import embed_all, write_extraction
 from chalicelib.graph.services.ports import GraphUnits
@@ -35,59 +37,44 @@ from chalicelib.memory.domain.provenance import is_trusted
 from chalicelib.memory.services.ports import Embedder
 
 
-class LlmStorePipeline:
-    def __init__(
-        self,
-        units: GraphUnits,
-        embedder: Embedder | None,
-        llm: LanguageModel,
-        tools: ToolModel,
-        clock: Callable[[], datetime],
-    ) -> None:
-        self._units = units
-        self._embedder = embedder
-        self._llm = llm
-        self._tools = tools
-        self._clock = clock
+class LlmStorePipeline(GraphService):
+    _tools: ToolModel
+
+    def __init__(self, units: GraphUnits, embedder: Embedder | None, llm: LanguageModel, tools: ToolModel,
+                 clock: Clock) -> None:
+        super().__init__(units, embedder, llm, tools, clock)
         self._reconciler = Reconciler(units, embedder)
         self.contradictions = self._reconciler.contradictions
 
     def run(self, project: str, text: str, source: str, trace: dict[str, Any]) -> Extraction | None:
         timings = trace.setdefault("timings", {})
-        started = time.monotonic()
-        classified = self._llm.complete_json(
-            "graph_classify", CLASSIFY_SYSTEM, text, CLASSIFY_SCHEMA, max_tokens=800
-        )
-        timings["classify_ms"] = _ms(started)
+        with _timed(timings, "classify"):
+            classified = self._llm.complete_json(
+                "graph_classify", CLASSIFY_SYSTEM, text, CLASSIFY_SCHEMA, max_tokens=800
+            )
         trace["classification"] = classified
         if classified is None:
-            trace["pipeline"] = "heuristic"
-            trace["fallback"] = "classification failed"
-            return extract(text, self._clock())
+            return self._heuristic(text, trace, "classification failed")
         trace["pipeline"] = "llm"
         if not classified.get("store"):
             trace["stored"] = []
             return None
-        started = time.monotonic()
         today = self._clock().date().isoformat()
-        filtered = self._llm.complete_json(
-            "graph_filter", FILTER_SYSTEM, f"Today is {today}.\n\n{text}", FILTER_SCHEMA, max_tokens=1200
-        )
-        timings["filter_ms"] = _ms(started)
+        with _timed(timings, "filter"):
+            filtered = self._llm.complete_json(
+                "graph_filter", FILTER_SYSTEM, f"Today is {today}.\n\n{text}", FILTER_SCHEMA, max_tokens=1200
+            )
         trace["filter"] = filtered
         if filtered is None:
-            trace["pipeline"] = "heuristic"
-            trace["fallback"] = "storage filter failed"
-            return extract(text, self._clock())
+            return self._heuristic(text, trace, "storage filter failed")
         found = _as_extraction(classified, filtered)
         if not found.items:
             trace["stored"] = []
             return None
         tools = GraphTools(self._units, self._embedder, project, source)
-        started = time.monotonic()
         user = json.dumps({"message": text, "today": today, "items": [_item_json(i) for i in found.items]})
-        trace["calls"] = run_tool_loop(self._tools, "graph_store", STORE_SYSTEM, user, STORE_TOOLS, tools)
-        timings["store_ms"] = _ms(started)
+        with _timed(timings, "store"):
+            trace["calls"] = run_tool_loop(self._tools, "graph_store", STORE_SYSTEM, user, STORE_TOOLS, tools)
         stored = list(tools.stored)
         if not stored:  # the loop stored nothing although there was something to store
             with self._units() as uow:
@@ -97,10 +84,15 @@ class LlmStorePipeline:
             stored = [n["id"] for n in written["nodes"]]
         trace["stored"] = stored
         trace["aliases"] = self._record_aliases(project, classified, source)
-        started = time.monotonic()
-        trace["reconciliation"] = self._reconcile(project, stored)
-        timings["reconcile_ms"] = _ms(started)
+        with _timed(timings, "reconcile"):
+            trace["reconciliation"] = self._reconcile(project, stored)
         return None
+
+    def _heuristic(self, text: str, trace: dict[str, Any], reason: str) -> Extraction:
+        """The heuristic extraction of `text`, when the model gave no usable answer."""
+        trace["pipeline"] = "heuristic"
+        trace["fallback"] = reason
+        return extract(text, self._clock())
 
     def _record_aliases(
         self, project: str, classified: dict[str, Any], source: str
@@ -212,5 +204,9 @@ def _date(value: Any) -> datetime | None:
         return None
 
 
-def _ms(started: float) -> int:
-    return round((time.monotonic() - started) * 1000)
+@contextmanager
+def _timed(timings: dict[str, int], step: str) -> Iterator[None]:
+    """Record the block's wall time as `timings["<step>_ms"]` when it finishes without an error."""
+    started = time.monotonic()
+    yield
+    timings[f"{step}_ms"] = round((time.monotonic() - started) * 1000)

@@ -138,20 +138,13 @@ class SessionExtractions(Protocol):
 
 
 class LearningUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def memories(self) -> MemoryRepository: ...
+    """The repositories bound to the unit's transaction, as attributes."""
 
-    @property
-    def learned(self) -> LearnedMemories: ...
-
-    @property
-    def lessons(self) -> LessonBook: ...
-
-    @property
-    def extractions(self) -> SessionExtractions: ...
-
-    @property
-    def claims(self) -> Claims: ...
+    memories: MemoryRepository
+    learned: LearnedMemories
+    lessons: LessonBook
+    extractions: SessionExtractions
+    claims: Claims
 
 
 LearningUnits = Callable[[], LearningUnitOfWork]

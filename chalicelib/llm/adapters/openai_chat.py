@@ -18,24 +18,18 @@ from dataclasses import replace
 from typing import Any
 
 from chalicelib.kernel.logging import get_logger
-from chalicelib.kernel.openai_client import openai_client
+from chalicelib.llm.adapters.openai_model import OpenAIModel
 from chalicelib.llm.domain.chat_parameters import parameters_for
 from chalicelib.llm.domain.llm_budget import estimate_prompt_tokens
 from chalicelib.llm.services.ports import ChatFailed, ChatReply, FailureKind, ToolCall
 
 
-class OpenAIChat:
+class OpenAIChat(OpenAIModel):
     def __init__(self, *, api_key: str, model: str, base_url: str | None = None,
                  timeout_s: float = 30.0, max_retries: int = 3) -> None:
-        self._model = model
-        self._timeout_s = timeout_s
-        self._client = openai_client(api_key=api_key, base_url=base_url, timeout_s=timeout_s,
-                                     max_retries=max_retries, retry_timeouts=False)
+        super().__init__(api_key=api_key, model=model, base_url=base_url, timeout_s=timeout_s,
+                         max_retries=max_retries)
         self._parameters = parameters_for(model)
-
-    @property
-    def model(self) -> str:
-        return self._model
 
     def chat(self, system: str, user: str, *, schema: dict[str, Any] | None, schema_name: str,
              max_tokens: int, temperature: float) -> ChatReply:
@@ -53,7 +47,7 @@ class OpenAIChat:
                 adapted = self._parameters.adapted(param)
                 if adapted is not None:  # the model takes another form of this parameter
                     get_logger().warning("model refused a request parameter; sending what it accepts",
-                                         extra={"model": self._model, "param": param})
+                                         extra={"model": self.model, "param": param})
                     self._parameters = adapted
                     continue
                 if json_mode == "schema" and param in (None, "response_format"):
@@ -62,8 +56,7 @@ class OpenAIChat:
                 raise ChatFailed("rejected", f"bad request ({param or 'request'}): {exc.message}",
                                  spent) from None
             except openai.APITimeoutError as exc:
-                raise ChatFailed("timeout", f"no answer within {self._timeout_s:g}s",
-                                 spent + _attempts(exc)) from None
+                raise self._failed(exc, spent + _attempts(exc)) from None
             except openai.APIError as exc:
                 kind: FailureKind = "rate_limited" if isinstance(exc, openai.RateLimitError) else "error"
                 tries = spent + _attempts(exc)
@@ -76,15 +69,10 @@ class OpenAIChat:
 
         try:
             raw = self._client.get().chat.completions.with_raw_response.create(
-                model=self._model, messages=messages, tools=tools,
+                model=self.model, messages=messages, tools=tools,
                 **self._parameters.options(max_tokens, temperature))
-        except openai.BadRequestError as exc:
-            raise ChatFailed("rejected", f"bad request: {exc.message}", _attempts(exc)) from None
-        except openai.APITimeoutError as exc:
-            raise ChatFailed("timeout", f"no answer within {self._timeout_s:g}s", _attempts(exc)) from None
         except openai.APIError as exc:
-            kind: FailureKind = "rate_limited" if isinstance(exc, openai.RateLimitError) else "error"
-            raise ChatFailed(kind, f"{type(exc).__name__}", _attempts(exc)) from None
+            raise self._failed(exc, _attempts(exc)) from None
         completion = raw.parse()
         choice = completion.choices[0] if completion.choices else None
         message = choice.message if choice else None
@@ -109,7 +97,7 @@ class OpenAIChat:
             system = f"{system}\n\nAnswer with one JSON object matching this JSON Schema:\n" \
                      f"{json.dumps(schema)}"
         raw = self._client.get().chat.completions.with_raw_response.create(
-            model=self._model,
+            model=self.model,
             messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
             **self._parameters.options(max_tokens, temperature), **kwargs,
         )

@@ -19,8 +19,9 @@ import re
 from typing import Any, cast
 
 from chalicelib.kernel.logging import get_logger
-from chalicelib.llm.domain.llm_budget import DailyBudget, check_budget, cost_usd, estimate_prompt_tokens
+from chalicelib.llm.domain.llm_budget import DailyBudget, cost_usd, estimate_prompt_tokens
 from chalicelib.llm.services.ports import ChatFailed, ChatModel, ChatReply, LlmUnits, ToolChatModel, ToolTurn
+from chalicelib.llm.services.usage_budget import BudgetedCalls
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
@@ -44,13 +45,10 @@ class DisabledLlm:
         return None
 
 
-class BudgetedLlm:
-    enabled = True
-
+class BudgetedLlm(BudgetedCalls):
     def __init__(self, chat: ChatModel, units: LlmUnits, budget: DailyBudget) -> None:
+        super().__init__(units, budget)
         self._chat = chat
-        self._units = units
-        self._budget = budget
 
     @property
     def model(self) -> str:
@@ -135,27 +133,6 @@ class BudgetedLlm:
                         extra={"purpose": purpose, "model": model, "status": status,
                                "finish_reason": reply.finish_reason})
         return answer
-
-    def _reserve(self, purpose: str, model: str, tokens: int, usd: float) -> int | None:
-        """Reserve the call's worst case if today's budget allows it (one decision at a time)."""
-        with self._units() as uow:
-            uow.usage.lock_budget()
-            verdict = check_budget(self._budget, uow.usage.spent_today(), usd, tokens)
-            if verdict.allowed:
-                usage_id: int | None = uow.usage.reserve(purpose, model, tokens, usd)
-            else:
-                uow.usage.skip(purpose, model, verdict.reason)
-                usage_id = None
-            uow.commit()
-        if usage_id is None:
-            get_logger().warning(f"LLM call skipped: {verdict.reason}; the caller falls back",
-                                 extra={"purpose": purpose, "model": model})
-        return usage_id
-
-    def _settle(self, usage_id: int, **outcome: Any) -> None:
-        with self._units() as uow:
-            uow.usage.settle(usage_id, **outcome)
-            uow.commit()
 
 
 _FAILURES = {

@@ -11,8 +11,9 @@ import math
 from typing import Protocol
 
 from chalicelib.kernel.logging import get_logger
-from chalicelib.llm.domain.llm_budget import DailyBudget, check_budget
+from chalicelib.llm.domain.llm_budget import DailyBudget
 from chalicelib.llm.services.ports import ChatFailed, LlmUnits
+from chalicelib.llm.services.usage_budget import BudgetedCalls
 
 TRANSCRIPTION_USD_PER_MINUTE = 0.006  # whisper-1's price; a minute started is a minute charged
 
@@ -35,27 +36,17 @@ class DisabledTranscriber:
         return None
 
 
-class BudgetedTranscriber:
-    enabled = True
-
+class BudgetedTranscriber(BudgetedCalls):
     def __init__(self, speech: SpeechModel, units: LlmUnits, budget: DailyBudget) -> None:
+        super().__init__(units, budget)
         self._speech = speech
-        self._units = units
-        self._budget = budget
 
     def transcribe(self, purpose: str, audio: bytes, file_name: str, seconds: int) -> str | None:
         """The words of `seconds` of audio, or None (over budget, failed, or nothing heard)."""
         model = self._speech.model
         usd = round(max(1, math.ceil(seconds / 60)) * TRANSCRIPTION_USD_PER_MINUTE, 6)
-        with self._units() as uow:
-            uow.usage.lock_budget()
-            verdict = check_budget(self._budget, uow.usage.spent_today(), usd, 0)
-            usage_id = uow.usage.reserve(purpose, model, 0, usd) if verdict.allowed else None
-            if usage_id is None:
-                uow.usage.skip(purpose, model, verdict.reason)
-            uow.commit()
+        usage_id = self._reserve(purpose, model, 0, usd, skipped="transcription skipped: {reason}")
         if usage_id is None:
-            get_logger().warning(f"transcription skipped: {verdict.reason}", extra={"purpose": purpose})
             return None
         try:
             text = self._speech.transcribe(audio, file_name)
@@ -65,8 +56,6 @@ class BudgetedTranscriber:
             status, cost, detail = ("timeout" if timed_out else "error", usd if timed_out else 0.0,
                                     f"{exc.kind}: {exc}")
             get_logger().warning("transcription failed", extra={"purpose": purpose, "failure": exc.kind})
-        with self._units() as uow:
-            uow.usage.settle(usage_id, status=status, prompt_tokens=0, completion_tokens=0, cost_usd=cost,
-                             attempts=1, detail=detail)
-            uow.commit()
+        self._settle(usage_id, status=status, prompt_tokens=0, completion_tokens=0, cost_usd=cost,
+                     attempts=1, detail=detail)
         return text or None

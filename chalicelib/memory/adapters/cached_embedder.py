@@ -29,7 +29,7 @@ def cache_key(model: str, text: str) -> bytes:
 
 class CachedEmbedder:
     def __init__(self, inner: Embedder, db: Database, *, lru_size: int = LRU_SIZE) -> None:
-        self._inner = inner
+        self.inner = inner  # the embedder whose vectors are cached
         self._db = db
         self._lru: OrderedDict[bytes, list[float]] = OrderedDict()
         self._lru_size = lru_size
@@ -39,15 +39,11 @@ class CachedEmbedder:
 
     @property
     def model(self) -> str:
-        return self._inner.model
+        return self.inner.model
 
     @property
     def dimension(self) -> int:
-        return self._inner.dimension
-
-    @property
-    def inner(self) -> Embedder:
-        return self._inner
+        return self.inner.dimension
 
     @property
     def loading(self) -> bool:
@@ -57,7 +53,7 @@ class CachedEmbedder:
 
     def warm_up_in_background(self) -> threading.Thread:
         """Load a local model on a thread of its own (a network embedder needs no warming)."""
-        warm = getattr(self._inner, "warm_up", None)
+        warm = getattr(self.inner, "warm_up", None)
         if callable(warm):
             self._loading.set()
 
@@ -104,7 +100,7 @@ class CachedEmbedder:
         stored = self._read(list(wanted))
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k in wanted and k not in stored}
         if missing:
-            vectors = self._inner.embed(list(missing.values()))
+            vectors = self.inner.embed(list(missing.values()))
             computed = dict(zip(missing, vectors, strict=True))
             self._write(computed)
             stored.update(computed)

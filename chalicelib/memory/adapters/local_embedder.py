@@ -13,7 +13,7 @@ import threading
 from typing import Any
 
 from chalicelib.kernel.lazy import Lazy
-from chalicelib.memory.adapters.model_embedder import DEFAULT_DIMENSION, DEFAULT_MODEL, ModelEmbedder
+from chalicelib.memory.adapters.model_embedder import ModelEmbedder
 
 BATCH_SIZE = 64
 
@@ -51,14 +51,8 @@ def load_model(path: str | None = None, threads: int = 0) -> Any:
 class LocalEmbedder(ModelEmbedder):
     """Embeds with the packaged MiniLM model on the CPU through sentence-transformers (torch)."""
 
-    def __init__(self, *, model: str = DEFAULT_MODEL, dimension: int = DEFAULT_DIMENSION,
-                 model_path: str | None = None, threads: int = 0) -> None:
-        super().__init__(model=model, dimension=dimension)
-        self._path = model_path
-        self._threads = threads
-
     def _encode(self, texts: list[str]) -> Any:
-        model = load_model(self._path, self._threads)
+        model = load_model(self._model_dir, self._threads)
         with _encode_lock:
             return model.encode(texts, batch_size=BATCH_SIZE, normalize_embeddings=True,
                                 show_progress_bar=False, convert_to_numpy=True)

@@ -15,17 +15,14 @@ DEFAULT_DIMENSION = 384
 class ModelEmbedder:
     """A local model on the CPU: unit-length vectors, failures surfaced as EmbeddingFailed."""
 
-    def __init__(self, *, model: str = DEFAULT_MODEL, dimension: int = DEFAULT_DIMENSION) -> None:
-        self._model_name = model
-        self._dimension = dimension
+    default_threads = 0  # 0: one per core
 
-    @property
-    def model(self) -> str:
-        return self._model_name
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
+    def __init__(self, *, model: str = DEFAULT_MODEL, dimension: int = DEFAULT_DIMENSION,
+                 model_dir: str | None = None, threads: int | None = None) -> None:
+        self.model = model
+        self.dimension = dimension
+        self._model_dir = model_dir  # None: the packaged model
+        self._threads = self.default_threads if threads is None else threads
 
     def warm_up(self) -> None:
         """Load the model and run one encode, so the first request does not pay for it."""
@@ -39,8 +36,8 @@ class ModelEmbedder:
         except Exception as exc:  # a runtime's own errors are many; the caller only degrades
             raise EmbeddingFailed(f"local embedding failed: {type(exc).__name__}: {exc}") from exc
         result: list[list[float]] = vectors.tolist()
-        if result and len(result[0]) != self._dimension:
-            raise EmbeddingFailed(f"model returned {len(result[0])} dimensions, expected {self._dimension}")
+        if result and len(result[0]) != self.dimension:
+            raise EmbeddingFailed(f"model returned {len(result[0])} dimensions, expected {self.dimension}")
         return result
 
     def _encode(self, texts: list[str]) -> Any:

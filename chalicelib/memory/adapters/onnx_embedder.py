@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from chalicelib.kernel.lazy import Lazy
-from chalicelib.memory.adapters.model_embedder import DEFAULT_DIMENSION, DEFAULT_MODEL, ModelEmbedder
+from chalicelib.memory.adapters.model_embedder import DEFAULT_DIMENSION, ModelEmbedder
 
 BATCH_SIZE = 32
 
@@ -70,12 +70,8 @@ def encode(session: Any, tokenizer: Any, texts: Sequence[str]) -> Any:
 class OnnxEmbedder(ModelEmbedder):
     """Embeds with the exported MiniLM on ONNX Runtime (CPU)."""
 
-    def __init__(self, *, model: str = DEFAULT_MODEL, dimension: int = DEFAULT_DIMENSION,
-                 model_dir: str | None = None, threads: int = 1) -> None:
-        super().__init__(model=model, dimension=dimension)
-        self._dir = model_dir
-        self._threads = threads
+    default_threads = 1
 
     def _encode(self, texts: list[str]) -> Any:
-        session, tokenizer = load_runtime(self._dir, self._threads)
+        session, tokenizer = load_runtime(self._model_dir, self._threads)
         return encode(session, tokenizer, texts)

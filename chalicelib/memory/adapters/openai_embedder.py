@@ -24,18 +24,10 @@ MAX_REQUEST_TOKENS = 300_000
 class OpenAIEmbedder:
     def __init__(self, *, api_key: str, model: str = "text-embedding-3-small", dimension: int = 1536,
                  base_url: str | None = None, timeout_s: float = 10.0, max_retries: int = 2) -> None:
-        self._model = model
-        self._dimension = dimension
+        self.model = model
+        self.dimension = dimension
         self._client = openai_client(api_key=api_key, base_url=base_url, timeout_s=timeout_s,
                                      max_retries=max_retries)
-
-    @property
-    def model(self) -> str:
-        return self._model
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         inputs = [fit_input(t, MAX_INPUT_TOKENS) or " " for t in texts]
@@ -48,16 +40,16 @@ class OpenAIEmbedder:
         import openai
 
         extra: dict[str, Any] = {}
-        if self._model.startswith("text-embedding-3"):
-            extra["dimensions"] = self._dimension  # these models can shorten their vectors
+        if self.model.startswith("text-embedding-3"):
+            extra["dimensions"] = self.dimension  # these models can shorten their vectors
         try:
-            response = self._client.get().embeddings.create(model=self._model, input=list(inputs), **extra)
+            response = self._client.get().embeddings.create(model=self.model, input=list(inputs), **extra)
         except openai.APIError as exc:
             raise EmbeddingFailed(f"embedding request failed: {type(exc).__name__}") from None
         data = sorted(response.data, key=lambda item: item.index)
         if len(data) != len(inputs):
             raise EmbeddingFailed(f"asked for {len(inputs)} embeddings, got {len(data)}")
         vectors = [list(item.embedding) for item in data]
-        if any(len(v) != self._dimension for v in vectors):
-            raise EmbeddingFailed(f"the server returned vectors of another dimension than {self._dimension}")
+        if any(len(v) != self.dimension for v in vectors):
+            raise EmbeddingFailed(f"the server returned vectors of another dimension than {self.dimension}")
         return vectors

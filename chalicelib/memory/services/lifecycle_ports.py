@@ -111,20 +111,13 @@ class SnapshotRepository(Protocol):
 
 
 class LifecycleUnitOfWork(MemoryUnitOfWork, Protocol):
-    @property
-    def lifecycle(self) -> LifecycleRepository: ...
+    """The repositories bound to the unit's transaction, as attributes."""
 
-    @property
-    def integrity(self) -> IntegrityRepository: ...
-
-    @property
-    def transfer(self) -> TransferRepository: ...
-
-    @property
-    def graph_transfer(self) -> GraphTransferRepository: ...
-
-    @property
-    def snapshots(self) -> SnapshotRepository: ...
+    lifecycle: LifecycleRepository
+    integrity: IntegrityRepository
+    transfer: TransferRepository
+    graph_transfer: GraphTransferRepository
+    snapshots: SnapshotRepository
 
 
 LifecycleUnits = Callable[[], LifecycleUnitOfWork]

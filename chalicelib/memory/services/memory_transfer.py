@@ -117,31 +117,33 @@ class MemoryTransfer:
     def _embed_nodes(self, node_ids: list[str]) -> int:
         with self._units() as uow:
             pending = uow.graph_transfer.unembedded(node_ids)
-        if not pending:
-            return 0
-        try:
-            vectors = self._embedder.embed([text for _, text in pending])
-        except Exception:  # the embedder is down: the nodes are found by name and words meanwhile
-            return 0
-        with self._units() as uow:
-            uow.graph_transfer.set_vectors([(i, v) for (i, _), v in zip(pending, vectors, strict=True)])
-            uow.commit()
-        return len(pending)
+        vectors = self._vectors(pending)
+        if vectors:
+            with self._units() as uow:
+                uow.graph_transfer.set_vectors(vectors)
+                uow.commit()
+        return len(vectors)
 
     def _embed(self, memory_ids: list[str]) -> int:
         with self._units() as uow:
             pending = uow.transfer.unembedded(memory_ids)
-        if not pending:
-            return 0
+        vectors = self._vectors([(i, embedding_text(c, s)) for i, c, s in pending])
+        if vectors:
+            with self._units() as uow:
+                uow.integrity.set_vectors(vectors, self._embedder.model)
+                uow.commit()
+        return len(vectors)
+
+    def _vectors(self, texts: list[tuple[str, str]]) -> list[tuple[str, list[float]]]:
+        """(id, vector) of each (id, text); none while the embedder is down: the nodes are found by
+        name and words meanwhile, and `itachi memory check --fix` embeds the memories later."""
+        if not texts:
+            return []
         try:
-            vectors = self._embedder.embed([embedding_text(c, s) for _, c, s in pending])
-        except Exception:  # the embedder is down: `itachi memory check --fix` embeds them later
-            return 0
-        with self._units() as uow:
-            uow.integrity.set_vectors([(i, v) for (i, _, _), v in zip(pending, vectors, strict=True)],
-                                      self._embedder.model)
-            uow.commit()
-        return len(pending)
+            vectors = self._embedder.embed([text for _, text in texts])
+        except Exception:
+            return []
+        return [(i, v) for (i, _), v in zip(texts, vectors, strict=True)]
 
 
 def _redacted(record: dict[str, Any]) -> dict[str, Any]:

@@ -177,10 +177,7 @@ class MemoryWriteUnit(Protocol):
     def after_commit(self, action: Callable[[], None]) -> None: ...
 
 
-class MemoryUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def memories(self) -> MemoryRepository: ...
-
+class MemoryUnitOfWork(MemoryWriteUnit, UnitOfWork, Protocol):
     @property
     def search(self) -> SearchIndex: ...
 

@@ -71,7 +71,7 @@ class QueueCheck:
 
     def check(self) -> CheckResult:
         try:
-            depths = {key: self._queues().depth(key) for key in self._keys}
+            depths = self._depths("")
         except Exception as exc:
             return CheckResult(self.name, CRITICAL, f"SQS unreachable: {_reason(exc)}")
         backlog = {k: d for k, d in depths.items() if d >= QUEUE_BACKLOG_WARNING}
@@ -79,16 +79,17 @@ class QueueCheck:
             return CheckResult(self.name, WARNING, ", ".join(f"{k}: {d} waiting" for k, d in backlog.items()))
         return CheckResult(self.name, OK)
 
+    def _depths(self, suffix: str) -> dict[str, int]:
+        """Messages waiting in each queue `<key><suffix>`, by key."""
+        return {key: self._queues().depth(f"{key}{suffix}") for key in self._keys}
 
-class DlqCheck:
+
+class DlqCheck(QueueCheck):
     name = "dlqs"
-
-    def __init__(self, queues: Callable[[], SqsQueues], keys: tuple[str, ...]) -> None:
-        self._queues, self._keys = queues, keys
 
     def check(self) -> CheckResult:
         try:
-            depths = {key: self._queues().depth(f"{key}-dlq") for key in self._keys}
+            depths = self._depths("-dlq")
         except Exception as exc:
             return CheckResult(self.name, WARNING, f"DLQs unreadable: {_reason(exc)}")
         full = {k: d for k, d in depths.items() if d}

@@ -99,10 +99,14 @@ def test_subagents_get_the_rules_by_default_the_search_results_when_full_and_not
     measured: dict[str, int] = {}
     detail: dict[str, dict[str, list[int]]] = {}
     for mode in ("full", "rules", "off"):
-        by_event, sub_request = delegate_once(claude, repo, itachi_home, tmp_path / f"cfg-{mode}", api, mode)
-        assert len(by_event["SubagentStart"]) == 1 and len(by_event["UserPromptSubmit"]) == 2
-        start = [t for t in by_event["SubagentStart"] if t]
-        notified = [t for t in by_event["UserPromptSubmit"][1:] if t]  # the first: the user's own prompt
+        for attempt in range(3):  # a busy box can miss the search's deadline: that run injects the rules only
+            by_event, sub_request = delegate_once(claude, repo, itachi_home,
+                                                  tmp_path / f"cfg-{mode}-{attempt}", api, mode)
+            assert len(by_event["SubagentStart"]) == 1 and len(by_event["UserPromptSubmit"]) == 2
+            start = [t for t in by_event["SubagentStart"] if t]
+            notified = [t for t in by_event["UserPromptSubmit"][1:] if t]  # the first: the user's own prompt
+            if mode != "full" or any(fact in text for text in start + notified for fact in FACTS):
+                break
         measured[mode] = sum(len(t) for t in start + notified)
         detail[mode] = {"SubagentStart": [len(t) for t in start], "notification": [len(t) for t in notified]}
         if mode == "off":

@@ -6,7 +6,6 @@ importing twice adds nothing and exporting again is byte-identical."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +34,6 @@ def _answers(api: RunningApi) -> dict[str, Any]:
 
 def test_a_round_trip_into_an_empty_database_answers_rules_graph_context_and_contradictions_as_before(
         tmp_path: Path, postgres: TestPostgres) -> None:
-    started = time.monotonic()
     source = lifecycle_container(tmp_path / "a", postgres.new_database())
     seed_memories(source.db, PROJECT, 10_000)
     seeded = seed_graph(source.db, PROJECT, source.embedder, 2_000)
@@ -75,7 +73,6 @@ def test_a_round_trip_into_an_empty_database_answers_rules_graph_context_and_con
         assert itachi(api, "export", str(again), cwd=tmp_path).returncode == 0
         assert _tree(again) == files
     target.close()
-    assert time.monotonic() - started < 180  # about a minute on an idle machine
 
 
 def test_an_untrusted_node_stays_untrusted_and_a_node_dated_outside_1970_2200_is_refused_by_path(

@@ -6,29 +6,22 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-import psycopg
-
 from chalicelib.agents.domain.records import AgentMessage, CronJob, ProfileLesson
-
-Conn = psycopg.Connection[Any]
+from chalicelib.kernel.postgres_repository import PostgresRepository
 
 
 def _ids(row: dict[str, Any], *keys: str) -> dict[str, Any]:
     return {**row, **{k: str(row[k]) if row.get(k) else None for k in keys}}
 
 
-class MessageRepository:
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
-
+class MessageRepository(PostgresRepository):
     def append(self, run_id: str, sender: str, body: str) -> AgentMessage:
         # The run row's lock numbers messages gaplessly even when two senders race.
         self._conn.execute("SELECT 1 FROM agent_runs WHERE id = %s FOR UPDATE", (run_id,))
-        row = self._conn.execute(
+        row = self._one(
             "INSERT INTO agent_messages (run_id, seq, sender, body) VALUES (%(r)s,"
             " (SELECT coalesce(max(seq), 0) + 1 FROM agent_messages WHERE run_id = %(r)s), %(s)s, %(b)s)"
-            " RETURNING *", {"r": run_id, "s": sender, "b": body}).fetchone()
-        assert row is not None
+            " RETURNING *", {"r": run_id, "s": sender, "b": body})
         return AgentMessage(**_ids(row, "run_id", "follow_up_run_id"))
 
     def for_run(self, run_id: str) -> list[AgentMessage]:
@@ -44,17 +37,13 @@ class MessageRepository:
             (status, follow_up_run_id, status, run_id, list(seqs)))
 
 
-class CronRepository:
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
-
+class CronRepository(PostgresRepository):
     def insert(self, job: CronJob) -> CronJob:
-        row = self._conn.execute(
+        row = self._one(
             "INSERT INTO agent_cron (id, profile, project, schedule, prompt, until_at, created_by_run,"
             " next_fire_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) RETURNING *",
             (job.id, job.profile, job.project, job.schedule, job.prompt, job.until_at, job.created_by_run,
-             job.next_fire_at)).fetchone()
-        assert row is not None
+             job.next_fire_at))
         return CronJob(**_ids(row, "id", "created_by_run"))
 
     def jobs(self, profile: str | None) -> list[CronJob]:
@@ -77,10 +66,7 @@ class CronRepository:
             " enabled = %s WHERE id = %s", (fired_at, next_fire_at, next_fire_at is not None, job_id))
 
 
-class LessonRepository:
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
-
+class LessonRepository(PostgresRepository):
     def top(self, profile: str, limit: int) -> list[ProfileLesson]:
         rows = self._conn.execute("SELECT * FROM agent_lessons WHERE profile = %s"
                                   " ORDER BY confidence DESC, updated_at DESC LIMIT %s", (profile, limit))
@@ -89,12 +75,11 @@ class LessonRepository:
     def upsert(self, lesson_id: str, profile: str, content: str, kind: str, confidence: float,
                source_run: str | None) -> ProfileLesson:
         """A lesson learned again keeps its confidence and is freshened (its source is the latest run)."""
-        row = self._conn.execute(
+        row = self._one(
             "INSERT INTO agent_lessons (id, profile, content, kind, confidence, source_run)"
             " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (profile, content) DO UPDATE"
             " SET updated_at = now(), source_run = EXCLUDED.source_run RETURNING *",
-            (lesson_id, profile, content[:4000], kind, confidence, source_run)).fetchone()
-        assert row is not None
+            (lesson_id, profile, content[:4000], kind, confidence, source_run))
         return ProfileLesson(**_ids(row, "id", "source_run"))
 
     def get(self, lesson_id: str, *, for_update: bool = False) -> ProfileLesson | None:

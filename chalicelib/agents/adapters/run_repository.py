@@ -5,15 +5,13 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-import psycopg
-
 from chalicelib.agents.adapters.inbox_repository import CronRepository, LessonRepository, MessageRepository
 from chalicelib.agents.domain.profiles import Profile
 from chalicelib.agents.domain.records import AgentRun, NewRun
 from chalicelib.agents.services.ports import AgentsUnits
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.kernel.unit_of_work import postgres_units
 
-Conn = psycopg.Connection[Any]
 _RUN_COLUMNS = frozenset(AgentRun.__dataclass_fields__) - {"id"}
 _UPDATABLE = frozenset({"stop_reason", "lessons_applied", "rated"})
 
@@ -37,10 +35,7 @@ def profile_from_row(row: dict[str, Any]) -> Profile:
     return Profile(**values)
 
 
-class ProfileRepository:
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
-
+class ProfileRepository(PostgresRepository):
     def get(self, name: str) -> Profile | None:
         row = self._conn.execute("SELECT * FROM agent_profiles WHERE name = %s", (name,)).fetchone()
         return profile_from_row(row) if row else None
@@ -49,7 +44,7 @@ class ProfileRepository:
         return [profile_from_row(r) for r in self._conn.execute("SELECT * FROM agent_profiles ORDER BY name")]
 
     def upsert(self, p: Profile) -> Profile:
-        row = self._conn.execute(
+        row = self._one(
             "INSERT INTO agent_profiles (name, description, system_prompt, engine, model, permission_mode,"
             " allowed_tools, time_budget_s, cost_budget_usd, memory_projects, memory_categories,"
             " default_machine) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
@@ -61,18 +56,14 @@ class ProfileRepository:
             " default_machine = EXCLUDED.default_machine, updated_at = now() RETURNING *",
             (p.name, p.description, p.system_prompt, p.engine, p.model, p.permission_mode,
              list(p.allowed_tools), p.time_budget_s, p.cost_budget_usd, list(p.memory_projects),
-             list(p.memory_categories), p.default_machine)).fetchone()
-        assert row is not None
+             list(p.memory_categories), p.default_machine))
         return profile_from_row(row)
 
     def delete(self, name: str) -> bool:
         return self._conn.execute("DELETE FROM agent_profiles WHERE name = %s", (name,)).rowcount > 0
 
 
-class RunRepository:
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
-
+class RunRepository(PostgresRepository):
     def insert(self, run_id: str, new: NewRun) -> tuple[AgentRun, bool]:
         row = self._conn.execute(
             "INSERT INTO agent_runs (id, profile, project, prompt, origin, parent_run_id, repo,"
@@ -85,9 +76,8 @@ class RunRepository:
              new.cost_budget_usd, new.idempotency_key)).fetchone()
         if row is not None:
             return run_from_row(row), True
-        row = self._conn.execute("SELECT * FROM agent_runs WHERE idempotency_key = %s",
-                                 (new.idempotency_key,)).fetchone()
-        assert row is not None
+        row = self._one("SELECT * FROM agent_runs WHERE idempotency_key = %s",
+                        (new.idempotency_key,))
         return run_from_row(row), False
 
     def get(self, run_id: str, *, for_update: bool = False) -> AgentRun | None:

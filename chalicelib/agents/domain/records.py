@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from chalicelib.tasks.domain.task_model import jsonable
+from chalicelib.contracts.json_records import JsonRecord
 
 ACTIVE = "active"
 RUN_STATUSES = (ACTIVE, "completed", "failed", "cancelled", "timed_out")
@@ -15,7 +14,7 @@ TASK_KEY_PREFIX = "agent-run:"
 
 
 @dataclass(frozen=True)
-class AgentRun:
+class AgentRun(JsonRecord):
     id: str
     profile: str
     project: str
@@ -44,9 +43,6 @@ class AgentRun:
         """The idempotency key of the run's task: a retried spawn never makes a second task."""
         return f"{TASK_KEY_PREFIX}{self.id}"
 
-    def to_json(self) -> dict[str, Any]:
-        return jsonable(asdict(self))  # type: ignore[no-any-return]
-
 
 @dataclass(frozen=True)
 class NewRun:
@@ -65,7 +61,7 @@ class NewRun:
 
 
 @dataclass(frozen=True)
-class AgentMessage:
+class AgentMessage(JsonRecord):
     run_id: str
     seq: int
     sender: str
@@ -75,12 +71,9 @@ class AgentMessage:
     created_at: datetime | None = None
     delivered_at: datetime | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return jsonable(asdict(self))  # type: ignore[no-any-return]
-
 
 @dataclass(frozen=True)
-class CronJob:
+class CronJob(JsonRecord):
     id: str
     profile: str
     project: str
@@ -94,12 +87,9 @@ class CronJob:
     enabled: bool = True
     created_at: datetime | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return jsonable(asdict(self))  # type: ignore[no-any-return]
-
 
 @dataclass(frozen=True)
-class ProfileLesson:
+class ProfileLesson(JsonRecord):
     id: str
     profile: str
     content: str
@@ -108,9 +98,6 @@ class ProfileLesson:
     source_run: str | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return jsonable(asdict(self))  # type: ignore[no-any-return]
 
 
 def run_prompt(prompt: str, profile: str, lessons: list[ProfileLesson],

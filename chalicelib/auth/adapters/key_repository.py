@@ -12,9 +12,9 @@ from chalicelib.auth.domain.api_keys import ApiKey, KeyKind, KeySpec
 from chalicelib.auth.domain.machine_invites import Invite
 from chalicelib.auth.services.ports import InvitesUnitOfWork, KeysUnitOfWork
 from chalicelib.kernel.errors import Conflict
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.kernel.unit_of_work import postgres_units
 
-Conn = psycopg.Connection[Any]
 _COLUMNS = "id, name, kind, machine_id, projects, read_only, key_prefix, created_at, revoked_at, namespaces"
 
 
@@ -26,10 +26,7 @@ def _key(row: dict[str, Any]) -> ApiKey:
     return ApiKey(str(row["id"]), spec, row["key_prefix"], row["created_at"], row["revoked_at"])
 
 
-class PostgresKeyRepository:
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
-
+class PostgresKeyRepository(PostgresRepository):
     def add(self, key: ApiKey, key_hash: bytes) -> ApiKey:
         s = key.spec
         projects = list(s.projects) if s.projects is not None else None
@@ -79,10 +76,7 @@ def key_units(db: Any) -> Callable[[], KeysUnitOfWork]:
     return postgres_units(db, keys=PostgresKeyRepository)
 
 
-class PostgresInviteRepository:
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
-
+class PostgresInviteRepository(PostgresRepository):
     def add(self, invite: Invite, token_hash: bytes) -> None:
         self._conn.execute(
             "INSERT INTO machine_invites (id, token_hash, machine_id, created_by, expires_at)"

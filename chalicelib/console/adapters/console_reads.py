@@ -6,13 +6,12 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from chalicelib.kernel.postgres_repository import PostgresRepository
+
 LEARNED_CATEGORIES = ["task_lesson"]  # rules are read from the one instruction store
 
 
-class PostgresConsoleReads:
-    def __init__(self, conn: Any) -> None:
-        self._conn = conn
-
+class PostgresConsoleReads(PostgresRepository):
     def projects(self) -> list[dict[str, Any]]:
         # A loose index scan over memories_project_created: one probe per project, not a scan of
         # every memory (600 projects in 100k memories: milliseconds instead of a GROUP BY).

@@ -7,14 +7,12 @@ from typing import Any
 
 from chalicelib.console.domain.cookies import ConsoleSession
 from chalicelib.console.services.ports import ConsoleUnits
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.kernel.stored_text import Verbatim
 from chalicelib.kernel.unit_of_work import postgres_units
 
 
-class PostgresConsoleRepository:
-    def __init__(self, conn: Any) -> None:
-        self._conn = conn
-
+class PostgresConsoleRepository(PostgresRepository):
     def open(self, token_hash: bytes, session: ConsoleSession) -> None:
         self._conn.execute(
             "INSERT INTO console_sessions (token_hash, csrf_token, signed_in_as, expires_at, key_hash) "

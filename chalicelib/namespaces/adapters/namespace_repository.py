@@ -8,11 +8,11 @@ from typing import Any
 import psycopg
 
 from chalicelib.kernel.errors import Conflict
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.kernel.unit_of_work import postgres_units
 from chalicelib.namespaces.domain.namespace import Namespace
 from chalicelib.namespaces.services.namespaces import NamespaceUnit
 
-Conn = psycopg.Connection[Any]
 _NAMESPACES = ("SELECT n.name, n.created_at, coalesce(array_agg(p.project ORDER BY p.project)"
                " FILTER (WHERE p.project IS NOT NULL), '{}') AS projects"
                " FROM namespaces n LEFT JOIN namespace_projects p ON p.namespace = n.name")
@@ -22,10 +22,7 @@ def _namespace(row: dict[str, Any]) -> Namespace:
     return Namespace(row["name"], tuple(row["projects"]), row["created_at"])
 
 
-class PostgresNamespaces:
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
-
+class PostgresNamespaces(PostgresRepository):
     def create(self, name: str) -> None:
         try:
             with self._conn.transaction():  # a savepoint: the unit stays usable after a conflict

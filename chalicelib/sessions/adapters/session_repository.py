@@ -7,20 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
 from psycopg.types.json import Jsonb
 
 from chalicelib.kernel.idempotency import PostgresClaims
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.kernel.unit_of_work import postgres_units
 from chalicelib.sessions.services.ports import SessionUnits
 
-Conn = psycopg.Connection[Any]
 
-
-class PostgresSessionRepository:
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
-
+class PostgresSessionRepository(PostgresRepository):
     def record_event(self, session_id: str, project: str, client: str, event: str,
                      data: dict[str, Any], *, progress: str | None, compaction: bool, failure: bool) -> None:
         """Upsert the session and append the event."""
@@ -59,7 +54,7 @@ class PostgresSessionRepository:
     def complete(self, session: dict[str, Any]) -> dict[str, Any]:
         """Close the session (idempotent: a replay overwrites with the same values)."""
         transcript = session.get("transcript")
-        row = self._conn.execute(
+        row = self._one(
             "INSERT INTO sessions (session_id, project, client, ended_at, end_reason,"
             " duration_ms, summary, files_changed, transcript)"
             " VALUES (%(session_id)s, %(project)s, %(client)s, now(), %(reason)s,"
@@ -73,8 +68,7 @@ class PostgresSessionRepository:
             " updated_at = now() "
             "RETURNING session_id, tool_failures, tool_successes, compactions",
             {**session, "transcript": Jsonb(transcript) if transcript is not None else None},
-        ).fetchone()
-        assert row is not None
+        )
         return dict(row)
 
     def get(self, session_id: str) -> dict[str, Any] | None:

@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import psycopg
-
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.kernel.unit_of_work import postgres_units
 from chalicelib.ssh.domain.ssh_model import SshRun, SshTarget
 from chalicelib.ssh.services.ports import SshUnitOfWork
 
-Conn = psycopg.Connection[Any]
 _RUN_FIELDS = frozenset({"status", "exit_code", "error", "output_seq", "started_at", "finished_at"})
 
 
@@ -28,12 +26,9 @@ def _run(row: dict[str, Any]) -> SshRun:
                   row["started_at"], row["finished_at"])
 
 
-class PostgresSshTargets:
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
-
+class PostgresSshTargets(PostgresRepository):
     def upsert(self, t: SshTarget) -> SshTarget:
-        row = self._conn.execute(
+        row = self._one(
             "INSERT INTO ssh_targets (name, machine_id, host, port, username, key_path, host_key_fingerprint,"
             " platform, reaches_machine, allowed_commands) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
             " ON CONFLICT (name) DO UPDATE SET machine_id = EXCLUDED.machine_id, host = EXCLUDED.host,"
@@ -42,8 +37,7 @@ class PostgresSshTargets:
             " reaches_machine = EXCLUDED.reaches_machine, allowed_commands = EXCLUDED.allowed_commands,"
             " updated_at = now() RETURNING *",
             (t.name, t.machine_id, t.host, t.port, t.user, t.key_path, t.fingerprint, t.platform,
-             t.reaches_machine, list(t.allowed_commands))).fetchone()
-        assert row is not None
+             t.reaches_machine, list(t.allowed_commands)))
         return _target(row)
 
     def get(self, name: str) -> SshTarget | None:
@@ -62,18 +56,14 @@ class PostgresSshTargets:
         return self._conn.execute("DELETE FROM ssh_targets WHERE name = %s", (name,)).rowcount > 0
 
 
-class PostgresSshRuns:
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
-
+class PostgresSshRuns(PostgresRepository):
     def add(self, run: SshRun) -> SshRun:
-        row = self._conn.execute(
+        row = self._one(
             "INSERT INTO ssh_runs (id, target, machine_id, command, status, timeout_s, platform,"
             " telegram_chat_id, telegram_topic_id, requested_by)"
             " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING *",
             (run.id, run.target, run.machine_id, run.command, run.status, run.timeout_s, run.platform,
-             run.chat_id, run.topic_id, run.requested_by)).fetchone()
-        assert row is not None
+             run.chat_id, run.topic_id, run.requested_by))
         return _run(row)
 
     def get(self, run_id: str, *, for_update: bool = False) -> SshRun | None:
@@ -86,9 +76,8 @@ class PostgresSshRuns:
         if unknown:
             raise ValueError(f"not a run field: {sorted(unknown)}")
         sets = [f"{k} = now()" if v == "now" else f"{k} = %({k})s" for k, v in fields.items()]
-        row = self._conn.execute(f"UPDATE ssh_runs SET {', '.join(sets)} WHERE id = %(id)s RETURNING *",
-                                 {**{k: v for k, v in fields.items() if v != "now"}, "id": run_id}).fetchone()
-        assert row is not None
+        row = self._one(f"UPDATE ssh_runs SET {', '.join(sets)} WHERE id = %(id)s RETURNING *",
+                        {**{k: v for k, v in fields.items() if v != "now"}, "id": run_id})
         return _run(row)
 
     def recent(self, limit: int) -> list[SshRun]:

@@ -5,13 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import psycopg
 from psycopg.types.json import Jsonb
 
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.tasks.domain.agent_session_states import AgentSession, SessionStatus
 from chalicelib.tasks.domain.task_model import NewEvent
-
-Conn = psycopg.Connection[Any]
 
 
 def _session(row: dict[str, Any]) -> AgentSession:
@@ -20,23 +18,19 @@ def _session(row: dict[str, Any]) -> AgentSession:
     return AgentSession(**values)
 
 
-class AgentSessionRepository:
+class AgentSessionRepository(PostgresRepository):
     """The `AgentSessions` port over one connection (bound by the unit of work)."""
-
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
 
     def insert(self, session_id: str, *, machine_id: str, project: str, repo: str | None,
                engine: str, telegram_chat_id: int | None, telegram_topic_id: int | None,
                resume_id: str | None = None, permission_mode: str | None = None) -> AgentSession:
-        row = self._conn.execute(
+        row = self._one(
             "INSERT INTO agent_sessions (id, machine_id, project, repo, engine, telegram_chat_id,"
             " telegram_topic_id, resume_id, permission_mode) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
             " RETURNING *",
             (session_id, machine_id, project, repo, engine, telegram_chat_id, telegram_topic_id, resume_id,
              permission_mode),
-        ).fetchone()
-        assert row is not None
+        )
         return _session(row)
 
     def get(self, session_id: str, *, for_update: bool = False) -> AgentSession | None:
@@ -56,25 +50,22 @@ class AgentSessionRepository:
     def set_status(self, session_id: str, status: SessionStatus, *,
                    exit_code: int | None = None, error: str | None = None) -> AgentSession:
         closed = status in {SessionStatus.CLOSED, SessionStatus.FAILED}
-        row = self._conn.execute(
+        row = self._one(
             "UPDATE agent_sessions SET status = %s, exit_code = COALESCE(%s, exit_code),"
             " error = COALESCE(%s, error), updated_at = now(),"
             " closed_at = CASE WHEN %s THEN now() ELSE closed_at END WHERE id = %s RETURNING *",
-            (status.value, exit_code, error, closed, session_id)).fetchone()
-        assert row is not None
+            (status.value, exit_code, error, closed, session_id))
         return _session(row)
 
     def next_input_seq(self, session_id: str) -> int:
-        row = self._conn.execute("UPDATE agent_sessions SET input_seq = input_seq + 1, updated_at = now()"
-                                 " WHERE id = %s RETURNING input_seq", (session_id,)).fetchone()
-        assert row is not None
+        row = self._one("UPDATE agent_sessions SET input_seq = input_seq + 1, updated_at = now()"
+                        " WHERE id = %s RETURNING input_seq", (session_id,))
         return int(row["input_seq"])
 
     def append_events(self, session_id: str, events: Sequence[NewEvent]) -> int:
         """Append with the next per-session sequence numbers; return the last seq."""
-        row = self._conn.execute("UPDATE agent_sessions SET event_seq = event_seq + %s WHERE id = %s"
-                                 " RETURNING event_seq", (len(events), session_id)).fetchone()
-        assert row is not None
+        row = self._one("UPDATE agent_sessions SET event_seq = event_seq + %s WHERE id = %s"
+                        " RETURNING event_seq", (len(events), session_id))
         last = int(row["event_seq"])
         first = last - len(events) + 1
         with self._conn.cursor() as cur:

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
-
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.tasks.domain.machine_records import Heartbeat, MachineRecord
 from chalicelib.tasks.domain.machine_selection import MachineView
 
-Conn = psycopg.Connection[Any]
 
-
-class MachineRepository:
+class MachineRepository(PostgresRepository):
     """The `Machines` port over one connection (bound by the unit of work)."""
-
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
 
     def record_heartbeat(self, hb: Heartbeat) -> tuple[str | None, str | None]:
         """Upsert the machine; return (previous agent instance, queue URL) as stored before."""

@@ -5,11 +5,9 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-import psycopg
-
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.tasks.domain.task_budget import BudgetCaps, Cap, added_spend
 
-Conn = psycopg.Connection[Any]
 _CAP_COLUMNS: dict[Cap, str] = {"task": "task_cap_usd", "daily": "daily_cap_usd"}
 
 
@@ -17,11 +15,8 @@ def _money(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-class SpendRepository:
+class SpendRepository(PostgresRepository):
     """The `TaskSpending` port over one connection (bound by the tasks unit of work)."""
-
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
 
     def caps(self, user_id: int) -> BudgetCaps:
         row = self._conn.execute("SELECT task_cap_usd, daily_cap_usd FROM budget_caps"

@@ -3,30 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-import psycopg
 from psycopg.types.json import Jsonb
 
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.tasks.domain.task_model import NewEvent, TaskEvent, TaskOutcome
 
-Conn = psycopg.Connection[Any]
 
-
-class TaskEventRepository:
+class TaskEventRepository(PostgresRepository):
     """The `TaskEvents` port over one connection (bound by the unit of work)."""
-
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
 
     def append(self, task_id: str, attempt: int, events: Sequence[NewEvent]) -> list[TaskEvent]:
         """Append events with the next per-task sequence numbers (the task row is the counter)."""
         if not events:
             return []
-        row = self._conn.execute(
+        row = self._one(
             "UPDATE tasks SET event_seq = event_seq + %s WHERE id = %s RETURNING event_seq",
-            (len(events), task_id)).fetchone()
-        assert row is not None
+            (len(events), task_id))
         first = int(row["event_seq"]) - len(events) + 1
         params = [(task_id, first + i, attempt, e.kind, e.text, Jsonb(e.data)) for i, e in enumerate(events)]
         with self._conn.cursor() as cur:
@@ -43,11 +36,8 @@ class TaskEventRepository:
                           r["created_at"]) for r in rows]
 
 
-class TaskOutcomeRepository:
+class TaskOutcomeRepository(PostgresRepository):
     """The `TaskOutcomes` port: one `task_outcomes` row per attempt."""
-
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
 
     def record(self, outcome: TaskOutcome) -> bool:
         """Record one attempt's outcome; False if that attempt was already recorded."""

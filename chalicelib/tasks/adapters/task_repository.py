@@ -8,13 +8,11 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-import psycopg
 from psycopg.types.json import Jsonb
 
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.tasks.domain.task_model import NewTask, Task, TaskResult
 from chalicelib.tasks.domain.task_states import TaskStatus
-
-Conn = psycopg.Connection[Any]
 
 
 def task_from_row(row: dict[str, Any]) -> Task:
@@ -26,11 +24,8 @@ def task_from_row(row: dict[str, Any]) -> Task:
     return Task(**values)
 
 
-class TaskRepository:
+class TaskRepository(PostgresRepository):
     """The `Tasks` port over one connection (bound by the unit of work)."""
-
-    def __init__(self, conn: Conn) -> None:
-        self._conn = conn
 
     def insert(self, task_id: str, new: NewTask) -> tuple[Task, bool]:
         """Insert a queued task; with an idempotency key already used, return (existing, False)."""
@@ -46,9 +41,8 @@ class TaskRepository:
         ).fetchone()
         if row is not None:
             return task_from_row(row), True
-        row = self._conn.execute("SELECT * FROM tasks WHERE idempotency_key = %s",
-                                 (new.idempotency_key,)).fetchone()
-        assert row is not None
+        row = self._one("SELECT * FROM tasks WHERE idempotency_key = %s",
+                        (new.idempotency_key,))
         return task_from_row(row), False
 
     def get(self, task_id: str, *, for_update: bool = False) -> Task | None:

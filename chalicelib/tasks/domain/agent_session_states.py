@@ -5,12 +5,11 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
-from chalicelib.tasks.domain.task_model import jsonable
+from chalicelib.contracts.json_records import JsonRecord
 from chalicelib.tasks.domain.task_states import IllegalTransition
 
 INPUT_KIND = "user_input"  # the event kind of a user turn (its data holds the turn's `seq`)
@@ -44,7 +43,7 @@ def ensure_session_transition(current: SessionStatus | str, target: SessionStatu
 
 
 @dataclass(frozen=True)
-class AgentSession:
+class AgentSession(JsonRecord):
     id: str
     machine_id: str
     project: str
@@ -61,6 +60,3 @@ class AgentSession:
     created_at: datetime | None = None
     updated_at: datetime | None = None
     closed_at: datetime | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return jsonable(asdict(self))  # type: ignore[no-any-return]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from chalicelib.contracts.agent_api import TaskResult as TaskResult  # one declaration: the agent reports it
+from chalicelib.contracts.json_records import JsonRecord
 from chalicelib.contracts.repo_source import RepoRefused, repo_source
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.redaction import redact, redact_json
@@ -47,7 +48,7 @@ class NewTask:
 
 
 @dataclass(frozen=True)
-class Task:
+class Task(JsonRecord):
     id: str
     project: str
     description: str
@@ -83,12 +84,9 @@ class Task:
     started_at: datetime | None = None
     finished_at: datetime | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return jsonable(asdict(self))
-
 
 @dataclass(frozen=True)
-class TaskEvent:
+class TaskEvent(JsonRecord):
     task_id: str
     seq: int
     kind: str
@@ -96,9 +94,6 @@ class TaskEvent:
     data: dict[str, Any] = field(default_factory=dict)
     attempt: int = 0
     created_at: datetime | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return jsonable(asdict(self))
 
 
 @dataclass(frozen=True)
@@ -134,13 +129,3 @@ class TaskOutcome:
 def redacted(events: Sequence[NewEvent]) -> list[NewEvent]:
     """Events as they are stored (a NewEvent is already redacted when it is made)."""
     return list(events)
-
-
-def jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    if isinstance(value, datetime):
-        return value.isoformat()
-    return value

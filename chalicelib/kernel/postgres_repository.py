@@ -1,0 +1,23 @@
+"""The base of the Postgres repositories: one unit of work's connection, and its one-row answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg.abc import Params
+
+Conn = psycopg.Connection[Any]
+
+
+class PostgresRepository:
+    """A repository over the connection a unit of work binds it to (`postgres_units(db, name=Repo)`)."""
+
+    def __init__(self, conn: Conn) -> None:
+        self._conn = conn
+
+    def _one(self, query: str, params: Params | None = None) -> dict[str, Any]:
+        """The row a statement always returns (an INSERT or UPDATE ... RETURNING that cannot miss)."""
+        row = self._conn.execute(query, params).fetchone()
+        assert row is not None, "the statement returned no row"
+        return row  # type: ignore[no-any-return]

@@ -15,9 +15,9 @@ from chalicelib.agents.domain.profiles import Profile
 from chalicelib.agents.domain.records import AgentRun, NewRun
 from chalicelib.agents.services.ports import AgentsUnits, AgentTasks
 from chalicelib.agents.services.profiles import AgentProfiles
-from chalicelib.kernel.errors import InvalidInput, NotFound
+from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.logging import get_logger
-from chalicelib.kernel.short_ids import resolve_short_id
+from chalicelib.kernel.short_ids import ShortIdLookup
 from chalicelib.tasks.domain.task_model import NewTask, check_repo
 
 MAX_PROMPT = 20_000
@@ -42,6 +42,7 @@ class SpawnRequest:
 class SubagentRuns:
     def __init__(self, units: AgentsUnits, tasks: AgentTasks, profiles: AgentProfiles) -> None:
         self._units, self._tasks, self._profiles = units, tasks, profiles
+        self._lookup: ShortIdLookup[AgentRun] = ShortIdLookup(units, lambda uow: uow.runs, "agent run")
 
     def spawn(self, request: SpawnRequest) -> AgentRun:
         prompt = request.prompt.strip()
@@ -82,19 +83,10 @@ class SubagentRuns:
 
     def resolve(self, ref: str) -> str:
         """Accept a full run id or a unique prefix of at least six characters."""
-        return resolve_short_id(ref, self._ids_with_prefix, "agent run")
-
-    def _ids_with_prefix(self, prefix: str) -> list[str]:
-        with self._units() as uow:
-            return uow.runs.ids_with_prefix(prefix)
+        return self._lookup.resolve(ref)
 
     def get(self, ref: str) -> AgentRun:
-        run_id = self.resolve(ref)
-        with self._units() as uow:
-            run = uow.runs.get(run_id)
-        if run is None:
-            raise NotFound(f"no agent run {ref!r}")
-        return run
+        return self._lookup.get(ref)
 
     def search(self, *, status: str | None = None, profile: str | None = None,
                limit: int = 50) -> list[AgentRun]:

@@ -12,15 +12,19 @@ from chalicelib.contracts.engine_switch import KNOWN_ENGINES
 from chalicelib.contracts.machine_messages import CANCEL, TASK_INPUT, MachineMessage
 from chalicelib.kernel.errors import InvalidInput, NotFound
 from chalicelib.kernel.logging import get_logger
-from chalicelib.kernel.short_ids import resolve_short_id
+from chalicelib.kernel.short_ids import ShortIdLookup
 from chalicelib.tasks.domain.steering import MESSAGE_KIND, check_message, parse_mode
 from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskEvent, check_repo
 from chalicelib.tasks.domain.task_states import TaskStatus, ensure_transition
 from chalicelib.tasks.services.machines import require_registered
-from chalicelib.tasks.services.task_deps import TaskUseCase
+from chalicelib.tasks.services.task_deps import TaskDeps, TaskUseCase
 
 
 class TaskService(TaskUseCase):
+    def __init__(self, deps: TaskDeps) -> None:
+        super().__init__(deps)
+        self._lookup: ShortIdLookup[Task] = ShortIdLookup(deps.uow, lambda uow: uow.tasks, "task")
+
     def create(self, new: NewTask) -> Task:
         """Store a queued task and put it on the dispatch queue (idempotent on idempotency_key). A
         machine key's task goes to its own machine; a task naming a machine needs that machine
@@ -51,19 +55,10 @@ class TaskService(TaskUseCase):
 
     def resolve(self, ref: str) -> str:
         """Accept a full task id or a unique prefix of at least six characters."""
-        return resolve_short_id(ref, self._ids_with_prefix, "task")
-
-    def _ids_with_prefix(self, prefix: str) -> list[str]:
-        with self._uow() as uow:
-            return uow.tasks.ids_with_prefix(prefix)
+        return self._lookup.resolve(ref)
 
     def get(self, ref: str) -> Task:
-        task_id = self.resolve(ref)
-        with self._uow() as uow:
-            task = uow.tasks.get(task_id)
-        if task is None:
-            raise NotFound(f"no task {ref!r}")
-        return task
+        return self._lookup.get(ref)
 
     def list_tasks(self, *, status: str | None = None, project: str | None = None,
                    machine: str | None = None, limit: int = 50) -> list[Task]:

@@ -87,15 +87,25 @@ class AttemptRequest(MachineRequest):  # POST /api/tasks/{id}/lease; the base of
 
 
 @dataclass(frozen=True)
-class TaskEventsRequest(AttemptRequest):  # POST /api/tasks/{id}/events
+class EventsBody(Body):  # what a task's attempt or a session posts as it runs
     events: list[ProgressEvent]
 
 
 @dataclass(frozen=True)
-class EngineSwitchRequest(AttemptRequest):  # POST /api/tasks/{id}/engine-switch
+class EngineSwitchBody(Body):  # a task's attempt or a session moved to another engine
     from_engine: str
     to_engine: str
     reason: str = ""
+
+
+@dataclass(frozen=True)
+class TaskEventsRequest(EventsBody, AttemptRequest):  # POST /api/tasks/{id}/events
+    pass
+
+
+@dataclass(frozen=True)
+class EngineSwitchRequest(EngineSwitchBody, AttemptRequest):  # POST /api/tasks/{id}/engine-switch
+    pass
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -130,15 +140,13 @@ class TaskOutcomeRequest(Body):  # POST /api/tasks/{id}/outcome
 
 
 @dataclass(frozen=True)
-class SessionEventsRequest(MachineRequest):  # POST /api/sessions/{id}/events
-    events: list[ProgressEvent]
+class SessionEventsRequest(EventsBody, MachineRequest):  # POST /api/sessions/{id}/events
+    pass
 
 
 @dataclass(frozen=True)
-class SessionSwitchRequest(MachineRequest):  # POST /api/sessions/{id}/engine-switch
-    from_engine: str
-    to_engine: str
-    reason: str = ""
+class SessionSwitchRequest(EngineSwitchBody, MachineRequest):  # POST /api/sessions/{id}/engine-switch
+    pass
 
 
 @dataclass(frozen=True)

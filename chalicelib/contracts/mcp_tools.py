@@ -50,6 +50,9 @@ _PROJECT = {"type": "string", "minLength": 1, "maxLength": 300,
 _CATEGORY = {"type": "string", "minLength": 1, "maxLength": 64, "pattern": CATEGORY_PATTERN,
              "description": "Memory category, e.g. fact, decision, project_rule, pattern, "
                             "code_change, task_lesson, document."}
+_REPO = {"type": "string", "minLength": 1, "maxLength": 2000,
+         "description": "Repository path or URL on the agent's machine, if not the project's default."}
+_MACHINE = {"type": "string", "minLength": 1, "maxLength": 40}
 _MEMORY_ID = {"type": "string", "pattern": UUID_PATTERN,
               "description": "The memory's id (a UUID, as shown by memory_search or memory_list)."}
 
@@ -132,13 +135,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         _object({
             "description": {"type": "string", "minLength": 1, "maxLength": 20_000,
                             "description": "What to do, as a complete instruction."},
-            "repo": {"type": "string", "minLength": 1, "maxLength": 2000,
-                     "description": "Repository path or URL on the agent's machine, if not the "
-                                    "project's default."},
+            "repo": _REPO,
             "engine": {"type": "string", "enum": ["claude", "codex", "gemini"],
                        "description": "Coding engine to run; the machine's preference if left out."},
-            "machine": {"type": "string", "minLength": 1, "maxLength": 40,
-                        "description": "Machine id to run on; any suitable one if left out."},
+            "machine": {**_MACHINE, "description": "Machine id to run on; any suitable one if left out."},
         }, ("description",)), read_only=False),
     ToolSpec(
         "task_status", "Task status",
@@ -171,9 +171,8 @@ AGENT_TOOLS: tuple[ToolSpec, ...] = (
             "profile": _PROFILE,
             "task": {"type": "string", "minLength": 1, "maxLength": 20_000,
                      "description": "What the subagent should do, as a complete instruction."},
-            "repo": {"type": "string", "minLength": 1, "maxLength": 2000,
-                     "description": "Repository path or URL on the agent's machine."},
-            "machine": {"type": "string", "minLength": 1, "maxLength": 40},
+            "repo": _REPO,
+            "machine": _MACHINE,
             "parent_run": {**_RUN_ID, "description": "Your own run id (ITACHI_AGENT_RUN_ID), so the "
                                                      "subagent's report comes back to you."},
         }, ("profile", "task")), read_only=False),

@@ -21,3 +21,12 @@ class PostgresRepository:
         row = self._conn.execute(query, params).fetchone()
         assert row is not None, "the statement returned no row"
         return row  # type: ignore[no-any-return]
+
+    def _insert_once(self, query: str, params: Params, table: str,
+                     key: str | None) -> tuple[dict[str, Any], bool]:
+        """Run `query` (an INSERT ... ON CONFLICT (idempotency_key) DO NOTHING RETURNING *): (the new
+        row, True), or (the row `table` already holds under the idempotency `key`, False)."""
+        row = self._conn.execute(query, params).fetchone()
+        if row is not None:
+            return row, True
+        return self._one(f"SELECT * FROM {table} WHERE idempotency_key = %s", (key,)), False

@@ -65,7 +65,7 @@ class ProfileRepository(PostgresRepository):
 
 class RunRepository(PostgresRepository):
     def insert(self, run_id: str, new: NewRun) -> tuple[AgentRun, bool]:
-        row = self._conn.execute(
+        row, fresh = self._insert_once(
             "INSERT INTO agent_runs (id, profile, project, prompt, origin, parent_run_id, repo,"
             " target_machine,"
             " telegram_chat_id, telegram_topic_id, time_budget_s, cost_budget_usd, idempotency_key)"
@@ -73,12 +73,8 @@ class RunRepository(PostgresRepository):
             " ON CONFLICT (idempotency_key) DO NOTHING RETURNING *",
             (run_id, new.profile, new.project, new.prompt, new.origin, new.parent_run_id, new.repo,
              new.target_machine, new.telegram_chat_id, new.telegram_topic_id, new.time_budget_s,
-             new.cost_budget_usd, new.idempotency_key)).fetchone()
-        if row is not None:
-            return run_from_row(row), True
-        row = self._one("SELECT * FROM agent_runs WHERE idempotency_key = %s",
-                        (new.idempotency_key,))
-        return run_from_row(row), False
+             new.cost_budget_usd, new.idempotency_key), "agent_runs", new.idempotency_key)
+        return run_from_row(row), fresh
 
     def get(self, run_id: str, *, for_update: bool = False) -> AgentRun | None:
         lock = " FOR UPDATE" if for_update else ""

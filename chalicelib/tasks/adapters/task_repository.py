@@ -29,7 +29,7 @@ class TaskRepository(PostgresRepository):
 
     def insert(self, task_id: str, new: NewTask) -> tuple[Task, bool]:
         """Insert a queued task; with an idempotency key already used, return (existing, False)."""
-        row = self._conn.execute(
+        row, fresh = self._insert_once(
             "INSERT INTO tasks (id, project, description, repo, engine, current_engine, target_machine,"
             " time_budget_s, cost_budget_usd, max_attempts, telegram_chat_id, telegram_topic_id,"
             " idempotency_key, engine_options)"
@@ -38,12 +38,8 @@ class TaskRepository(PostgresRepository):
             (task_id, new.project, new.description, new.repo, new.engine, new.engine,
              new.target_machine, new.time_budget_s, new.cost_budget_usd, new.max_attempts,
              new.telegram_chat_id, new.telegram_topic_id, new.idempotency_key, Jsonb(new.engine_options)),
-        ).fetchone()
-        if row is not None:
-            return task_from_row(row), True
-        row = self._one("SELECT * FROM tasks WHERE idempotency_key = %s",
-                        (new.idempotency_key,))
-        return task_from_row(row), False
+            "tasks", new.idempotency_key)
+        return task_from_row(row), fresh
 
     def get(self, task_id: str, *, for_update: bool = False) -> Task | None:
         lock = " FOR UPDATE" if for_update else ""

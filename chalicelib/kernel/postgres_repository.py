@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import psycopg
@@ -22,11 +23,14 @@ class PostgresRepository:
         assert row is not None, "the statement returned no row"
         return row  # type: ignore[no-any-return]
 
-    def _insert_once(self, query: str, params: Params, table: str,
-                     key: str | None) -> tuple[dict[str, Any], bool]:
-        """Run `query` (an INSERT ... ON CONFLICT (idempotency_key) DO NOTHING RETURNING *): (the new
-        row, True), or (the row `table` already holds under the idempotency `key`, False)."""
-        row = self._conn.execute(query, params).fetchone()
+    def _insert_once(self, table: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+        """Insert `values` (column: value) into `table` unless its `idempotency_key` is taken: (the new
+        row, True), or (the row already stored under that key, False)."""
+        columns, marks = ", ".join(values), ", ".join(["%s"] * len(values))
+        row = self._conn.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})"
+                                 " ON CONFLICT (idempotency_key) DO NOTHING RETURNING *",
+                                 list(values.values())).fetchone()
         if row is not None:
             return row, True
+        key = values["idempotency_key"]
         return self._one(f"SELECT * FROM {table} WHERE idempotency_key = %s", (key,)), False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from decimal import Decimal
 from typing import Any
 
@@ -65,15 +66,7 @@ class ProfileRepository(PostgresRepository):
 
 class RunRepository(PostgresRepository):
     def insert(self, run_id: str, new: NewRun) -> tuple[AgentRun, bool]:
-        row, fresh = self._insert_once(
-            "INSERT INTO agent_runs (id, profile, project, prompt, origin, parent_run_id, repo,"
-            " target_machine,"
-            " telegram_chat_id, telegram_topic_id, time_budget_s, cost_budget_usd, idempotency_key)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-            " ON CONFLICT (idempotency_key) DO NOTHING RETURNING *",
-            (run_id, new.profile, new.project, new.prompt, new.origin, new.parent_run_id, new.repo,
-             new.target_machine, new.telegram_chat_id, new.telegram_topic_id, new.time_budget_s,
-             new.cost_budget_usd, new.idempotency_key), "agent_runs", new.idempotency_key)
+        row, fresh = self._insert_once("agent_runs", {"id": run_id, **asdict(new)})
         return run_from_row(row), fresh
 
     def get(self, run_id: str, *, for_update: bool = False) -> AgentRun | None:

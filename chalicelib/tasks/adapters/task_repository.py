@@ -4,6 +4,7 @@ racing on one task (a duplicate SQS delivery, a sweep and a late agent) cannot b
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
@@ -29,16 +30,8 @@ class TaskRepository(PostgresRepository):
 
     def insert(self, task_id: str, new: NewTask) -> tuple[Task, bool]:
         """Insert a queued task; with an idempotency key already used, return (existing, False)."""
-        row, fresh = self._insert_once(
-            "INSERT INTO tasks (id, project, description, repo, engine, current_engine, target_machine,"
-            " time_budget_s, cost_budget_usd, max_attempts, telegram_chat_id, telegram_topic_id,"
-            " idempotency_key, engine_options)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-            " ON CONFLICT (idempotency_key) DO NOTHING RETURNING *",
-            (task_id, new.project, new.description, new.repo, new.engine, new.engine,
-             new.target_machine, new.time_budget_s, new.cost_budget_usd, new.max_attempts,
-             new.telegram_chat_id, new.telegram_topic_id, new.idempotency_key, Jsonb(new.engine_options)),
-            "tasks", new.idempotency_key)
+        row, fresh = self._insert_once("tasks", {"id": task_id, **asdict(new), "current_engine": new.engine,
+                                                 "engine_options": Jsonb(new.engine_options)})
         return task_from_row(row), fresh
 
     def get(self, task_id: str, *, for_update: bool = False) -> Task | None:

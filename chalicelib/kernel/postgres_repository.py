@@ -23,6 +23,10 @@ class PostgresRepository:
         assert row is not None, "the statement returned no row"
         return row  # type: ignore[no-any-return]
 
+    def _all(self, query: str, params: Params | None = None) -> list[dict[str, Any]]:
+        """Every row a query returns, each a plain dict."""
+        return [dict(row) for row in self._conn.execute(query, params).fetchall()]
+
     def _insert_once(self, table: str, values: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
         """Insert `values` (column: value) into `table` unless its `idempotency_key` is taken: (the new
         row, True), or (the row already stored under that key, False)."""

@@ -14,37 +14,6 @@ TASK_KEY_PREFIX = "agent-run:"
 
 
 @dataclass(frozen=True)
-class AgentRun(JsonRecord):
-    id: str
-    profile: str
-    project: str
-    prompt: str
-    status: str = ACTIVE
-    task_id: str | None = None
-    repo: str | None = None
-    target_machine: str | None = None
-    telegram_chat_id: int | None = None
-    telegram_topic_id: int | None = None
-    parent_run_id: str | None = None
-    origin: str = "user"
-    time_budget_s: int = 1800
-    cost_budget_usd: float | None = None
-    cost_usd: float | None = None
-    result_summary: str | None = None
-    stop_reason: str | None = None
-    lessons_applied: tuple[str, ...] = ()
-    rated: bool = False
-    idempotency_key: str | None = None
-    created_at: datetime | None = None
-    finished_at: datetime | None = None
-
-    @property
-    def task_key(self) -> str:
-        """The idempotency key of the run's task: a retried spawn never makes a second task."""
-        return f"{TASK_KEY_PREFIX}{self.id}"
-
-
-@dataclass(frozen=True)
 class NewRun:
     profile: str
     project: str
@@ -58,6 +27,27 @@ class NewRun:
     time_budget_s: int = 1800
     cost_budget_usd: float | None = None
     idempotency_key: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AgentRun(NewRun, JsonRecord):
+    """A stored run: what was asked for (its NewRun) and how it went."""
+
+    id: str
+    status: str = ACTIVE
+    task_id: str | None = None
+    cost_usd: float | None = None
+    result_summary: str | None = None
+    stop_reason: str | None = None
+    lessons_applied: tuple[str, ...] = ()
+    rated: bool = False
+    created_at: datetime | None = None
+    finished_at: datetime | None = None
+
+    @property
+    def task_key(self) -> str:
+        """The idempotency key of the run's task: a retried spawn never makes a second task."""
+        return f"{TASK_KEY_PREFIX}{self.id}"
 
 
 @dataclass(frozen=True)

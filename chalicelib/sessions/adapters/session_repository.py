@@ -76,22 +76,20 @@ class PostgresSessionRepository(PostgresRepository):
         return dict(row) if row else None
 
     def recent_sessions(self, project: str, limit: int) -> list[dict[str, Any]]:
-        rows = self._conn.execute(
+        return self._all(
             "SELECT session_id, COALESCE(summary, last_progress, '') AS summary, ended_at,"
             " files_changed FROM sessions WHERE project = %s"
             " ORDER BY COALESCE(ended_at, updated_at) DESC LIMIT %s",
             (project, limit),
-        ).fetchall()
-        return [dict(r) for r in rows]
+        )
 
     def hot_files(self, project: str, days: int, limit: int) -> list[dict[str, Any]]:
-        rows = self._conn.execute(
+        return self._all(
             "SELECT file AS path, count(*) AS edits FROM session_edits"
             " WHERE project = %s AND NOT failed AND created_at > now() - make_interval(days => %s)"
             " GROUP BY file ORDER BY count(*) DESC, max(created_at) DESC LIMIT %s",
             (project, days, limit),
-        ).fetchall()
-        return [dict(r) for r in rows]
+        )
 
     def recent_memory_texts(self, project: str, categories: tuple[str, ...],
                             limit: int) -> list[tuple[str, str]]:
@@ -106,12 +104,11 @@ class PostgresSessionRepository(PostgresRepository):
         return [(r["id"], r["text"]) for r in rows]
 
     def active_tasks(self, project: str, limit: int) -> list[dict[str, Any]]:
-        rows = self._conn.execute(
+        return self._all(
             "SELECT id::text AS id, status, description FROM tasks WHERE project = %s"
             " AND status IN ('queued', 'dispatched', 'running') ORDER BY created_at DESC LIMIT %s",
             (project, limit),
-        ).fetchall()
-        return [dict(r) for r in rows]
+        )
 
 
 def session_units(db: Any) -> SessionUnits:

@@ -5,6 +5,10 @@ Entry points translate them (HTTP status in `chalicelib/http.py`, Telegram repli
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+T = TypeVar("T")
+
 
 class DomainError(Exception):
     """Base class of every error the product expects and reports to a caller.
@@ -59,3 +63,10 @@ class Unavailable(DomainError, status=503, code="unavailable"):
 
 class ConfigurationError(Exception):
     """The deployment is misconfigured (e.g. embedding dimension mismatch). Fatal at startup."""
+
+
+def or_not_found(value: T | None, message: str, *, field: str | None = None) -> T:
+    """`value` itself, or NotFound(message) when there is none."""
+    if value is None:
+        raise NotFound(message, field=field)
+    return value

@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
-from chalicelib.kernel.errors import NotFound
+from chalicelib.kernel.errors import NotFound, or_not_found
 
 MIN_PREFIX = 6
 R = TypeVar("R", covariant=True)
@@ -56,6 +56,4 @@ class ShortIdLookup(Generic[R]):
         record_id = self.resolve(ref)
         with self._units() as uow:
             record = self._records(uow).get(record_id)
-        if record is None:
-            raise NotFound(f"no {self._noun} {ref!r}")
-        return record
+        return or_not_found(record, f"no {self._noun} {ref!r}")

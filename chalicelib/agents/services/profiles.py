@@ -5,7 +5,7 @@ from __future__ import annotations
 from chalicelib.agents.domain.builtin_profiles import BUILTIN_PROFILES
 from chalicelib.agents.domain.profiles import Profile
 from chalicelib.agents.services.ports import AgentsUnits
-from chalicelib.kernel.errors import Conflict, NotFound
+from chalicelib.kernel.errors import Conflict, NotFound, or_not_found
 
 
 class AgentProfiles:
@@ -23,9 +23,7 @@ class AgentProfiles:
             return builtin
         with self._units() as uow:
             profile = uow.profiles.get(name)
-        if profile is None:
-            raise NotFound(f"no agent profile {name!r}; see `itachi agents profile list`")
-        return profile
+        return or_not_found(profile, f"no agent profile {name!r}; see `itachi agents profile list`")
 
     def save(self, profile: Profile) -> Profile:
         """Add or replace a user profile; a built-in name is refused."""

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from chalicelib.contracts.memory_scopes import namespace_scope
-from chalicelib.kernel.errors import NotFound
+from chalicelib.kernel.errors import NotFound, or_not_found
 from chalicelib.kernel.unit_of_work import UnitOfWork
 from chalicelib.namespaces.domain.namespace import Namespace, checked_name, checked_projects
 
@@ -58,9 +58,7 @@ class Namespaces:
     def get(self, name: str) -> Namespace:
         with self._unit() as uow:
             found = uow.namespaces.get(name)
-        if found is None:
-            raise NotFound(f"no namespace {name!r}", field="name")
-        return found
+        return or_not_found(found, f"no namespace {name!r}", field="name")
 
     def listing(self) -> list[Namespace]:
         with self._unit() as uow:

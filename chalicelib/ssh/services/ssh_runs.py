@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.contracts.machine_messages import SSH_RUN, MachineMessage
-from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable
+from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable, or_not_found
 from chalicelib.kernel.logging import get_logger
 from chalicelib.ssh.domain import run_rules as rules
 from chalicelib.ssh.domain.run_story import ending, header
@@ -147,9 +147,7 @@ class SshRuns:
             uuid.UUID(run_id)
         except ValueError:
             raise InvalidInput("run id: a UUID", field="run_id") from None
-        run = uow.runs.get(run_id, for_update=True)
-        if run is None:
-            raise NotFound(f"no SSH run {run_id}")
+        run = or_not_found(uow.runs.get(run_id, for_update=True), f"no SSH run {run_id}")
         return run  # type: ignore[no-any-return]
 
     def _mine(self, uow: Any, run_id: str, machine_id: str) -> SshRun:

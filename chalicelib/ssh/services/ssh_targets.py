@@ -6,7 +6,7 @@ refused (409), so `/ssh <name>` always means one host reached from one machine.
 
 from __future__ import annotations
 
-from chalicelib.kernel.errors import Conflict, NotFound
+from chalicelib.kernel.errors import Conflict, NotFound, or_not_found
 from chalicelib.kernel.logging import get_logger
 from chalicelib.ssh.domain.ssh_model import SshTarget, check_target
 from chalicelib.ssh.services.ports import SshUnitOfWorkFactory
@@ -33,9 +33,8 @@ class SshTargets:
     def get(self, name: str) -> SshTarget:
         with self._uow() as uow:
             target = uow.targets.get(name)
-        if target is None:
-            raise NotFound(f"no SSH target named {name}; `itachi ssh add {name} --host ...` registers one")
-        return target
+        return or_not_found(target, f"no SSH target named {name}; "
+                                    f"`itachi ssh add {name} --host ...` registers one")
 
     def for_machine(self, machine_id: str) -> SshTarget:
         """The target `/exec @machine` uses: one that reaches the machine, else one named after it."""
@@ -55,9 +54,7 @@ class SshTargets:
 
     def remove(self, name: str, machine_id: str) -> None:
         with self._uow() as uow:
-            target = uow.targets.get(name)
-            if target is None:
-                raise NotFound(f"no SSH target named {name}")
+            target = or_not_found(uow.targets.get(name), f"no SSH target named {name}")
             if target.machine_id != machine_id:
                 raise Conflict(f"target {name} belongs to machine {target.machine_id}")
             uow.targets.delete(name)

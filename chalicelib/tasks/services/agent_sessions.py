@@ -17,7 +17,7 @@ from chalicelib.auth.request_principal import own_machine
 from chalicelib.contracts.agent_api import SessionStartRequest
 from chalicelib.contracts.engine_switch import KNOWN_ENGINES
 from chalicelib.contracts.machine_messages import SESSION_CLOSE, SESSION_INPUT, SESSION_START, MachineMessage
-from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable
+from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, Unavailable, or_not_found
 from chalicelib.kernel.redaction import redact
 from chalicelib.tasks.domain.agent_session_states import (
     INPUT_KIND,
@@ -209,9 +209,7 @@ class AgentSessionService(TaskUseCase):
         except ValueError:
             raise NotFound(f"no session {session_id!r}") from None
         session = uow.sessions.get(session_id, for_update=for_update)
-        if session is None:
-            raise NotFound(f"no session {session_id!r}")
-        return session
+        return or_not_found(session, f"no session {session_id!r}")
 
     def _owned(self, uow: TasksUnitOfWork, session_id: str, machine_id: str) -> AgentSession:
         session = self._require(uow, session_id, for_update=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from chalicelib.contracts.machine_messages import TASK, MachineMessage
-from chalicelib.kernel.errors import NotFound
+from chalicelib.kernel.errors import or_not_found
 from chalicelib.kernel.logging import get_logger
 from chalicelib.tasks.domain.machine_selection import TaskNeeds, choose_machine
 from chalicelib.tasks.domain.task_model import NewEvent, Task
@@ -36,9 +36,7 @@ class TaskDispatcher(TaskUseCase):
         """Choose a machine for a queued task and send it there; raises NotFound for no such task."""
         with self._uow() as uow:
             uow.lock_dispatch()
-            task = uow.tasks.get(task_id, for_update=True)
-            if task is None:
-                raise NotFound(f"no task {task_id}")
+            task = or_not_found(uow.tasks.get(task_id, for_update=True), f"no task {task_id}")
             if task.status != TaskStatus.QUEUED:
                 return DispatchResult(DispatchOutcome.SKIPPED)
             views = [record.view for record in uow.machines.records()]

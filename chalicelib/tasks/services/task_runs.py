@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound
+from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound, or_not_found
 from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.redaction import redact
 from chalicelib.tasks.domain.steering import MESSAGE_KIND
@@ -165,16 +165,12 @@ class TaskRunService(TaskUseCase):
     @staticmethod
     def _require(uow: TasksUnitOfWork, task_id: str) -> Task:
         task = uow.tasks.get(task_id)
-        if task is None:
-            raise NotFound(f"no task {task_id}")
-        return task
+        return or_not_found(task, f"no task {task_id}")
 
     @staticmethod
     def _owned(uow: TasksUnitOfWork, task_id: str, machine_id: str, attempt: int, *,
                running: bool = True) -> Task:
-        task = uow.tasks.get(task_id, for_update=True)
-        if task is None:
-            raise NotFound(f"no task {task_id}")
+        task = or_not_found(uow.tasks.get(task_id, for_update=True), f"no task {task_id}")
         if task.machine_id != machine_id or task.attempts != attempt:
             raise Conflict(f"attempt {attempt} on {machine_id} is not the task's current attempt")
         if running and task.status != TaskStatus.RUNNING:

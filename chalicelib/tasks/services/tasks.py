@@ -10,7 +10,7 @@ from typing import Any
 from chalicelib.auth.request_principal import own_machine
 from chalicelib.contracts.engine_switch import KNOWN_ENGINES
 from chalicelib.contracts.machine_messages import CANCEL, TASK_INPUT, MachineMessage
-from chalicelib.kernel.errors import InvalidInput, NotFound
+from chalicelib.kernel.errors import InvalidInput, NotFound, or_not_found
 from chalicelib.kernel.logging import get_logger
 from chalicelib.kernel.short_ids import ShortIdLookup
 from chalicelib.tasks.domain.steering import MESSAGE_KIND, check_message, parse_mode
@@ -79,9 +79,7 @@ class TaskService(TaskUseCase):
         """Cancel at once if not started; a running task gets a cancel request its agent acts on."""
         task_id = self.resolve(ref)
         with self._uow() as uow:
-            task = uow.tasks.get(task_id, for_update=True)
-            if task is None:
-                raise NotFound(f"no task {ref!r}")
+            task = or_not_found(uow.tasks.get(task_id, for_update=True), f"no task {ref!r}")
             ensure_transition(task.status, TaskStatus.CANCELLED)
             if task.status == TaskStatus.RUNNING:
                 updated = uow.tasks.update(task_id, where_status=("running",), cancel_requested=True)
@@ -122,9 +120,7 @@ class TaskService(TaskUseCase):
         text, mode = check_message(text, attached=len(files)), parse_mode(mode)
         task_id = self.resolve(ref)
         with self._uow() as uow:
-            task = uow.tasks.get(task_id, for_update=True)
-            if task is None:
-                raise NotFound(f"no task {ref!r}")
+            task = or_not_found(uow.tasks.get(task_id, for_update=True), f"no task {ref!r}")
             if task.status != TaskStatus.RUNNING or not task.machine_id:
                 raise InvalidInput(f"task {task_id[:8]} is {task.status.value}, not running: "
                                    "there is no turn to steer", field="task")

@@ -12,6 +12,7 @@ from typing import Any
 
 from chalicelib.kernel.unit_of_work import InMemoryUnitOfWork
 from chalicelib.ssh.domain.ssh_model import SshRun, SshTarget
+from chalicelib.ssh.services.ports import SshRunRepository, SshTargetRepository
 
 
 class InMemorySshTargets:
@@ -60,8 +61,8 @@ class InMemorySshRuns:
 class InMemorySshUnitOfWork(InMemoryUnitOfWork):
     def __init__(self, targets: InMemorySshTargets, runs: InMemorySshRuns) -> None:
         super().__init__()
-        self.targets = targets
-        self.runs = runs
+        self.targets: SshTargetRepository = targets
+        self.runs: SshRunRepository = runs
 
 
 class RecordingOutput:

@@ -16,9 +16,17 @@ from datetime import timedelta
 from types import TracebackType
 from typing import Any, Self
 
-from chalicelib.kernel.unit_of_work import InMemoryUnitOfWork
+from chalicelib.kernel.unit_of_work import Claims, InMemoryUnitOfWork
 from chalicelib.tasks.domain.task_model import NewEvent, NewTask, Task, TaskEvent, TaskOutcome, TaskResult
 from chalicelib.tasks.domain.task_states import TaskStatus
+from chalicelib.tasks.services.ports import (
+    AgentSessions,
+    Machines,
+    TaskEvents,
+    TaskOutcomes,
+    Tasks,
+    TaskSpending,
+)
 from tests.fakes.task_fleet import FakeAgentSessions, FakeMachines
 from tests.fakes.task_spending import FakeTaskSpending
 from tests.fakes.task_tables import TaskStore, TaskTables
@@ -187,13 +195,13 @@ class InMemoryTasksUnitOfWork(InMemoryUnitOfWork):
     def __init__(self, store: TaskStore) -> None:
         super().__init__()
         self.store = store
-        self.tasks = FakeTasks(store)
-        self.events = FakeTaskEvents(store)
-        self.outcomes = FakeTaskOutcomes(store)
-        self.machines = FakeMachines(store)
-        self.sessions = FakeAgentSessions(store)
-        self.claims = FakeTaskClaims(store)
-        self.spending = FakeTaskSpending(store)
+        self.tasks: Tasks = FakeTasks(store)
+        self.events: TaskEvents = FakeTaskEvents(store)
+        self.outcomes: TaskOutcomes = FakeTaskOutcomes(store)
+        self.machines: Machines = FakeMachines(store)
+        self.sessions: AgentSessions = FakeAgentSessions(store)
+        self.claims: Claims = FakeTaskClaims(store)
+        self.spending: TaskSpending = FakeTaskSpending(store)
         self.dispatch_locks = 0
         self._before: TaskTables | None = None
 

@@ -37,11 +37,8 @@ class SshRunRepository(Protocol):
 
 
 class SshUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def targets(self) -> SshTargetRepository: ...
-
-    @property
-    def runs(self) -> SshRunRepository: ...
+    targets: SshTargetRepository
+    runs: SshRunRepository
 
 
 SshUnitOfWorkFactory = Callable[[], SshUnitOfWork]

@@ -133,20 +133,13 @@ class AgentSessions(Protocol):
 
 
 class TasksUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def tasks(self) -> Tasks: ...
-    @property
-    def events(self) -> TaskEvents: ...
-    @property
-    def outcomes(self) -> TaskOutcomes: ...
-    @property
-    def machines(self) -> Machines: ...
-    @property
-    def sessions(self) -> AgentSessions: ...
-    @property
-    def claims(self) -> Claims: ...
-    @property
-    def spending(self) -> TaskSpending: ...
+    tasks: Tasks
+    events: TaskEvents
+    outcomes: TaskOutcomes
+    machines: Machines
+    sessions: AgentSessions
+    claims: Claims
+    spending: TaskSpending
 
     def lock_dispatch(self) -> None:
         """Serialise dispatch decisions until the end of the transaction (one machine slot, one task)."""

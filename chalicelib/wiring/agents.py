@@ -2,72 +2,27 @@
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 from chalicelib.wiring.core import CoreWiring
+from chalicelib.wiring.provide import ImportedOnUse, provide
 
 if TYPE_CHECKING:
-    from chalicelib.agents.services.cron import AgentCron
-    from chalicelib.agents.services.lessons import ProfileLessons
-    from chalicelib.agents.services.lifecycle import SubagentLifecycle
-    from chalicelib.agents.services.memory_scope import RunMemoryScopes
-    from chalicelib.agents.services.messaging import AgentMessaging
-    from chalicelib.agents.services.ports import AgentsUnits
-    from chalicelib.agents.services.profiles import AgentProfiles
-    from chalicelib.agents.services.runs import SubagentRuns
+    from chalicelib.wiring.kits import agents as kit
+else:
+    kit = ImportedOnUse("chalicelib.wiring.kits.agents")
 
 
 class AgentWiring(CoreWiring):
-    # Subagents: profiles, runs (executed as tasks), messages, cron jobs, lessons, the lifecycle.
-    @cached_property
-    def agents_units(self) -> AgentsUnits:
-        from chalicelib.agents.adapters.run_repository import agents_units
-
-        return agents_units(self.db)
-
-    @cached_property
-    def agent_profiles(self) -> AgentProfiles:
-        from chalicelib.agents.services.profiles import AgentProfiles
-
-        return AgentProfiles(self.agents_units)
-
-    @cached_property
-    def agent_runs(self) -> SubagentRuns:
-        from chalicelib.agents.services.runs import SubagentRuns
-
-        return SubagentRuns(self.agents_units, self.tasks, self.agent_profiles)
-
-    @cached_property
-    def agent_messaging(self) -> AgentMessaging:
-        from chalicelib.agents.services.messaging import AgentMessaging
-
-        return AgentMessaging(self.agents_units, self.tasks, self.agent_runs)
-
-    @cached_property
-    def profile_lessons(self) -> ProfileLessons:
-        from chalicelib.agents.services.lessons import ProfileLessons
-
-        return ProfileLessons(self.agents_units)
-
-    @cached_property
-    def agent_cron(self) -> AgentCron:
-        from chalicelib.agents.services.cron import AgentCron
-
-        return AgentCron(self.agents_units, self.agent_runs)
-
-    @cached_property
-    def agent_lifecycle(self) -> SubagentLifecycle:
-        from chalicelib.agents.services.lifecycle import SubagentLifecycle
-        from chalicelib.agents.services.ports import NullReporter
-
-        return SubagentLifecycle(self.agents_units, self.tasks, self.agent_runs, self.agent_messaging,
-                                 self.profile_lessons, NullReporter())
-
-    @cached_property
-    def run_memory_scopes(self) -> RunMemoryScopes:
-        """A run's memory scope, by its id (what its hooks send), from its task's engine options."""
-        from chalicelib.agents.services.memory_scope import RunMemoryScopes
-
-        return RunMemoryScopes(self.agents_units, self.tasks)
-
+    agents_units: kit.AgentsUnits = provide(lambda c: kit.agents_units(c.db))
+    agent_profiles: kit.AgentProfiles = provide(lambda c: kit.AgentProfiles(c.agents_units))
+    agent_runs: kit.SubagentRuns = provide(
+        lambda c: kit.SubagentRuns(c.agents_units, c.tasks, c.agent_profiles))
+    agent_messaging: kit.AgentMessaging = provide(
+        lambda c: kit.AgentMessaging(c.agents_units, c.tasks, c.agent_runs))
+    profile_lessons: kit.ProfileLessons = provide(lambda c: kit.ProfileLessons(c.agents_units))
+    agent_cron: kit.AgentCron = provide(lambda c: kit.AgentCron(c.agents_units, c.agent_runs))
+    agent_lifecycle: kit.SubagentLifecycle = provide(lambda c: kit.SubagentLifecycle(
+        c.agents_units, c.tasks, c.agent_runs, c.agent_messaging, c.profile_lessons, kit.NullReporter()))
+    # a run's memory scope, by its id (what its hooks send), from its task's engine options
+    run_memory_scopes: kit.RunMemoryScopes = provide(lambda c: kit.RunMemoryScopes(c.agents_units, c.tasks))

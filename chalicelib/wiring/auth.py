@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from functools import cached_property, partial
+from functools import partial
 from typing import TYPE_CHECKING
 
 from chalicelib.kernel.settings import Settings
 from chalicelib.wiring.core import CoreWiring
+from chalicelib.wiring.provide import ImportedOnUse, provide
 
 if TYPE_CHECKING:
-    from chalicelib.auth.services.authenticator import Authenticator
-    from chalicelib.auth.services.key_admin import KeyAdmin
-    from chalicelib.auth.services.machine_onboarding import MachineOnboarding
-    from chalicelib.console.services.console_auth import ConsoleAuth
-    from chalicelib.console.services.reads import ReadsFactory
+    from chalicelib.bootstrap import Container
+    from chalicelib.wiring.kits import auth as kit
+else:
+    kit = ImportedOnUse("chalicelib.wiring.kits.auth")
 
 
 ADMIN_KEYS_REFRESH_S = 60
@@ -28,51 +28,30 @@ def admin_keys(settings: Settings, *,
     if not settings.api_keys_secret_id:
         fixed = settings.api_keys
         return lambda: fixed
-    from chalicelib.kernel.secrets import RefreshedSecret
-
-    secret = RefreshedSecret(settings.api_keys_secret_id, ttl_s=ADMIN_KEYS_REFRESH_S,
-                             initial=",".join(settings.api_keys), clock=clock)
+    secret = kit.RefreshedSecret(settings.api_keys_secret_id, ttl_s=ADMIN_KEYS_REFRESH_S,
+                                 initial=",".join(settings.api_keys), clock=clock)
     return lambda: tuple(k.strip() for k in secret.value().split(",") if k.strip())
+
+
+def _console_auth(c: Container) -> kit.ConsoleAuth:
+    def admin_name(key: str) -> str | None:
+        principal = c.authenticator.principal(key)
+        return principal.name if principal is not None and principal.is_admin else None
+
+    return kit.ConsoleAuth(kit.console_units(c.db), admin_name, c.authenticator.still_live)
 
 
 class AuthWiring(CoreWiring):
     # Scoped API keys (docs/deploy.md, "Keys"): the configured admin keys, then stored ones.
-    @cached_property
-    def key_admin(self) -> KeyAdmin:
-        from chalicelib.auth.adapters.key_repository import key_units
-        from chalicelib.auth.services.key_admin import KeyAdmin
-
-        return KeyAdmin(key_units(self.db))
-
-    @cached_property
-    def authenticator(self) -> Authenticator:
-        from chalicelib.auth.adapters.key_repository import key_units
-        from chalicelib.auth.services.authenticator import Authenticator
-
-        return Authenticator(key_units(self.db), admin_keys(self.settings),
-                             namespace_reach=lambda names: self.namespaces.visible(names))
-
-    @cached_property
-    def machine_onboarding(self) -> MachineOnboarding:
-        from chalicelib.auth.adapters.key_repository import invite_units
-        from chalicelib.auth.services.machine_onboarding import MachineOnboarding
-
-        return MachineOnboarding(invite_units(self.db))
-
-    @cached_property
-    def console_auth(self) -> ConsoleAuth:
-        from chalicelib.console.adapters.console_repository import console_units
-        from chalicelib.console.services.console_auth import ConsoleAuth
-
-        def admin_name(key: str) -> str | None:
-            principal = self.authenticator.principal(key)
-            return principal.name if principal is not None and principal.is_admin else None
-
-        return ConsoleAuth(console_units(self.db), admin_name,
-                           self.authenticator.still_live)
+    key_admin: kit.KeyAdmin = provide(lambda c: kit.KeyAdmin(kit.key_units(c.db)))
+    # a namespace's reach is read when a key names one: the namespaces are built on that first use
+    authenticator: kit.Authenticator = provide(
+        lambda c: kit.Authenticator(kit.key_units(c.db), admin_keys(c.settings), namespace_reach=lambda n:
+            c.namespaces.visible(n)))
+    machine_onboarding: kit.MachineOnboarding = provide(
+        lambda c: kit.MachineOnboarding(kit.invite_units(c.db)))
+    console_auth: kit.ConsoleAuth = provide(_console_auth)
 
     @property
-    def console_reads(self) -> ReadsFactory:
-        from chalicelib.console.adapters.console_reads import console_reads
-
-        return partial(console_reads, self.db)
+    def console_reads(self) -> kit.ReadsFactory:
+        return partial(kit.console_reads, self.db)

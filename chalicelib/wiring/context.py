@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 from chalicelib.wiring.core import CoreWiring
+from chalicelib.wiring.provide import ImportedOnUse, provide
 
 if TYPE_CHECKING:
-    from chalicelib.context.services.prompt_context import PromptContext
+    from chalicelib.bootstrap import Container
+    from chalicelib.wiring.kits import context as kit
+else:
+    kit = ImportedOnUse("chalicelib.wiring.kits.context")
+
+
+def _prompt_context(c: Container) -> kit.PromptContext:
+    def learn(project: str, prompt: str) -> None:  # the graph's store is built on the first prompt
+        c.graph_store.submit(project, prompt, "user", {"via": "prompt"}, delay_s=kit.PROMPT_DELAY_S)
+
+    return kit.PromptContext(c.memory, lambda project, prompt: c.graph_retrieve.fast(project, prompt),
+                             learn, c.settings.stale_after_days)
 
 
 class ContextWiring(CoreWiring):
-    @cached_property
-    def prompt_context(self) -> PromptContext:
-        from chalicelib.context.services.prompt_context import PromptContext
-        from chalicelib.graph.services.graph_store import PROMPT_DELAY_S
-
-        def learn(project: str, prompt: str) -> None:  # the graph's store is built on the first prompt
-            self.graph_store.submit(project, prompt, "user", {"via": "prompt"}, delay_s=PROMPT_DELAY_S)
-
-        return PromptContext(self.memory, lambda project, prompt: self.graph_retrieve.fast(project, prompt),
-                             learn, self.settings.stale_after_days)
+    prompt_context: kit.PromptContext = provide(_prompt_context)

@@ -2,128 +2,70 @@
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 from chalicelib.wiring.core import CoreWiring
+from chalicelib.wiring.provide import ImportedOnUse, provide
 
 if TYPE_CHECKING:
-    from chalicelib.memory.domain.memory_model import SearchHit
-    from chalicelib.memory.services.lifecycle_ports import LifecycleUnits
-    from chalicelib.memory.services.memory_eviction import MemoryEviction
-    from chalicelib.memory.services.memory_integrity import MemoryIntegrity
-    from chalicelib.memory.services.memory_lifecycle import MemoryLifecycle
-    from chalicelib.memory.services.memory_recall import MemoryRecall
-    from chalicelib.memory.services.memory_review import MemoryReview
-    from chalicelib.memory.services.memory_service import MemoryService
-    from chalicelib.memory.services.memory_snapshots import MemorySnapshots
-    from chalicelib.memory.services.memory_tool import MemoryTool
-    from chalicelib.memory.services.memory_transfer import MemoryTransfer
-    from chalicelib.memory.services.ports import MemoryUnits
-    from chalicelib.memory.services.rule_import import RuleImport
-    from chalicelib.memory.services.scoped_reads import ScopedReads
-    from chalicelib.memory.services.search_explain import SearchExplainer
+    from chalicelib.bootstrap import Container
+    from chalicelib.wiring.kits import memory as kit
+else:
+    kit = ImportedOnUse("chalicelib.wiring.kits.memory")
+
+
+def _memory(c: Container) -> kit.MemoryService:
+    s = c.settings
+    weights = kit.SearchWeights(s.search_vector_weight, s.search_text_weight, s.search_recency_weight,
+                                s.search_recency_half_life_days, s.search_neighbours_weight,
+                                s.search_dates_weight)
+    return kit.MemoryService(c.memory_units, c.embedder, weights=weights,
+                             query_timeout_s=s.embedding_timeout_s,
+                             instructions=lambda: c.project_rules, namespaces=c.namespaces.scopes_of)
+
+
+def _memory_recall(c: Container) -> kit.MemoryRecall:
+    memory = c.memory
+
+    def search(query: str, project: str, limit: int) -> list[kit.SearchHit]:
+        return memory.search(query, project, limit=limit).hits
+
+    return kit.MemoryRecall(c.memory_units, search)  # type: ignore[arg-type]  # it binds `recall`
+
+
+def _lifecycle_units(c: Container) -> kit.LifecycleUnits:
+    return c.memory_units  # type: ignore[return-value]  # the memory unit binds `lifecycle` too
+
+
+def _memory_eviction(c: Container) -> kit.MemoryEviction:
+    s = c.settings
+    reducer = kit.LlmReducer(c.llm) if s.llm_enabled else kit.DeterministicReducer()
+    return kit.MemoryEviction(c.lifecycle_units, reducer, budget=s.memory_budget,
+                              batch_size=s.memory_eviction_batch)
 
 
 class MemoryWiring(CoreWiring):
-    @cached_property
-    def memory_units(self) -> MemoryUnits:
-        from chalicelib.memory.adapters.memory_unit_of_work import memory_units
-
-        return memory_units(self.db)
-
-    @cached_property
-    def memory(self) -> MemoryService:
-        from chalicelib.memory.domain.search_scoring import SearchWeights
-        from chalicelib.memory.services.memory_service import MemoryService
-
-        s = self.settings
-        weights = SearchWeights(s.search_vector_weight, s.search_text_weight, s.search_recency_weight,
-                                s.search_recency_half_life_days, s.search_neighbours_weight,
-                                s.search_dates_weight)
-        return MemoryService(self.memory_units, self.embedder, weights=weights,
-                             query_timeout_s=s.embedding_timeout_s,
-                             instructions=lambda: self.project_rules, namespaces=self.namespaces.scopes_of)
-
-    @cached_property
-    def scoped_reads(self) -> ScopedReads:
-        """Memory reads narrowed to a subagent run's scope."""
-        from chalicelib.memory.services.scoped_reads import ScopedReads
-
-        return ScopedReads(self.memory, self.memory_recall)
-
-    @cached_property
-    def memory_recall(self) -> MemoryRecall:
-        from chalicelib.memory.services.memory_recall import MemoryRecall
-
-        memory = self.memory
-
-        def search(query: str, project: str, limit: int) -> list[SearchHit]:
-            return memory.search(query, project, limit=limit).hits
-
-        return MemoryRecall(self.memory_units, search)  # type: ignore[arg-type]  # it binds `recall`
-
-    @cached_property
-    def search_explainer(self) -> SearchExplainer:
-        from chalicelib.memory.services.search_explain import SearchExplainer
-
-        return SearchExplainer(self.memory_units, self.memory)  # type: ignore[arg-type]  # binds `explain`
-
-    @cached_property
-    def rule_import(self) -> RuleImport:
-        from chalicelib.memory.services.rule_import import RuleImport
-
-        return RuleImport(self.memory_units, self.memory,  # type: ignore[arg-type]  # binds `imports`
-                          instructions=self.project_rules)
-
-    @cached_property
-    def memory_tool(self) -> MemoryTool:
-        from chalicelib.memory.services.memory_tool import MemoryTool
-
-        return MemoryTool(self.memory_units, self.memory.store)
-
-    @cached_property
-    def memory_review(self) -> MemoryReview:
-        """The review queue: untrusted memories and proposed rules a person keeps or drops."""
-        from chalicelib.memory.services.memory_review import MemoryReview
-
-        return MemoryReview(self.memory_units, self.memory)  # type: ignore[arg-type]  # binds `review`
+    memory_units: kit.MemoryUnits = provide(lambda c: kit.memory_units(c.db))
+    memory: kit.MemoryService = provide(_memory)
+    # memory reads narrowed to a subagent run's scope
+    scoped_reads: kit.ScopedReads = provide(lambda c: kit.ScopedReads(c.memory, c.memory_recall))
+    memory_recall: kit.MemoryRecall = provide(_memory_recall)
+    search_explainer: kit.SearchExplainer = provide(lambda c: kit.SearchExplainer(
+        c.memory_units, c.memory))  # type: ignore[arg-type]  # binds `explain`
+    rule_import: kit.RuleImport = provide(lambda c: kit.RuleImport(
+        c.memory_units, c.memory, instructions=c.project_rules))  # type: ignore[arg-type]  # binds `imports`
+    memory_tool: kit.MemoryTool = provide(lambda c: kit.MemoryTool(c.memory_units, c.memory.store))
+    # the review queue: untrusted memories and proposed rules a person keeps or drops
+    memory_review: kit.MemoryReview = provide(lambda c: kit.MemoryReview(
+        c.memory_units, c.memory))  # type: ignore[arg-type]  # binds `review`
 
     # Memory lifecycle: phased eviction, archive and restore, tags and listing (docs/memory.md).
-    @cached_property
-    def lifecycle_units(self) -> LifecycleUnits:
-        return self.memory_units  # type: ignore[return-value]  # the memory unit binds `lifecycle`
-
-    @cached_property
-    def memory_lifecycle(self) -> MemoryLifecycle:
-        from chalicelib.memory.services.memory_lifecycle import MemoryLifecycle
-
-        return MemoryLifecycle(self.lifecycle_units, budget=self.settings.memory_budget,
-                               enqueue=lambda body: self.queues.send("ingest", body))
-
-    @cached_property
-    def memory_eviction(self) -> MemoryEviction:
-        from chalicelib.memory.services.memory_eviction import MemoryEviction
-        from chalicelib.memory.services.memory_reducers import DeterministicReducer, LlmReducer
-
-        reducer = LlmReducer(self.llm) if self.settings.llm_enabled else DeterministicReducer()
-        return MemoryEviction(self.lifecycle_units, reducer, budget=self.settings.memory_budget,
-                              batch_size=self.settings.memory_eviction_batch)
-
-    @cached_property
-    def memory_integrity(self) -> MemoryIntegrity:
-        from chalicelib.memory.services.memory_integrity import MemoryIntegrity
-
-        return MemoryIntegrity(self.lifecycle_units, self.embedder)
-
-    @cached_property
-    def memory_transfer(self) -> MemoryTransfer:
-        from chalicelib.memory.services.memory_transfer import MemoryTransfer
-
-        return MemoryTransfer(self.lifecycle_units, self.embedder)
-
-    @cached_property
-    def memory_snapshots(self) -> MemorySnapshots:
-        from chalicelib.memory.services.memory_snapshots import MemorySnapshots
-
-        return MemorySnapshots(self.lifecycle_units)
+    lifecycle_units: kit.LifecycleUnits = provide(_lifecycle_units)
+    memory_lifecycle: kit.MemoryLifecycle = provide(lambda c: kit.MemoryLifecycle(
+        c.lifecycle_units, budget=c.settings.memory_budget,
+        enqueue=lambda body: c.queues.send("ingest", body)))
+    memory_eviction: kit.MemoryEviction = provide(_memory_eviction)
+    memory_integrity: kit.MemoryIntegrity = provide(
+        lambda c: kit.MemoryIntegrity(c.lifecycle_units, c.embedder))
+    memory_transfer: kit.MemoryTransfer = provide(lambda c: kit.MemoryTransfer(c.lifecycle_units, c.embedder))
+    memory_snapshots: kit.MemorySnapshots = provide(lambda c: kit.MemorySnapshots(c.lifecycle_units))

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 from chalicelib.wiring.core import CoreWiring
+from chalicelib.wiring.provide import ImportedOnUse, provide
 
 if TYPE_CHECKING:
-    from chalicelib.namespaces.services.namespaces import Namespaces
+    from chalicelib.wiring.kits import namespaces as kit
+else:
+    kit = ImportedOnUse("chalicelib.wiring.kits.namespaces")
 
 
 class NamespaceWiring(CoreWiring):
-    @cached_property
-    def namespaces(self) -> Namespaces:
-        from chalicelib.namespaces.adapters.namespace_repository import namespace_units
-        from chalicelib.namespaces.services.namespaces import Namespaces
-
-        return Namespaces(namespace_units(self.db))
+    namespaces: kit.Namespaces = provide(lambda c: kit.Namespaces(kit.namespace_units(c.db)))

@@ -3,130 +3,81 @@ tool approvals."""
 
 from __future__ import annotations
 
-from functools import cached_property
 from typing import TYPE_CHECKING
 
 from chalicelib.wiring.core import CoreWiring
+from chalicelib.wiring.provide import ImportedOnUse, provide
 
 if TYPE_CHECKING:
-    from chalicelib.approvals.services.tool_approvals import ToolApprovals
+    from chalicelib.bootstrap import Container
     from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
-    from chalicelib.telegram.services.attached_files import AttachedFiles
-    from chalicelib.telegram.services.folder_walks import FolderWalks
-    from chalicelib.telegram.services.ports import UnitOfWorkFactory as TelegramUnitOfWorkFactory
-    from chalicelib.telegram.services.reminders import Reminders
-    from chalicelib.telegram.services.resume_listings import ResumeListings
-    from chalicelib.telegram.services.telegram_intake import AccessGuard, TelegramIntake, UpdateRunner
-    from chalicelib.telegram.services.topic_directory import TopicDirectory
-    from chalicelib.telegram.services.topic_streams import StreamPacing, TopicStreams
+    from chalicelib.telegram.services.topic_streams import StreamPacing
+    from chalicelib.wiring.kits import telegram as kit
+else:
+    kit = ImportedOnUse("chalicelib.wiring.kits.telegram")
+
+
+def _telegram_gateway(c: Container) -> TelegramGateway:
+    """Every Bot API call, on the bot's own loop; the handlers are built when the bot starts.
+    python-telegram-bot is imported only here, once the bot itself is used."""
+    from chalicelib.telegram.adapters.bot_runtime import BotRuntime
+    from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
+    from chalicelib.telegram.bot.handler_table import build_application
+
+    s = c.settings
+    return TelegramGateway(BotRuntime(
+        lambda: build_application(s.telegram_bot_token, s.telegram_api_url, c.bot_services)))
+
+
+def _folder_walks(c: Container) -> kit.FolderWalks:
+    """The session picker's folder walk: listings asked of the machine's agent on its queue."""
+    def machine_folders(machine: str) -> bool:
+        return any(m["id"] == machine and m["status"] == "online" and m["repos"]
+                   for m in c.machine_registry.list_machines())
+
+    return kit.FolderWalks(c.telegram_uow, c.topic_streams, c.task_queues.send_to_machine, machine_folders)
+
+
+def _telegram_updates(c: Container) -> kit.UpdateRunner:
+    """The consumer's work: run the handlers once per update."""
+    gateway = c.telegram_gateway
+    return kit.UpdateRunner(c.telegram_uow, gateway.process, prepare=gateway.start)
+
+
+def _tool_approvals(c: Container) -> kit.ToolApprovals:
+    """Tool approvals from Telegram (docs/hooks.md, "Tool approvals")."""
+    s = c.settings
+    channel: kit.ApprovalChannel = kit.NoApprovalChannel()
+    if s.telegram_bot_token and s.telegram_chat_id:
+        channel = kit.TelegramApprovalChannel(lambda: c.telegram_gateway, s.telegram_chat_id)
+    return kit.ToolApprovals(kit.approval_units(c.db), channel)  # type: ignore[arg-type]
 
 
 class TelegramWiring(CoreWiring):
     stream_pacing: StreamPacing | None  # the topic streams' pace (tests pass a fast one)
 
-    # Telegram front-end (docs/telegram.md): update intake, the bot and its handlers, topic
-    # streams, reminders. python-telegram-bot is imported only once the bot itself is used.
-    @property
-    def telegram_enabled(self) -> bool:
-        return bool(self.settings.telegram_bot_token)
-
-    @cached_property
-    def telegram_uow(self) -> TelegramUnitOfWorkFactory:
-        from chalicelib.telegram.adapters.postgres_unit_of_work import telegram_units
-
-        return telegram_units(self.db)
-
-    @cached_property
-    def telegram_gateway(self) -> TelegramGateway:
-        """Every Bot API call, on the bot's own loop; the handlers are built when the bot starts."""
-        from chalicelib.telegram.adapters.bot_runtime import BotRuntime
-        from chalicelib.telegram.adapters.telegram_gateway import TelegramGateway
-        from chalicelib.telegram.bot.handler_table import build_application
-
-        s = self.settings
-        return TelegramGateway(BotRuntime(
-            lambda: build_application(s.telegram_bot_token, s.telegram_api_url, self.bot_services)))
-
-    @cached_property
-    def folder_walks(self) -> FolderWalks:
-        """The session picker's folder walk: listings asked of the machine's agent on its queue."""
-        from chalicelib.telegram.services.folder_walks import FolderWalks
-
-        def machine_folders(machine: str) -> bool:
-            return any(m["id"] == machine and m["status"] == "online" and m["repos"]
-                       for m in self.machine_registry.list_machines())
-
-        return FolderWalks(self.telegram_uow, self.topic_streams, self.task_queues.send_to_machine,
-                           machine_folders)
-
-    @cached_property
-    def resume_listings(self) -> ResumeListings:
-        """/continue: the terminal sessions a machine's agent can resume, asked on its queue."""
-        from chalicelib.telegram.services.resume_listings import ResumeListings, SendToChat
-
-        return ResumeListings(self.telegram_uow, self.task_queues.send_to_machine,
-                              SendToChat(lambda *a, **k: self.telegram_gateway.send(*a, **k)))
-
-    @cached_property
-    def telegram_access(self) -> AccessGuard:
-        from chalicelib.telegram.services.telegram_intake import AccessGuard
-
-        return AccessGuard(self.telegram_uow, self.settings.telegram_allowed_users)
-
-    @cached_property
-    def telegram_intake(self) -> TelegramIntake:
-        """The webhook's (and local polling's) work: record the update once, queue it."""
-        from chalicelib.telegram.adapters.sqs_telegram_queues import SqsUpdateQueue
-        from chalicelib.telegram.services.telegram_intake import TelegramIntake
-
-        return TelegramIntake(self.telegram_uow, SqsUpdateQueue(self.queues))
-
-    @cached_property
-    def telegram_updates(self) -> UpdateRunner:
-        """The consumer's work: run the handlers once per update."""
-        from chalicelib.telegram.services.telegram_intake import UpdateRunner
-
-        gateway = self.telegram_gateway
-        return UpdateRunner(self.telegram_uow, gateway.process, prepare=gateway.start)
-
-    @cached_property
-    def telegram_topics(self) -> TopicDirectory:
-        from chalicelib.telegram.services.topic_directory import TopicDirectory
-
-        # Looked up on use: the task and session services publish through this directory.
-        return TopicDirectory(self.telegram_uow, lambda ref: self.tasks.get(ref),
-                              lambda ref: self.agent_sessions.get(ref))
-
-    @cached_property
-    def topic_streams(self) -> TopicStreams:
-        from chalicelib.telegram.adapters.sqs_telegram_queues import SqsStreamTrigger
-        from chalicelib.telegram.services.topic_streams import TopicStreams
-
-        return TopicStreams(self.telegram_uow, self.telegram_gateway, SqsStreamTrigger(self.queues),
-                            self.stream_pacing)
-
-    @cached_property
-    def attached_files(self) -> AttachedFiles:
-        """Files sent to a session's or a task's topic, fetched from Telegram when its machine asks."""
-        from chalicelib.telegram.services.attached_files import SESSION, TASK, AttachedFiles
-
-        return AttachedFiles({SESSION: self.agent_sessions.attachment, TASK: self.task_runs.attachment},
-                             self.telegram_gateway.download)
-
-    @cached_property
-    def reminders(self) -> Reminders:
-        from chalicelib.telegram.services.reminders import Reminders
-
-        return Reminders(self.telegram_uow, self.telegram_gateway)
-
-    # Tool approvals from Telegram (docs/hooks.md, "Tool approvals").
-    @cached_property
-    def tool_approvals(self) -> ToolApprovals:
-        from chalicelib.approvals.adapters.approval_repository import approval_units
-        from chalicelib.approvals.adapters.telegram_channel import NoApprovalChannel, TelegramApprovalChannel
-        from chalicelib.approvals.services.tool_approvals import ApprovalChannel, ToolApprovals
-
-        s = self.settings
-        channel: ApprovalChannel = (TelegramApprovalChannel(lambda: self.telegram_gateway, s.telegram_chat_id)
-                                    if s.telegram_bot_token and s.telegram_chat_id else NoApprovalChannel())
-        return ToolApprovals(approval_units(self.db), channel)  # type: ignore[arg-type]
+    telegram_uow: kit.UnitOfWorkFactory = provide(lambda c: kit.telegram_units(c.db))
+    telegram_gateway: TelegramGateway = provide(_telegram_gateway)
+    folder_walks: kit.FolderWalks = provide(_folder_walks)
+    # /continue: the terminal sessions a machine's agent can resume, asked on its queue
+    resume_listings: kit.ResumeListings = provide(lambda c: kit.ResumeListings(
+        c.telegram_uow, c.task_queues.send_to_machine,
+        kit.SendToChat(lambda *a, **k: c.telegram_gateway.send(*a, **k))))
+    telegram_access: kit.AccessGuard = provide(
+        lambda c: kit.AccessGuard(c.telegram_uow, c.settings.telegram_allowed_users))
+    # the webhook's (and local polling's) work: record the update once, queue it
+    telegram_intake: kit.TelegramIntake = provide(
+        lambda c: kit.TelegramIntake(c.telegram_uow, kit.SqsUpdateQueue(c.queues)))
+    telegram_updates: kit.UpdateRunner = provide(_telegram_updates)
+    # looked up on use: the task and session services publish through this directory
+    telegram_topics: kit.TopicDirectory = provide(
+        lambda c: kit.TopicDirectory(c.telegram_uow, lambda ref: c.tasks.get(ref), lambda ref:
+            c.agent_sessions.get(ref)))
+    topic_streams: kit.TopicStreams = provide(lambda c: kit.TopicStreams(c.telegram_uow, c.telegram_gateway,
+                                                       kit.SqsStreamTrigger(c.queues), c.stream_pacing))
+    # files sent to a session's or a task's topic, fetched from Telegram when its machine asks
+    attached_files: kit.AttachedFiles = provide(lambda c: kit.AttachedFiles(
+        {kit.SESSION: c.agent_sessions.attachment, kit.TASK: c.task_runs.attachment},
+        c.telegram_gateway.download))
+    reminders: kit.Reminders = provide(lambda c: kit.Reminders(c.telegram_uow, c.telegram_gateway))
+    tool_approvals: kit.ToolApprovals = provide(_tool_approvals)

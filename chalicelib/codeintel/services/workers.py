@@ -1,8 +1,6 @@
-"""The seven code-intelligence workers, built on first use over one set of ports."""
+"""The seven code-intelligence workers, built together over one set of ports and one publisher."""
 
 from __future__ import annotations
-
-from functools import cached_property
 
 from chalicelib.codeintel.services.cross_project import CrossProjectInsights
 from chalicelib.codeintel.services.edit_analyzer import EditAnalyzer
@@ -25,33 +23,11 @@ class CodeIntelWorkers:
         redact: Redact,
         github: GitHubListing | None,
     ) -> None:
-        self._units, self._llm, self._redact, self._github = units, llm, redact, github
-        self._publisher = Publisher(units, store)
-
-    @cached_property
-    def session_synthesizer(self) -> SessionSynthesizer:
-        return SessionSynthesizer(self._units, self._publisher, self._llm)
-
-    @cached_property
-    def edit_analyzer(self) -> EditAnalyzer:
-        return EditAnalyzer(self._units, self._publisher)
-
-    @cached_property
-    def repo_expertise(self) -> RepoExpertise:
-        return RepoExpertise(self._units, self._publisher, self._llm)
-
-    @cached_property
-    def style_extractor(self) -> StyleExtractor:
-        return StyleExtractor(self._units, self._publisher, self._llm)
-
-    @cached_property
-    def cross_project(self) -> CrossProjectInsights:
-        return CrossProjectInsights(self._units, self._publisher, self._llm)
-
-    @cached_property
-    def transcript_indexer(self) -> TranscriptIndexer:
-        return TranscriptIndexer(self._units, self._publisher, self._redact)
-
-    @cached_property
-    def github_sync(self) -> GitHubSync:
-        return GitHubSync(self._units, self._github)
+        publisher = Publisher(units, store)
+        self.session_synthesizer = SessionSynthesizer(units, publisher, llm)
+        self.edit_analyzer = EditAnalyzer(units, publisher)
+        self.repo_expertise = RepoExpertise(units, publisher, llm)
+        self.style_extractor = StyleExtractor(units, publisher, llm)
+        self.cross_project = CrossProjectInsights(units, publisher, llm)
+        self.transcript_indexer = TranscriptIndexer(units, publisher, redact)
+        self.github_sync = GitHubSync(units, github)

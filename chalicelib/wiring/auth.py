@@ -46,8 +46,8 @@ class AuthWiring(CoreWiring):
     key_admin: kit.KeyAdmin = provide(lambda c: kit.KeyAdmin(kit.key_units(c.db)))
     # a namespace's reach is read when a key names one: the namespaces are built on that first use
     authenticator: kit.Authenticator = provide(
-        lambda c: kit.Authenticator(kit.key_units(c.db), admin_keys(c.settings), namespace_reach=lambda n:
-            c.namespaces.visible(n)))
+        lambda c: kit.Authenticator(kit.key_units(c.db), admin_keys(c.settings),
+                                    namespace_reach=lambda names: c.namespaces.visible(names)))
     machine_onboarding: kit.MachineOnboarding = provide(
         lambda c: kit.MachineOnboarding(kit.invite_units(c.db)))
     console_auth: kit.ConsoleAuth = provide(_console_auth)

@@ -56,5 +56,5 @@ class GraphWiring(CoreWiring):
     graph_retrieve: kit.GraphRetrieve = provide(lambda c: kit.GraphRetrieve(
         c.graph_units, c.embedder, c.llm, c.llm,  # type: ignore[arg-type]
         rules=partial(_live_rules, c)))
-    graph_admin: kit.GraphAdmin = provide(lambda c: kit.GraphAdmin(c.graph_units, c.embedder,
-                                                   on_resolved=c.rule_clashes.settle_stated))
+    graph_admin: kit.GraphAdmin = provide(
+        lambda c: kit.GraphAdmin(c.graph_units, c.embedder, on_resolved=c.rule_clashes.settle_stated))

@@ -41,8 +41,8 @@ class LearningWiring(CoreWiring):
         on_flagged=partial(_announce_rule_clash, c)))
     # a member project's rule moved up to its namespace (docs/learning.md, Namespaces)
     rule_promotion: kit.RulePromotion = provide(
-        lambda c: kit.RulePromotion(c.learning_units, c.embedder, c.memory.store, lambda name:
-            c.namespaces.get(name).projects))
+        lambda c: kit.RulePromotion(c.learning_units, c.embedder, c.memory.store,
+                                    lambda name: c.namespaces.get(name).projects))
     # flagged rules waiting for a person: Keep new / Keep old / Keep both
     rule_clashes: kit.RuleClashes = provide(lambda c: kit.RuleClashes(c.learning_units))
     lessons: kit.Lessons = provide(lambda c: kit.Lessons(c.learning_units, c.memory.store))

@@ -84,7 +84,7 @@ class OpsWiring(CoreWiring):
     brain_decisions: kit.ProposalDecisions = provide(_brain_decisions)
     brain_loop: kit.BrainLoop = provide(
         lambda c: kit.BrainLoop(c.brain_units, c.llm, kit.QueueDepths(lambda: c.queues), c.brain_channel,
-            expire=c.brain_decisions.expire_due))
+                                expire=c.brain_decisions.expire_due))
     machine_controls: kit.MachineControls = provide(_machine_controls)
     log_tail: kit.LogTail = provide(_log_tail)
     health_monitor: kit.HealthMonitor = provide(_health_monitor)

@@ -71,10 +71,10 @@ class TelegramWiring(CoreWiring):
     telegram_updates: kit.UpdateRunner = provide(_telegram_updates)
     # looked up on use: the task and session services publish through this directory
     telegram_topics: kit.TopicDirectory = provide(
-        lambda c: kit.TopicDirectory(c.telegram_uow, lambda ref: c.tasks.get(ref), lambda ref:
-            c.agent_sessions.get(ref)))
-    topic_streams: kit.TopicStreams = provide(lambda c: kit.TopicStreams(c.telegram_uow, c.telegram_gateway,
-                                                       kit.SqsStreamTrigger(c.queues), c.stream_pacing))
+        lambda c: kit.TopicDirectory(c.telegram_uow, lambda ref: c.tasks.get(ref),
+                                     lambda ref: c.agent_sessions.get(ref)))
+    topic_streams: kit.TopicStreams = provide(lambda c: kit.TopicStreams(
+        c.telegram_uow, c.telegram_gateway, kit.SqsStreamTrigger(c.queues), c.stream_pacing))
     # files sent to a session's or a task's topic, fetched from Telegram when its machine asks
     attached_files: kit.AttachedFiles = provide(lambda c: kit.AttachedFiles(
         {kit.SESSION: c.agent_sessions.attachment, kit.TASK: c.task_runs.attachment},

@@ -29,11 +29,13 @@ def _absorb_instructions(c: Container, project: str, nodes: Sequence[kit.Node],
                                             for n in nodes])
 
 
-def _announce_contradiction(c: Container, contradiction: object) -> None:
+def announce_contradiction(c: Container, contradiction: object) -> None:
+    """A contradiction the graph found, with its buttons, in the forum (when there is a bot and a forum)."""
     if c.telegram_enabled and c.settings.telegram_chat_id:
-        from chalicelib.telegram.services.graph_contradictions import announce_contradiction
+        from chalicelib.telegram.services import graph_contradictions
 
-        announce_contradiction(c.telegram_gateway, c.settings.telegram_chat_id, contradiction)
+        chat_id = c.settings.telegram_chat_id
+        graph_contradictions.announce_contradiction(c.telegram_gateway, chat_id, contradiction)
 
 
 def _live_rules(c: Container, project: str, embedding: Sequence[float],
@@ -51,7 +53,7 @@ class GraphWiring(CoreWiring):
     graph_store: kit.GraphStore = provide(lambda c: kit.GraphStore(
         c.graph_units, c.embedder, c.llm, c.llm,  # type: ignore[arg-type]
         enqueue=lambda body, delay_s: c.queues.send("ingest", body, delay_s=delay_s),
-        on_contradiction=partial(_announce_contradiction, c),
+        on_contradiction=partial(announce_contradiction, c),
         on_instructions=partial(_absorb_instructions, c)))
     graph_retrieve: kit.GraphRetrieve = provide(lambda c: kit.GraphRetrieve(
         c.graph_units, c.embedder, c.llm, c.llm,  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from chalicelib.graph.domain.graph_model import NodeDraft
+from chalicelib.wiring.graph import announce_contradiction
 from tests.support.orchestration import wait_for
 from tests.support.telegram_bot import GROUP
 from tests.support.telegram_stack import telegram_stack
@@ -23,7 +24,7 @@ def test_pressing_keep_new_supersedes_the_old_instruction(tmp_path: Path, databa
             assert ident is not None
             found = uow.graph.get_contradiction(ident)
             uow.commit()
-        container._announce_contradiction(found)
+        announce_contradiction(container, found)
 
         sent = wait_for(
             lambda: [m for m in t.fake.sent_messages(GROUP) if "contradict" in str(m.get("text"))],

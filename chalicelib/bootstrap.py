@@ -2,9 +2,10 @@
 
 Entry points (routes, Lambda handlers, the local stack) call `get_container()`; tests call
 `build(settings)` with their own settings. Nothing here does I/O until a service is used.
-Each capability's adapters and services are built by its mixin in `chalicelib/wiring/`; the
-`Container` below composes them and holds the glue between capabilities: the ports through which
-tasks reach the learning loop, subagents and Telegram, and what the bot's handlers use.
+Each capability's adapters and services are declared by its mixin in `chalicelib/wiring/` (one
+`provide(...)` line a service, built on first use); the `Container` below composes them and holds the
+glue between capabilities: the ports through which tasks reach the learning loop, subagents and
+Telegram, and what the bot's handlers use.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ from chalicelib.wiring.tasks import TaskWiring
 from chalicelib.wiring.telegram import TelegramWiring
 from chalicelib.wiring.triggers import TriggersWiring
 
-# Adapters and services are imported where they are built: `import app` (a Lambda cold start)
-# then pays only for the routes, and each container builds only what its requests use.
+# Adapters and services are imported when first built (the mixins' kits, the glue below): `import app`
+# (a Lambda cold start) then pays only for the routes, and each container builds only what its requests use.
 if TYPE_CHECKING:
     from chalicelib.auth.domain.machine_scope import Owned
     from chalicelib.kernel.settings import Settings

@@ -47,14 +47,14 @@ class LearningWiring(CoreWiring):
     rule_clashes: kit.RuleClashes = provide(lambda c: kit.RuleClashes(c.learning_units))
     lessons: kit.Lessons = provide(lambda c: kit.Lessons(c.learning_units, c.memory.store))
     lesson_enricher: kit.LessonEnricher = provide(lambda c: kit.LessonEnricher(c.learning_units, c.embedder))
-    # /feedback: a user's verdict on a task moves the lessons its prompt carried
-    task_feedback: kit.TaskFeedback = provide(
-        lambda c: kit.TaskFeedback(c.learning_units, c.lessons, c.task_lessons))
-    # a finished task read for insights, rules and lessons as a session is
-    task_lessons: kit.TaskLessons = provide(lambda c: kit.TaskLessons(c.insight_extraction))
     insight_extraction: kit.InsightExtraction = provide(lambda c: kit.InsightExtraction(
         c.learning_units, c.llm, c.embedder, kit.redact, c.project_rules, c.lessons, c.memory.store,
         enqueue=lambda body: c.queues.send("ingest", body)))
+    # a finished task read for insights, rules and lessons as a session is
+    task_lessons: kit.TaskLessons = provide(lambda c: kit.TaskLessons(c.insight_extraction))
+    # /feedback: a user's verdict on a task moves the lessons its prompt carried
+    task_feedback: kit.TaskFeedback = provide(
+        lambda c: kit.TaskFeedback(c.learning_units, c.lessons, c.task_lessons))
     learning_review: kit.LearningReview = provide(
         lambda c: kit.LearningReview(c.learning_units, c.llm, c.embedder, c.memory.store))
     # Code intelligence (docs/codeintel.md): the scheduled workers and the repos registry.

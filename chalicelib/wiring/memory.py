@@ -47,9 +47,9 @@ def _memory_eviction(c: Container) -> kit.MemoryEviction:
 class MemoryWiring(CoreWiring):
     memory_units: kit.MemoryUnits = provide(lambda c: kit.memory_units(c.db))
     memory: kit.MemoryService = provide(_memory)
+    memory_recall: kit.MemoryRecall = provide(_memory_recall)
     # memory reads narrowed to a subagent run's scope
     scoped_reads: kit.ScopedReads = provide(lambda c: kit.ScopedReads(c.memory, c.memory_recall))
-    memory_recall: kit.MemoryRecall = provide(_memory_recall)
     search_explainer: kit.SearchExplainer = provide(lambda c: kit.SearchExplainer(
         c.memory_units, c.memory))  # type: ignore[arg-type]  # binds `explain`
     rule_import: kit.RuleImport = provide(lambda c: kit.RuleImport(

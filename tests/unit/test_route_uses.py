@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import inspect
 import sys
-from dataclasses import fields
 from functools import cached_property
 from typing import Any, Protocol
 
@@ -49,10 +48,12 @@ def provided(name: str) -> Any:
     """The type the container gives `name`, or None when it has no such member."""
     member = inspect.getattr_static(Container, name, None)
     getter = member.func if isinstance(member, cached_property) else getattr(member, "fget", None)
-    if getter is not None:
+    if getter is not None and "return" in getter.__annotations__:
         return _resolved(getter.__annotations__["return"], getter.__module__)
-    field_types = {f.name: f.type for f in fields(Container)}
-    return _resolved(field_types[name], Container.__module__) if name in field_types else None
+    for owner in Container.__mro__:  # a dataclass field, or a wiring mixin's `name: Type = provide(...)`
+        if name in vars(owner).get("__annotations__", {}):
+            return _resolved(owner.__annotations__[name], owner.__module__)
+    return None
 
 
 def _protocol_members(protocol: type) -> set[str]:

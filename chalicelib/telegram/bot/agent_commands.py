@@ -6,7 +6,7 @@ from telegram import Update
 
 from chalicelib.agents.services.runs import SpawnRequest
 from chalicelib.kernel.errors import InvalidInput, Unavailable
-from chalicelib.telegram.bot.context import Context, blocking, command, reply, services, topic_link
+from chalicelib.telegram.bot.context import Context, available, blocking, command, reply, services, topic_link
 from chalicelib.telegram.bot.topics import open_topic, register, send_header
 from chalicelib.telegram.domain.bot_commands import short_id, spec
 from chalicelib.telegram.domain.topic_story import topic_title
@@ -21,9 +21,7 @@ async def spawn(update: Update, context: Context) -> None:
     args = context.args or []
     if len(args) < 2:
         raise _usage("spawn")
-    runs = services(context).agent_runs
-    if runs is None:
-        raise Unavailable("Subagents are not available here.")
+    runs = available(services(context).agent_runs, "Subagents are not available here.")
     profile_name, task = args[0].lower(), " ".join(args[1:])
     profile = await blocking(runs.profile, profile_name)  # an unknown profile is answered before a topic
     title = topic_title(profile.name, task)

@@ -5,13 +5,19 @@ tap, or a tap after Cancel, is answered and changes nothing)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from telegram import Update
 
 from chalicelib.assistant.domain.task_intent import offer_data, parse_offer_data
+from chalicelib.telegram.bot.buttons import Press, button
 from chalicelib.telegram.bot.context import Context, blocking, reply, services, topic_link, topic_of
 from chalicelib.telegram.bot.topics import open_topic, register, send_header
 from chalicelib.telegram.domain.bot_commands import short_id
 from chalicelib.telegram.domain.topic_story import topic_title
+
+if TYPE_CHECKING:
+    from chalicelib.assistant.services.task_offers import TaskOffers
 
 
 async def offer_task(update: Update, context: Context, text: str, project: str | None) -> bool:
@@ -35,44 +41,36 @@ async def offer_task(update: Update, context: Context, text: str, project: str |
     return True
 
 
-async def offer_decided(update: Update, context: Context) -> None:
-    query = update.callback_query
-    assert query is not None and query.data is not None
-    bot = services(context)
-    choice = parse_offer_data(query.data)
-    if choice is None or bot.offers is None:
-        await bot.telegram.answer_button(query.id, "This button is no longer active.")
-        return
-    offer_id, create = choice
+@button(parse_offer_data, lambda bot: bot.offers)
+async def offer_decided(press: Press[tuple[str, bool]], offers: TaskOffers) -> None:
+    offer_id, create = press.choice
     if not create:
-        offer, changed = await blocking(bot.offers.cancel, offer_id)
-        await bot.telegram.answer_button(query.id, "Cancelled." if changed else _already(offer.status))
-        if changed and query.message is not None:
-            await bot.telegram.edit(
-                query.message.chat.id, query.message.message_id, f"Not created: {offer.prompt}"
-            )
+        offer, changed = await blocking(offers.cancel, offer_id)
+        await press.answer("Cancelled." if changed else _already(offer.status))
+        if changed:
+            await press.edit(f"Not created: {offer.prompt}")
         return
-    if not await blocking(bot.offers.accept, offer_id):
-        offer = await blocking(bot.offers.get, offer_id)
-        await bot.telegram.answer_button(query.id, _already(offer.status))
+    if not await blocking(offers.accept, offer_id):
+        offer = await blocking(offers.get, offer_id)
+        await press.answer(_already(offer.status))
         return
-    await bot.telegram.answer_button(query.id, "Creating the task...")
-    offer = await blocking(bot.offers.get, offer_id)
+    await press.answer("Creating the task...")
+    offer = await blocking(offers.get, offer_id)
     title = topic_title(offer.project, offer.prompt)
-    place = await open_topic(update, context, title)
+    place = await open_topic(press.update, press.context, title)
     header = f"📋 {offer.project}\n{offer.prompt}\n\nProgress streams here; /cancel stops it."
-    header_sent = await send_header(context, place, header)
-    created = await blocking(bot.offers.create, offer_id, place.chat_id, place.topic_id)
+    header_sent = await send_header(press.context, place, header)
+    created = await blocking(offers.create, offer_id, place.chat_id, place.topic_id)
     assert created.task_id is not None
-    await register(context, "task", created.task_id, place, title, header, header_sent)
+    await register(press.context, "task", created.task_id, place, title, header, header_sent)
     link = topic_link(place.chat_id, place.topic_id) if place.topic_id else None
     done = f"Task {short_id(created.task_id)} created for {offer.project}." + (
         f" Progress: {link}" if link else ""
     )
-    if query.message is not None:
-        await bot.telegram.edit(query.message.chat.id, query.message.message_id, done)
+    if press.query.message is not None:
+        await press.edit(done)
     else:
-        await reply(update, context, done)
+        await reply(press.update, press.context, done)
 
 
 def _already(status: str) -> str:

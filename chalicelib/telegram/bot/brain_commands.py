@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from telegram import Update
 from telegram.ext import ApplicationHandlerStop
@@ -14,8 +14,12 @@ from chalicelib.brain.domain.proposals import (
     proposal_text,
     reason_question,
 )
-from chalicelib.kernel.errors import DomainError, InvalidInput, Unavailable
-from chalicelib.telegram.bot.context import Context, blocking, command, reply, services
+from chalicelib.kernel.errors import InvalidInput
+from chalicelib.telegram.bot.buttons import Press, button
+from chalicelib.telegram.bot.context import Context, available, blocking, command, reply, services, who
+
+if TYPE_CHECKING:
+    from chalicelib.brain.services.proposal_decisions import ProposalDecisions
 
 USAGE = "Usage: /brain [on|off|proposals|config interval|budget|max <value>|reject <id> <reason>]"
 
@@ -34,16 +38,9 @@ def _status_text(state: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _user(update: Update) -> str:
-    user = update.effective_user
-    return f"telegram:{user.username or user.id}" if user else "telegram"
-
-
 @command("brain")
 async def brain(update: Update, context: Context) -> None:
-    decisions = services(context).brain
-    if decisions is None:
-        raise Unavailable("The brain is not configured here.")
+    decisions = available(services(context).brain, "The brain is not configured here.")
     args = context.args or []
     verb = args[0].lower() if args else "status"
     if verb == "status" and len(args) <= 1:
@@ -57,7 +54,7 @@ async def brain(update: Update, context: Context) -> None:
         await reply(update, context, "\n\n".join(proposal_text(p) for p in listed) or "No proposals yet.")
         return
     elif verb == "reject" and len(args) >= 2:
-        done = await blocking(decisions.reject, args[1], " ".join(args[2:]), _user(update))
+        done = await blocking(decisions.reject, args[1], " ".join(args[2:]), who(update))
         await reply(update, context, proposal_text(done))
         return
     else:
@@ -67,41 +64,28 @@ async def brain(update: Update, context: Context) -> None:
 
 @command("logs")
 async def logs(update: Update, context: Context) -> None:
-    tail = services(context).logs
-    if tail is None:
-        raise Unavailable("Logs are not available here.")
+    tail = available(services(context).logs, "Logs are not available here.")
     args = context.args or []
     if len(args) > 1:
         raise InvalidInput("Usage: /logs [task id | function]")
     await reply(update, context, await blocking(tail.last, args[0] if args else None))
 
 
-async def decided(update: Update, context: Context) -> None:
+@button(parse_callback, lambda bot: bot.brain)
+async def decided(press: Press[tuple[str, bool]], decisions: ProposalDecisions) -> None:
     """Approve or Reject on a proposal: runs (once) or closes it; the message shows the outcome."""
-    query = update.callback_query
-    assert query is not None and query.data is not None
-    bot = services(context)
-    choice = parse_callback(query.data)
-    if choice is None or bot.brain is None:
-        await bot.telegram.answer_button(query.id, "This button is no longer active.")
-        return
-    proposal_id, approve = choice
-    try:
-        if approve:
-            done = await blocking(bot.brain.approve, proposal_id, _user(update), notify=False)
-        else:
-            done = await blocking(bot.brain.reject, proposal_id, "", _user(update), notify=False)
-    except DomainError as exc:
-        await bot.telegram.answer_button(query.id, exc.message[:190], alert=True)
-        return
-    await bot.telegram.answer_button(query.id, done.status.capitalize())
-    if query.message is not None:
-        chat_id = query.message.chat.id
-        await bot.telegram.edit(chat_id, query.message.message_id, proposal_text(done))
-        if not approve and not done.reject_reason:
-            topic = getattr(query.message, "message_thread_id", None) or 0
-            await bot.telegram.ask(chat_id, reason_question(done.id), topic_id=topic,
-                                   placeholder="the reason")
+    proposal_id, approve = press.choice
+    if approve:
+        done = await blocking(decisions.approve, proposal_id, who(press.update), notify=False)
+    else:
+        done = await blocking(decisions.reject, proposal_id, "", who(press.update), notify=False)
+    await press.answer(done.status.capitalize())
+    await press.edit(proposal_text(done))
+    message = press.query.message
+    if message is not None and not approve and not done.reject_reason:
+        topic = getattr(message, "message_thread_id", None) or 0
+        await press.bot.telegram.ask(message.chat.id, reason_question(done.id), topic_id=topic,
+                                     placeholder="the reason")
 
 
 async def reason_given(update: Update, context: Context) -> None:
@@ -116,6 +100,6 @@ async def reason_given(update: Update, context: Context) -> None:
     short_id = proposal_asked_about(asked.text or "")
     if short_id is None:
         return
-    done = await blocking(bot.brain.reject, short_id, message.text, _user(update))
+    done = await blocking(bot.brain.reject, short_id, message.text, who(update))
     await reply(update, context, proposal_text(done))
     raise ApplicationHandlerStop  # the reason is not a message for a session or the assistant

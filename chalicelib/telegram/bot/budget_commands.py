@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from telegram import Update
 
-from chalicelib.kernel.errors import Unavailable
 from chalicelib.tasks.domain.task_budget import usd
 from chalicelib.tasks.services.task_budgets import BudgetStatus, TaskBudgets
-from chalicelib.telegram.bot.context import Context, blocking, command, reply, services
+from chalicelib.telegram.bot.context import Context, available, blocking, command, reply, services
 from chalicelib.telegram.domain.bot_commands import parse_budget
 
 
 def budgets_of(context: Context) -> TaskBudgets:
-    budgets = services(context).budgets
-    if budgets is None:
-        raise Unavailable("Cost caps are not available on this deployment.")
+    budgets = available(services(context).budgets, "Cost caps are not available on this deployment.")
     return budgets
 
 

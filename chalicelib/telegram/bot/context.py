@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from telegram import Update
 from telegram.ext import ContextTypes
 
+from chalicelib.kernel.errors import Unavailable
 from chalicelib.telegram.domain.bot_commands import COMMANDS, spec
 from chalicelib.telegram.domain.telegram_text import split_message
 from chalicelib.telegram.domain.topic_story import topic_link as topic_link  # the handlers import it here
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 Context = ContextTypes.DEFAULT_TYPE
 Callback = Callable[[Update, Context], Coroutine[Any, Any, None]]
+NamedCallback = Callable[[Update, Context, str], Coroutine[Any, Any, None]]
 SERVICES_KEY = "itachi.services"
 _COMMAND_HANDLERS: dict[str, Callback] = {}
 
@@ -64,6 +66,24 @@ def command(name: str) -> Callable[[Callback], Callback]:
         return callback
 
     return bind
+
+
+def commands(*names: str) -> Callable[[NamedCallback], NamedCallback]:
+    """Bind one handler to several rows of the command table; it is told the command it serves."""
+
+    def bind(handler: NamedCallback) -> NamedCallback:
+        for name in names:
+            command(name)(_serving(handler, name))
+        return handler
+
+    return bind
+
+
+def _serving(handler: NamedCallback, name: str) -> Callback:
+    async def serve(update: Update, context: Context) -> None:
+        await handler(update, context, name)
+
+    return serve
 
 
 def command_handlers() -> list[tuple[str, Callback]]:
@@ -119,6 +139,20 @@ class BotServices:
 
 def services(context: Context) -> BotServices:
     return context.application.bot_data[SERVICES_KEY]  # type: ignore[no-any-return]
+
+
+def available(service: T | None, missing: str) -> T:
+    """The optional service a command needs; Unavailable, answered with `missing`, when it is not set
+    up on this server."""
+    if service is None:
+        raise Unavailable(missing)
+    return service
+
+
+def who(update: Update) -> str:
+    """The person a decision is recorded as: `telegram:<username or user id>`."""
+    user = update.effective_user
+    return f"telegram:{user.username or user.id}" if user else "telegram"
 
 
 def topic_of(update: Update) -> int:

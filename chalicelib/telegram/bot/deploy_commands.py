@@ -7,8 +7,7 @@ from __future__ import annotations
 from telegram import Update
 
 from chalicelib.assistant.domain.task_intent import offer_data
-from chalicelib.kernel.errors import Unavailable
-from chalicelib.telegram.bot.context import Context, blocking, command, reply, services, topic_of
+from chalicelib.telegram.bot.context import Context, available, blocking, command, reply, services, topic_of
 from chalicelib.telegram.domain.bot_commands import parse_deploy
 
 
@@ -17,9 +16,7 @@ async def deploy(update: Update, context: Context) -> None:
     message, chat, user = update.effective_message, update.effective_chat, update.effective_user
     assert message is not None and chat is not None
     request = parse_deploy(message.text or "")
-    deploys = services(context).deploys
-    if deploys is None:
-        raise Unavailable("Deploys are not set up on this server.")
+    deploys = available(services(context).deploys, "Deploys are not set up on this server.")
     if request.command is not None:
         await reply(update, context, await blocking(deploys.configure, request.project, request.command,
                                                     request.machine))

@@ -3,52 +3,40 @@ old, Keep both (once)."""
 
 from __future__ import annotations
 
-from telegram import Update
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from chalicelib.graph.domain.contradiction_buttons import PREFIX, RULE_PREFIX, parse_button, resolved_text
 from chalicelib.kernel.errors import DomainError
-from chalicelib.telegram.bot.context import Context, blocking, services
+from chalicelib.telegram.bot.buttons import Press, button
+from chalicelib.telegram.bot.context import blocking
 
-PATTERN = f"^({PREFIX}|{RULE_PREFIX}):"
+if TYPE_CHECKING:
+    from chalicelib.graph.services.graph_admin import GraphAdmin
+    from chalicelib.learning.services.rule_clashes import RuleClashes
 
-
-async def resolved(update: Update, context: Context) -> None:
-    query = update.callback_query
-    assert query is not None and query.data is not None
-    bot = services(context)
-    if query.data.startswith(f"{RULE_PREFIX}:"):
-        await _settled(update, context)
-        return
-    choice = parse_button(query.data)
-    if choice is None or bot.graph_admin is None:
-        await bot.telegram.answer_button(query.id, "This button is no longer active.")
-        return
-    try:
-        done = await blocking(bot.graph_admin.resolve, *choice)
-    except (LookupError, ValueError) as exc:  # unknown, or already resolved
-        await bot.telegram.answer_button(query.id, str(exc)[:190])
-        return
-    await bot.telegram.answer_button(query.id, "Done.")
-    if query.message is not None:
-        await bot.telegram.edit(query.message.chat.id, query.message.message_id,
-                                f"Contradiction in {done['project']}: {resolved_text(choice[1])}")
+PATTERN = f"^{PREFIX}:"
+RULE_PATTERN = f"^{RULE_PREFIX}:"
 
 
-async def _settled(update: Update, context: Context) -> None:
+@button(parse_button, lambda bot: bot.graph_admin)
+async def resolved(press: Press[tuple[str, str]], graph: GraphAdmin) -> None:
+    """A contradiction of the graph memory: unknown or already resolved is LookupError or ValueError."""
+    await _settle(press, graph.resolve, (LookupError, ValueError), "Contradiction in")
+
+
+@button(lambda data: parse_button(data, RULE_PREFIX), lambda bot: bot.rule_clashes)
+async def settled(press: Press[tuple[str, str]], clashes: RuleClashes) -> None:
     """A flagged rule's button: the instruction store settles the clash."""
-    query = update.callback_query
-    assert query is not None and query.data is not None
-    bot = services(context)
-    choice = parse_button(query.data, RULE_PREFIX)
-    if choice is None or bot.rule_clashes is None:
-        await bot.telegram.answer_button(query.id, "This button is no longer active.")
-        return
+    await _settle(press, clashes.settle, (DomainError,), "Rules of")
+
+
+async def _settle(press: Press[tuple[str, str]], settle: Callable[[str, str], dict[str, Any]],
+                  refusals: tuple[type[Exception], ...], about: str) -> None:
     try:
-        done = await blocking(bot.rule_clashes.settle, *choice)
-    except DomainError as exc:  # unknown, or already settled
-        await bot.telegram.answer_button(query.id, str(exc)[:190])
+        done = await blocking(settle, *press.choice)
+    except refusals as exc:  # unknown, or already settled: a toast, not an alert
+        await press.answer(str(exc)[:190])
         return
-    await bot.telegram.answer_button(query.id, "Done.")
-    if query.message is not None:
-        await bot.telegram.edit(query.message.chat.id, query.message.message_id,
-                                f"Rules of {done['project']}: {resolved_text(choice[1])}")
+    await press.answer("Done.")
+    await press.edit(f"{about} {done['project']}: {resolved_text(press.choice[1])}")

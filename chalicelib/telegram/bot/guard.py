@@ -7,6 +7,7 @@ from telegram.ext import ApplicationHandlerStop
 
 from chalicelib.kernel.errors import DomainError
 from chalicelib.kernel.logging import get_logger
+from chalicelib.telegram.bot.buttons import STALE
 from chalicelib.telegram.bot.context import Context, blocking, reply, services
 
 REFUSAL = ("Sorry, this is a private Itachi bot and you are not on its list of users. "
@@ -59,5 +60,4 @@ async def on_error(update: object, context: Context) -> None:
 async def stale_button(update: Update, context: Context) -> None:
     """A button the bot no longer knows (an old keyboard): say so instead of spinning."""
     if update.callback_query is not None:
-        await services(context).telegram.answer_button(update.callback_query.id,
-                                                       "This button is no longer active.")
+        await services(context).telegram.answer_button(update.callback_query.id, STALE)

@@ -66,6 +66,7 @@ def build_application(token: str, api_url: str,
     app.add_handler(CallbackQueryHandler(ssh_commands.confirmed, pattern=f"^{CONFIRM_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(brain_commands.decided, pattern=f"^{PROPOSAL_PREFIX}:"))
     app.add_handler(CallbackQueryHandler(graph_buttons.resolved, pattern=graph_buttons.PATTERN))
+    app.add_handler(CallbackQueryHandler(graph_buttons.settled, pattern=graph_buttons.RULE_PATTERN))
     app.add_handler(CallbackQueryHandler(review_buttons.decided, pattern=review_buttons.PATTERN))
     app.add_handler(CallbackQueryHandler(approval_buttons.decided, pattern=approval_buttons.PATTERN))
     app.add_handler(CallbackQueryHandler(assistant_actions.offer_decided, pattern=f"^{OFFER_PREFIX}:"))

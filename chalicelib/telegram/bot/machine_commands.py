@@ -7,8 +7,17 @@ from typing import Any
 
 from telegram import Update
 
-from chalicelib.kernel.errors import DomainError, InvalidInput, NotFound, Unavailable
-from chalicelib.telegram.bot.context import Context, blocking, command, reply, services, topic_of
+from chalicelib.kernel.errors import DomainError, InvalidInput, NotFound
+from chalicelib.telegram.bot.context import (
+    Context,
+    available,
+    blocking,
+    command,
+    commands,
+    reply,
+    services,
+    topic_of,
+)
 from chalicelib.telegram.domain.bot_commands import parse_engines
 
 MAX_REGISTRY_LINES = 60
@@ -90,33 +99,21 @@ async def engines(update: Update, context: Context) -> None:
                     "Engine order:\n" + "\n".join(lines) if lines else "No machine is registered.")
         return
     # Stored on the server; the agent adopts it from its next heartbeat's answer.
-    controls = services(context).machine_controls
-    if controls is None:
-        raise Unavailable("The engine order is the agent's: set ITACHI_ENGINE_PRIORITY (e.g. codex,claude) "
-                          f"on {request.machine} and restart its agent.")
+    controls = available(services(context).machine_controls,
+                         "The engine order is the agent's: set ITACHI_ENGINE_PRIORITY (e.g. codex,claude) "
+                         f"on {request.machine} and restart its agent.")
     await blocking(controls.set_engine_priority, request.machine, request.order)
     await reply(update, context, f"{request.machine} will try {' > '.join(request.order)} "
                 "(its agent adopts it with its next heartbeat).")
 
 
-@command("update")
-async def update_machine(update: Update, context: Context) -> None:
-    await _restart(update, context, "update")
-
-
-@command("restart")
-async def restart_machine(update: Update, context: Context) -> None:
-    await _restart(update, context, "restart")
-
-
-async def _restart(update: Update, context: Context, kind: str) -> None:
+@commands("update", "restart")
+async def restart_machine(update: Update, context: Context, kind: str) -> None:
     """The agent stops taking tasks, lets its running ones end, (updates itself,) starts again."""
     args = context.args or []
-    controls = services(context).machine_controls
     if len(args) != 1 or not re.fullmatch(r"[\w-]{1,40}", args[0]):
         raise InvalidInput(f"Usage: /{kind} <machine>")
-    if controls is None:
-        raise Unavailable(f"/{kind} is not available here.")
+    controls = available(services(context).machine_controls, f"/{kind} is not available here.")
     chat = update.effective_chat
     await blocking(controls.request_restart, args[0], kind, chat_id=chat.id if chat else None,
                    topic_id=topic_of(update))

@@ -6,6 +6,8 @@ console or by another button) answers the press with why, and nothing changes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from telegram import Message, Update
 from telegram.ext import ApplicationHandlerStop, filters
 
@@ -17,7 +19,11 @@ from chalicelib.memory.domain.review_digest import (
     edit_question,
     parse_button,
 )
+from chalicelib.telegram.bot.buttons import Press, button
 from chalicelib.telegram.bot.context import Context, blocking, reply, services
+
+if TYPE_CHECKING:
+    from chalicelib.memory.services.memory_review import MemoryReview
 
 PATTERN = f"^{PREFIX}:"
 
@@ -38,37 +44,28 @@ def _who(update: Update) -> str:
     return f"telegram:{user.id}" if user else "telegram"
 
 
-async def decided(update: Update, context: Context) -> None:
-    query = update.callback_query
-    assert query is not None and query.data is not None
-    bot = services(context)
-    choice = parse_button(query.data)
-    if choice is None or bot.review is None:
-        await bot.telegram.answer_button(query.id, "This button is no longer active.")
-        return
-    memory_id, action = choice
-    who = _who(update)
-    chat_id = query.message.chat.id if query.message is not None else None
-    topic = getattr(query.message, "message_thread_id", None) or 0
-    try:
-        if action == "edit":
-            current = await blocking(bot.review.pending, memory_id)
-        elif action == "keep":
-            current = await blocking(bot.review.keep, memory_id, who)
-        else:
-            current = await blocking(bot.review.drop, memory_id, who)
-    except DomainError as exc:
-        await bot.telegram.answer_button(query.id, exc.message[:190], alert=True)
-        return
+@button(parse_button, lambda bot: bot.review)
+async def decided(press: Press[tuple[str, str]], review: MemoryReview) -> None:
+    memory_id, action = press.choice
+    who = _who(press.update)
     if action == "edit":
-        await bot.telegram.answer_button(query.id, "Reply with the new text.")
+        current = await blocking(review.pending, memory_id)
+    elif action == "keep":
+        current = await blocking(review.keep, memory_id, who)
+    else:
+        current = await blocking(review.drop, memory_id, who)
+    message = press.query.message
+    chat_id = message.chat.id if message is not None else None
+    topic = getattr(message, "message_thread_id", None) or 0
+    if action == "edit":
+        await press.answer("Reply with the new text.")
         if chat_id is not None:
-            await bot.telegram.ask(chat_id, edit_question(memory_id, current.content), topic_id=topic,
-                                   placeholder="the new text")
+            await press.bot.telegram.ask(chat_id, edit_question(memory_id, current.content), topic_id=topic,
+                                         placeholder="the new text")
         return
-    await bot.telegram.answer_button(query.id, "Kept." if action == "keep" else "Dropped.")
+    await press.answer("Kept." if action == "keep" else "Dropped.")
     if chat_id is not None:
-        await bot.telegram.send(chat_id, decided_text(action, current, who), topic_id=topic)
+        await press.bot.telegram.send(chat_id, decided_text(action, current, who), topic_id=topic)
 
 
 async def edited(update: Update, context: Context) -> None:

@@ -3,21 +3,34 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from telegram import Update
 
-from chalicelib.kernel.errors import DomainError, InvalidInput, Unavailable
-from chalicelib.telegram.bot.context import Context, blocking, command, project_here, reply, services
+from chalicelib.kernel.errors import InvalidInput
+from chalicelib.telegram.bot.buttons import Press, button
+from chalicelib.telegram.bot.context import (
+    Context,
+    available,
+    blocking,
+    command,
+    project_here,
+    reply,
+    services,
+    who,
+)
 from chalicelib.telegram.domain.bot_commands import parse_rules, spec
 from chalicelib.telegram.domain.rule_buttons import PREFIX, parse_button
+
+if TYPE_CHECKING:
+    from chalicelib.telegram.services.rule_offers import RuleOffers
 
 PATTERN = f"^{PREFIX}:"
 
 
 @command("rules")
 async def rules(update: Update, context: Context) -> None:
-    offers = services(context).rule_offers
-    if offers is None:
-        raise Unavailable("Rules are not set up on this server.")
+    offers = available(services(context).rule_offers, "Rules are not set up on this server.")
     project = parse_rules(context.args or []) or await project_here(update, context)
     if project is None:
         raise InvalidInput(f"Which project? Usage: {spec('rules').usage} (or ask in its topic)")
@@ -27,21 +40,8 @@ async def rules(update: Update, context: Context) -> None:
         await reply(update, context, text, keyboard)
 
 
-async def promoted(update: Update, context: Context) -> None:
-    query = update.callback_query
-    assert query is not None and query.data is not None
-    bot = services(context)
-    choice = parse_button(query.data)
-    if choice is None or bot.rule_offers is None:
-        await bot.telegram.answer_button(query.id, "This button is no longer active.")
-        return
-    user = update.effective_user
-    by = f"telegram:{user.username or user.id}" if user else "telegram"
-    try:
-        text = await blocking(bot.rule_offers.promote, *choice, by)
-    except DomainError as exc:  # promoted already, replaced, or no longer a member
-        await bot.telegram.answer_button(query.id, exc.message[:190], alert=True)
-        return
-    await bot.telegram.answer_button(query.id, "Promoted.")
-    if query.message is not None:
-        await bot.telegram.edit(query.message.chat.id, query.message.message_id, text)
+@button(parse_button, lambda bot: bot.rule_offers)
+async def promoted(press: Press[tuple[str, str]], offers: RuleOffers) -> None:
+    text = await blocking(offers.promote, *press.choice, who(press.update))
+    await press.answer("Promoted.")
+    await press.edit(text)

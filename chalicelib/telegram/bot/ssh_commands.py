@@ -11,22 +11,14 @@ from telegram import Update
 from chalicelib.ssh.domain.run_rules import AWAITING
 from chalicelib.ssh.domain.run_story import confirm_data, confirmation, parse_confirm_data
 from chalicelib.ssh.domain.ssh_model import DEFAULT_TIMEOUT_S
-from chalicelib.ssh.services.ssh_runs import RunRequest
-from chalicelib.telegram.bot.context import Context, blocking, command, reply, services, topic_of
+from chalicelib.ssh.services.ssh_runs import RunRequest, SshRuns
+from chalicelib.telegram.bot.buttons import Press, button
+from chalicelib.telegram.bot.context import Context, blocking, commands, reply, services, topic_of
 from chalicelib.telegram.domain.bot_commands import parse_remote
 
 
-@command("ssh")
-async def ssh(update: Update, context: Context) -> None:
-    await _run(update, context, "ssh")
-
-
-@command("exec")
-async def exec_command(update: Update, context: Context) -> None:
-    await _run(update, context, "exec")
-
-
-async def _run(update: Update, context: Context, verb: str) -> None:
+@commands("ssh", "exec")
+async def run_remote(update: Update, context: Context, verb: str) -> None:
     message, chat, user = update.effective_message, update.effective_chat, update.effective_user
     assert message is not None and chat is not None
     parsed = parse_remote(message.text or "", verb)
@@ -40,18 +32,10 @@ async def _run(update: Update, context: Context, verb: str) -> None:
         await reply(update, context, confirmation(run), keyboard)
 
 
-async def confirmed(update: Update, context: Context) -> None:
+@button(parse_confirm_data, lambda bot: bot.ssh_runs)
+async def confirmed(press: Press[tuple[str, bool]], runs: SshRuns) -> None:
     """The confirmation button: run the command or drop it (a second press is refused)."""
-    query = update.callback_query
-    assert query is not None and query.data is not None
-    bot = services(context)
-    choice = parse_confirm_data(query.data)
-    if choice is None:
-        await bot.telegram.answer_button(query.id, "This button is no longer active.")
-        return
-    run = await blocking(bot.ssh_runs.confirm, *choice)
-    await bot.telegram.answer_button(query.id, "Running..." if choice[1] else "Cancelled.")
-    if query.message is not None:
-        outcome = "running; output follows." if choice[1] else "cancelled."
-        await bot.telegram.edit(query.message.chat.id, query.message.message_id,
-                                f"{run.target}: `{run.command}` {outcome}")
+    run = await blocking(runs.confirm, *press.choice)
+    go = press.choice[1]
+    await press.answer("Running..." if go else "Cancelled.")
+    await press.edit(f"{run.target}: `{run.command}` {'running; output follows.' if go else 'cancelled.'}")

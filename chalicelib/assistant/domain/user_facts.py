@@ -13,32 +13,21 @@ from typing import Any
 
 MAX_FACT_CHARS = 240
 _CLAUSE = re.compile(r"[^.!?\n;]+")
-_PATTERNS: tuple[tuple[str, re.Pattern[str], str], ...] = (
-    ("identity", re.compile(r"\bmy name is (?P<x>[\w' -]{2,40})", re.I), "The user's name is {x}"),
-    ("identity", re.compile(r"\bcall me (?P<x>[\w' -]{2,40})", re.I), "The user wants to be called {x}"),
-    ("identity", re.compile(r"\bi(?: am|'m) an? (?P<x>[\w' /+-]{3,80})", re.I), "The user is a {x}"),
-    (
-        "identity",
-        re.compile(r"\bi work (?:at|for|on) (?P<x>[\w' ./+-]{2,80})", re.I),
-        "The user works {w} {x}",
-    ),
-    (
-        "preference",
-        re.compile(r"\bi (?:really |strongly )?(?:prefer|like|love|want) (?P<x>.{3,160})", re.I),
-        "The user prefers {x}",
-    ),
-    (
-        "preference",
-        re.compile(r"\bi (?:hate|dislike|don't like|do not like|can't stand) (?P<x>.{3,160})", re.I),
-        "The user dislikes {x}",
-    ),
-    (
-        "preference",
-        re.compile(r"\b(?:please )?(?:always|from now on) (?P<x>.{3,160})", re.I),
-        "The user wants: always {x}",
-    ),
-    ("preference", re.compile(r"\b(?:please )?never (?P<x>.{3,160})", re.I), "The user wants: never {x}"),
-    ("preference", re.compile(r"\bi (?:usually |always )?use (?P<x>.{3,120})", re.I), "The user uses {x}"),
+_PATTERNS: tuple[tuple[str, re.Pattern[str], str], ...] = tuple(
+    (kind, re.compile(pattern, re.I), template)
+    for kind, pattern, template in (
+        ("identity", r"\bmy name is (?P<x>[\w' -]{2,40})", "The user's name is {x}"),
+        ("identity", r"\bcall me (?P<x>[\w' -]{2,40})", "The user wants to be called {x}"),
+        ("identity", r"\bi(?: am|'m) an? (?P<x>[\w' /+-]{3,80})", "The user is a {x}"),
+        ("identity", r"\bi work (?:at|for|on) (?P<x>[\w' ./+-]{2,80})", "The user works {w} {x}"),
+        ("preference", r"\bi (?:really |strongly )?(?:prefer|like|love|want) (?P<x>.{3,160})",
+         "The user prefers {x}"),
+        ("preference", r"\bi (?:hate|dislike|don't like|do not like|can't stand) (?P<x>.{3,160})",
+         "The user dislikes {x}"),
+        ("preference", r"\b(?:please )?(?:always|from now on) (?P<x>.{3,160})", "The user wants: always {x}"),
+        ("preference", r"\b(?:please )?never (?P<x>.{3,160})", "The user wants: never {x}"),
+        ("preference", r"\bi (?:usually |always )?use (?P<x>.{3,120})", "The user uses {x}"),
+    )
 )
 FACTS_SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -8,12 +8,16 @@ memories, with a confidence, reinforced when seen again). The model reads them w
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, TypeVar
+
 from chalicelib.assistant.domain import personality, user_facts
 from chalicelib.assistant.services.ports import AssistantUnits, Memories, Redact
 from chalicelib.kernel.logging import get_logger
 from chalicelib.llm.services.ports import LanguageModel
 from chalicelib.memory.domain.memory_model import MemoryDraft
 
+R = TypeVar("R")
 GLOBAL = "_global"
 SOURCE = "assistant"
 FACTS_PURPOSE = "assistant_facts"
@@ -44,25 +48,13 @@ class UserModel:
     def learn_facts(self, message: str) -> int:
         if not user_facts.worth_reading(message):
             return 0
-        facts = None
-        if self._llm.enabled:
-            answer = self._llm.complete_json(
-                FACTS_PURPOSE, FACTS_SYSTEM, message, user_facts.FACTS_SCHEMA, max_tokens=250
-            )
-            facts = user_facts.facts_from_answer(answer) if answer is not None else None
+        facts = self._model_reading(FACTS_PURPOSE, FACTS_SYSTEM, message, user_facts.FACTS_SCHEMA, 250,
+                                    user_facts.facts_from_answer)
         if facts is None:
             facts = user_facts.stated_facts(message)
         for fact in facts:
-            self._memories.remember(
-                MemoryDraft(
-                    project=GLOBAL,
-                    category="identity" if fact.kind == "identity" else "fact",
-                    content=fact.text,
-                    confidence=0.8,
-                    significance=0.7,
-                    metadata={"source": SOURCE, "kind": fact.kind},
-                )
-            )
+            category = "identity" if fact.kind == "identity" else "fact"
+            self._remember(category, fact.text, 0.8, 0.7, {"source": SOURCE, "kind": fact.kind})
         return len(facts)
 
     def read_personality(self, chat_id: int, every: int = personality.EVERY) -> int:
@@ -71,30 +63,14 @@ class UserModel:
             if len(unread) < every:
                 return 0
             messages = [text for _, text in unread]
-            traits = None
-            if self._llm.enabled:
-                answer = self._llm.complete_json(
-                    TRAITS_PURPOSE,
-                    TRAITS_SYSTEM,
-                    "\n".join(f"- {m[:400]}" for m in messages),
-                    personality.TRAITS_SCHEMA,
-                    max_tokens=300,
-                )
-                traits = personality.traits_from_answer(answer) if answer is not None else None
+            listed = "\n".join(f"- {m[:400]}" for m in messages)
+            traits = self._model_reading(TRAITS_PURPOSE, TRAITS_SYSTEM, listed, personality.TRAITS_SCHEMA, 300,
+                                         personality.traits_from_answer)
             if traits is None:
                 traits = personality.heuristic_traits(messages)
             for trait in traits:
-                self._memories.remember(
-                    MemoryDraft(
-                        project=GLOBAL,
-                        category="personality_trait",
-                        content=trait.text,
-                        confidence=trait.confidence,
-                        significance=0.6,
-                        metadata={"source": SOURCE},
-                    ),
-                    near_dedup=False,
-                )
+                self._remember("personality_trait", trait.text, trait.confidence, 0.6, {"source": SOURCE},
+                               near_dedup=False)
             uow.assistant.mark_read(chat_id, unread[-1][0])
             uow.commit()
         get_logger().info("personality traits read", extra={"chat_id": chat_id, "traits": len(traits)})
@@ -110,3 +86,17 @@ class UserModel:
             *self._memories.recent(GLOBAL, limit=15, category="fact", metadata={"source": SOURCE}),
         ]
         return [m.content for m in found]
+
+    def _model_reading(self, purpose: str, system: str, text: str, schema: dict[str, Any], max_tokens: int,
+                       read: Callable[[dict[str, Any]], R]) -> R | None:
+        """What the model reads in `text`; None when no model is configured or it gave no answer."""
+        if not self._llm.enabled:
+            return None
+        answer = self._llm.complete_json(purpose, system, text, schema, max_tokens=max_tokens)
+        return read(answer) if answer is not None else None
+
+    def _remember(self, category: str, content: str, confidence: float, significance: float,
+                  metadata: dict[str, Any], *, near_dedup: bool = True) -> None:
+        draft = MemoryDraft(project=GLOBAL, category=category, content=content, confidence=confidence,
+                            significance=significance, metadata=metadata)
+        self._memories.remember(draft, near_dedup=near_dedup)

@@ -15,13 +15,12 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from chalicelib.contracts.machine_messages import FOLDER_LIST, MachineMessage
-from chalicelib.kernel.errors import Conflict, NotFound, Unavailable
 from chalicelib.telegram.domain.folder_walk import FolderWalk, listing_text, step
 from chalicelib.telegram.domain.telegram_records import SessionRequestRow, Topic
+from chalicelib.telegram.services.agent_listings import SendToMachine, answered_by, ask_agent
 from chalicelib.telegram.services.ports import UnitOfWorkFactory
 from chalicelib.telegram.services.topic_streams import TopicStreams
 
-SendToMachine = Callable[[str, dict[str, Any]], None]
 STREAM_KIND = "walk"
 
 
@@ -76,11 +75,7 @@ class FolderWalks:
     def answered(self, machine_id: str, listing_id: str, listing: Mapping[str, Any]) -> bool:
         """The agent's listing: shown in the walk's topic if it is the one asked for last."""
         with self._uow() as uow:
-            walk = uow.folder_walks.by_listing(listing_id)
-            if walk is None:
-                raise NotFound(f"no folder listing {listing_id!r}")
-            if walk.machine != machine_id:
-                raise Conflict(f"listing {listing_id} was asked of {walk.machine}, not {machine_id}")
+            walk = answered_by(uow.folder_walks.by_listing(listing_id), machine_id, listing_id, "folder")
             if walk.status != "walking":
                 return False
             if not listing.get("error"):
@@ -93,11 +88,8 @@ class FolderWalks:
         return True
 
     def _ask(self, machine: str, listing_id: str, path: str, offset: int) -> None:
-        try:
-            self._send(machine, MachineMessage(FOLDER_LIST, listing_id=listing_id, path=path,
-                                               offset=offset).to_body())
-        except Exception as exc:  # the user sees it and can try again
-            raise Unavailable(f"cannot reach {machine}'s agent: {exc}") from exc
+        message = MachineMessage(FOLDER_LIST, listing_id=listing_id, path=path, offset=offset)
+        ask_agent(self._send, machine, message)
 
     def _show(self, walk: FolderWalk, text: str) -> None:
         if text:

@@ -13,11 +13,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from chalicelib.contracts.machine_messages import SESSION_LIST, MachineMessage
-from chalicelib.kernel.errors import Conflict, NotFound, Unavailable
 from chalicelib.telegram.domain.resume_choices import ResumeListing, keyboard, listing_text
+from chalicelib.telegram.services.agent_listings import SendToMachine, answered_by, ask_agent
 from chalicelib.telegram.services.ports import Keyboard, UnitOfWorkFactory
-
-SendToMachine = Callable[[str, dict[str, Any]], None]
 
 
 class SendToChat:
@@ -40,20 +38,13 @@ class ResumeListings:
         with self._uow() as uow:
             uow.resume_listings.add(listing)
             uow.commit()
-        try:
-            self._send(machine, MachineMessage(SESSION_LIST, listing_id=listing.id, path=path).to_body())
-        except Exception as exc:  # the user sees it and can try again
-            raise Unavailable(f"cannot reach {machine}'s agent: {exc}") from exc
+        ask_agent(self._send, machine, MachineMessage(SESSION_LIST, listing_id=listing.id, path=path))
         return listing.id
 
     def answered(self, machine_id: str, listing_id: str, answer: Mapping[str, Any]) -> bool:
         """The agent's answer: shown as buttons where /continue was sent, once."""
         with self._uow() as uow:
-            listing = uow.resume_listings.get(listing_id)
-            if listing is None:
-                raise NotFound(f"no session listing {listing_id!r}")
-            if listing.machine != machine_id:
-                raise Conflict(f"listing {listing_id} was asked of {listing.machine}, not {machine_id}")
+            listing = answered_by(uow.resume_listings.get(listing_id), machine_id, listing_id, "session")
             if listing.status != "asked":
                 return False
             sessions = list(answer.get("sessions") or [])

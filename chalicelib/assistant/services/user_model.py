@@ -64,8 +64,8 @@ class UserModel:
                 return 0
             messages = [text for _, text in unread]
             listed = "\n".join(f"- {m[:400]}" for m in messages)
-            traits = self._model_reading(TRAITS_PURPOSE, TRAITS_SYSTEM, listed, personality.TRAITS_SCHEMA, 300,
-                                         personality.traits_from_answer)
+            traits = self._model_reading(TRAITS_PURPOSE, TRAITS_SYSTEM, listed, personality.TRAITS_SCHEMA,
+                                         300, personality.traits_from_answer)
             if traits is None:
                 traits = personality.heuristic_traits(messages)
             for trait in traits:

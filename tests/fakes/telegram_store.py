@@ -26,6 +26,7 @@ from chalicelib.telegram.domain.telegram_records import (
     StreamState,
     Topic,
 )
+from chalicelib.telegram.services import ports
 from chalicelib.telegram.services.ports import OutboxItem
 
 MAX_ATTEMPTS = 5  # as the Postgres reminder repository
@@ -267,13 +268,14 @@ class InMemoryTelegramUnitOfWork(InMemoryUnitOfWork):
         self.dirty = False
         self.held: list[str] = []
         self._snapshot: Tables | None = None
-        self.topics = FakeTopics(self)
-        self.outbox = FakeOutbox(self)
-        self.reminders = FakeReminders(self)
-        self.session_requests = FakeSessionRequests(self)
-        self.folder_walks = FakeFolderWalks(self)
-        self.resume_listings = FakeResumeListings(self)
-        self.processed = FakeClaims(self)
+        # typed as the port's repositories: the unit is used wherever a TelegramUnitOfWork is
+        self.topics: ports.TopicRepository = FakeTopics(self)
+        self.outbox: ports.OutboxRepository = FakeOutbox(self)
+        self.reminders: ports.ReminderRepository = FakeReminders(self)
+        self.session_requests: ports.SessionRequestRepository = FakeSessionRequests(self)
+        self.folder_walks: ports.FolderWalkRepository = FakeFolderWalks(self)
+        self.resume_listings: ports.ResumeListingRepository = FakeResumeListings(self)
+        self.processed: ports.ProcessedKeys = FakeClaims(self)
 
     def __enter__(self) -> Self:
         self._snapshot = copy.deepcopy(self.store.tables)

@@ -190,26 +190,13 @@ class ProcessedKeys(Protocol):
 
 
 class TelegramUnitOfWork(UnitOfWork, Protocol):
-    @property
-    def topics(self) -> TopicRepository: ...
-
-    @property
-    def outbox(self) -> OutboxRepository: ...
-
-    @property
-    def reminders(self) -> ReminderRepository: ...
-
-    @property
-    def session_requests(self) -> SessionRequestRepository: ...
-
-    @property
-    def folder_walks(self) -> FolderWalkRepository: ...
-
-    @property
-    def resume_listings(self) -> ResumeListingRepository: ...
-
-    @property
-    def processed(self) -> ProcessedKeys: ...
+    topics: TopicRepository
+    outbox: OutboxRepository
+    reminders: ReminderRepository
+    session_requests: SessionRequestRepository
+    folder_walks: FolderWalkRepository
+    resume_listings: ResumeListingRepository
+    processed: ProcessedKeys
 
 
 UnitOfWorkFactory = Callable[[], TelegramUnitOfWork]

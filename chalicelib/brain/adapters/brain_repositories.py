@@ -102,10 +102,8 @@ class ProposalRepository:
 
 
 def _proposal(row: dict[str, Any]) -> Proposal:
-    return Proposal(str(row["id"]), row["dedup_key"], row["project"], row["title"], row["rationale"],
-                    row["priority"], dict(row["action"]), row["status"], row["created_at"], row["expires_at"],
-                    row["result"], row["reject_reason"], row["decided_by"], row["decided_at"],
-                    row["telegram_chat_id"], row["telegram_message_id"])
+    stored = {name: row[name] for name in Proposal.__dataclass_fields__}
+    return Proposal(**{**stored, "id": str(row["id"]), "action": dict(row["action"])})
 
 
 def brain_units(db: Any) -> BrainUnits:

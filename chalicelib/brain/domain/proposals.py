@@ -55,18 +55,13 @@ class NewProposal:
     expires_at: datetime
 
 
-@dataclass(frozen=True)
-class Proposal:
+@dataclass(frozen=True, kw_only=True)
+class Proposal(NewProposal):
+    """A stored proposal: what was proposed, and what became of it."""
+
     id: str
-    dedup_key: str
-    project: str | None
-    title: str
-    rationale: str
-    priority: int
-    action: dict[str, Any]
     status: str
     created_at: datetime
-    expires_at: datetime
     result: str | None = None
     reject_reason: str | None = None
     decided_by: str | None = None

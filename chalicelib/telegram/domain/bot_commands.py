@@ -112,11 +112,7 @@ class TaskRequest:
 
 
 def parse_task(args: Sequence[str]) -> TaskRequest:
-    plan = bool(args) and args[0] == PLAN_FLAG
-    args = args[1:] if plan else args
-    if len(args) < 2 or not _NAME.match(args[0]) or args[0].startswith("-"):
-        raise _usage("task")
-    return TaskRequest(args[0], " ".join(args[1:]), plan)
+    return TaskRequest(*_name_text_plan(args, "task"))
 
 
 @dataclass(frozen=True)
@@ -127,11 +123,16 @@ class SessionRequest:
 
 
 def parse_session(args: Sequence[str]) -> SessionRequest:
+    return SessionRequest(*_name_text_plan(args, "session"))
+
+
+def _name_text_plan(args: Sequence[str], command: str) -> tuple[str, str, bool]:
+    """`[--plan] <name> <text...>`: the name (a project, a machine), the text, and whether --plan led."""
     plan = bool(args) and args[0] == PLAN_FLAG
     args = args[1:] if plan else args
     if len(args) < 2 or not _NAME.match(args[0]) or args[0].startswith("-"):
-        raise _usage("session")
-    return SessionRequest(args[0], " ".join(args[1:]), plan)
+        raise _usage(command)
+    return args[0], " ".join(args[1:]), plan
 
 
 def parse_export(args: Sequence[str]) -> str:

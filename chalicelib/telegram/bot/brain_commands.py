@@ -81,11 +81,8 @@ async def decided(press: Press[tuple[str, bool]], decisions: ProposalDecisions) 
         done = await blocking(decisions.reject, proposal_id, "", who(press.update), notify=False)
     await press.answer(done.status.capitalize())
     await press.edit(proposal_text(done))
-    message = press.query.message
-    if message is not None and not approve and not done.reject_reason:
-        topic = getattr(message, "message_thread_id", None) or 0
-        await press.bot.telegram.ask(message.chat.id, reason_question(done.id), topic_id=topic,
-                                     placeholder="the reason")
+    if not approve and not done.reject_reason:
+        await press.ask(reason_question(done.id), "the reason")
 
 
 async def reason_given(update: Update, context: Context) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from telegram import CallbackQuery, Update
+from telegram import CallbackQuery, MaybeInaccessibleMessage, Update
 
 from chalicelib.telegram.bot.context import BotServices, Callback, Context, services
 
@@ -39,6 +39,23 @@ class Press(Generic[C]):
         message = self.query.message
         if message is not None:
             await self.bot.telegram.edit(message.chat.id, message.message_id, text)
+
+    async def send(self, text: str) -> None:
+        """Send a message where the pressed one is (its chat and topic)."""
+        message = self.query.message
+        if message is not None:
+            await self.bot.telegram.send(message.chat.id, text, topic_id=_topic(message))
+
+    async def ask(self, question: str, placeholder: str) -> None:
+        """Ask, where the pressed message is, a question whose answer is a reply to it."""
+        message = self.query.message
+        if message is not None:
+            await self.bot.telegram.ask(message.chat.id, question, topic_id=_topic(message),
+                                        placeholder=placeholder)
+
+
+def _topic(message: MaybeInaccessibleMessage) -> int:
+    return getattr(message, "message_thread_id", None) or 0
 
 
 def button(

@@ -54,18 +54,12 @@ async def decided(press: Press[tuple[str, str]], review: MemoryReview) -> None:
         current = await blocking(review.keep, memory_id, who)
     else:
         current = await blocking(review.drop, memory_id, who)
-    message = press.query.message
-    chat_id = message.chat.id if message is not None else None
-    topic = getattr(message, "message_thread_id", None) or 0
     if action == "edit":
         await press.answer("Reply with the new text.")
-        if chat_id is not None:
-            await press.bot.telegram.ask(chat_id, edit_question(memory_id, current.content), topic_id=topic,
-                                         placeholder="the new text")
+        await press.ask(edit_question(memory_id, current.content), "the new text")
         return
     await press.answer("Kept." if action == "keep" else "Dropped.")
-    if chat_id is not None:
-        await press.bot.telegram.send(chat_id, decided_text(action, current, who), topic_id=topic)
+    await press.send(decided_text(action, current, who))
 
 
 async def edited(update: Update, context: Context) -> None:

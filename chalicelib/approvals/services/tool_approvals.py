@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from chalicelib.approvals.domain.approvals import Approval, Choice, allowed_choice
-from chalicelib.kernel.errors import Conflict, InvalidInput, NotFound
+from chalicelib.kernel.errors import Conflict, InvalidInput, or_not_found
 from chalicelib.kernel.logging import log_failure
 
 NOBODY = "nobody to ask (Telegram unavailable)"
@@ -102,9 +102,8 @@ class ToolApprovals:
     def status(self, approval_id: str) -> Approval:
         """The approval as it stands; a pending one past its deadline becomes expired (deny)."""
         with self._units() as uow:
-            approval = uow.approvals.get(approval_id)
-            if approval is None:
-                raise NotFound(f"no approval {approval_id}", field="approval_id")
+            approval = or_not_found(uow.approvals.get(approval_id), f"no approval {approval_id}",
+                                    field="approval_id")
             if approval.status == "pending" and approval.expires_at <= self._clock():
                 expired = uow.approvals.settle(approval_id, "expired", by=None, now=self._clock())
                 approval = expired or approval
@@ -128,8 +127,7 @@ class ToolApprovals:
                                                now=self._clock())
             current = settled or uow.approvals.get(approval_id)
             uow.commit()
-        if current is None:
-            raise NotFound(f"no approval {approval_id}", field="approval_id")
+        current = or_not_found(current, f"no approval {approval_id}", field="approval_id")
         if settled is None:
             self.status(approval_id)  # expire it if that is why
             raise Conflict(f"this request was already {current.status}", field="approval_id")

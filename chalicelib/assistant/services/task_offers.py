@@ -16,7 +16,7 @@ from typing import Any
 from chalicelib.assistant.domain import task_intent
 from chalicelib.assistant.domain.offers import Offer
 from chalicelib.assistant.services.ports import AssistantUnits, ListMachines, ListRepos, MachineFor
-from chalicelib.kernel.errors import NotFound
+from chalicelib.kernel.errors import or_not_found
 from chalicelib.llm.services.ports import LanguageModel
 
 PURPOSE = "assistant_intent"
@@ -78,9 +78,7 @@ class TaskOffers:
     def get(self, offer_id: str) -> Offer:
         with self._units() as uow:
             offer = uow.assistant.offer(offer_id)
-        if offer is None:
-            raise NotFound("no such offer")
-        return offer
+        return or_not_found(offer, "no such offer")
 
     def cancel(self, offer_id: str) -> tuple[Offer, bool]:
         with self._units() as uow:

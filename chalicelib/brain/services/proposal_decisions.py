@@ -23,10 +23,10 @@ from chalicelib.brain.domain.proposals import (
     Proposal,
 )
 from chalicelib.brain.services.ports import Actions, BrainUnits, NoChannel, ProposalChannel
-from chalicelib.kernel.errors import Conflict, DomainError, NotFound
+from chalicelib.kernel.errors import Conflict, DomainError, or_not_found
 from chalicelib.kernel.logging import get_logger, log_failure
 from chalicelib.kernel.redaction import redact
-from chalicelib.kernel.short_ids import resolve_short_id
+from chalicelib.kernel.short_ids import ShortIdLookup
 
 
 class ProposalDecisions:
@@ -35,22 +35,14 @@ class ProposalDecisions:
         self._units, self._actions = units, actions
         self._channel = channel or NoChannel()
         self._clock = clock
+        self._lookup: ShortIdLookup[Proposal] = ShortIdLookup(units, lambda uow: uow.proposals, "proposal")
 
     # Proposals.
     def resolve(self, ref: str) -> str:
-        return resolve_short_id(ref, self._ids_with_prefix, "proposal")
-
-    def _ids_with_prefix(self, prefix: str) -> list[str]:
-        with self._units() as uow:
-            return uow.proposals.ids_with_prefix(prefix)
+        return self._lookup.resolve(ref)
 
     def get(self, ref: str) -> Proposal:
-        proposal_id = self.resolve(ref)
-        with self._units() as uow:
-            proposal = uow.proposals.get(proposal_id)
-        if proposal is None:
-            raise NotFound(f"no proposal {ref!r}")
-        return proposal
+        return self._lookup.get(ref)
 
     def list(self, *, status: str | None = None, limit: int = 20) -> list[Proposal]:
         with self._units() as uow:
@@ -60,9 +52,7 @@ class ProposalDecisions:
         proposal_id = self.resolve(ref)
         now = self._clock()
         with self._units() as uow:
-            proposal = uow.proposals.get(proposal_id, for_update=True)
-            if proposal is None:
-                raise NotFound(f"no proposal {ref!r}")
+            proposal = or_not_found(uow.proposals.get(proposal_id, for_update=True), f"no proposal {ref!r}")
             if proposal.status not in (PENDING, APPROVING):
                 return proposal  # decided already: the same answer again
             if proposal.expires_at <= now:
@@ -103,9 +93,7 @@ class ProposalDecisions:
                                         reject_reason=redact(reason)[:500] or None, decided_by=by,
                                         decided_at=self._clock())
             if done is None:
-                done = uow.proposals.get(proposal_id)
-                if done is None:
-                    raise NotFound(f"no proposal {ref!r}")
+                done = or_not_found(uow.proposals.get(proposal_id), f"no proposal {ref!r}")
             uow.commit()
         if notify:
             self._refresh(done)

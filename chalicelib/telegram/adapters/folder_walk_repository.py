@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import psycopg
 from psycopg.types.json import Jsonb
 
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.telegram.domain.folder_walk import FolderWalk
 
 _COLUMNS = ("request_id, chat_id, topic_id, machine, engine, label, prompt, title, listing_id, path, parent,"
@@ -21,10 +21,7 @@ def _walk(row: dict[str, Any]) -> FolderWalk:
         tuple(row["entries"]), int(row["total"]), int(row["offset"]), row["status"])
 
 
-class FolderWalkRepository:
-    def __init__(self, conn: psycopg.Connection[dict[str, Any]]) -> None:
-        self._conn = conn
-
+class FolderWalkRepository(PostgresRepository):
     def add(self, walk: FolderWalk) -> None:
         self._conn.execute(
             "INSERT INTO telegram_folder_walks (request_id, chat_id, topic_id, machine, engine, label,"

@@ -5,8 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-import psycopg
-
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.telegram.domain.telegram_records import DueReminder
 
 MAX_ATTEMPTS = 5
@@ -18,10 +17,7 @@ def _reminder(row: dict[str, Any]) -> DueReminder:
                        row["message"], row["due_at"], row["attempts"])
 
 
-class ReminderRepository:
-    def __init__(self, conn: psycopg.Connection[dict[str, Any]]) -> None:
-        self._conn = conn
-
+class ReminderRepository(PostgresRepository):
     def add(self, chat_id: int, topic_id: int, user_id: int, message: str, due_at: datetime) -> int:
         row = self._conn.execute(
             "INSERT INTO reminders (chat_id, topic_id, user_id, message, due_at) "

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import psycopg
 from psycopg.types.json import Jsonb
 
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.telegram.domain.resume_choices import ResumeListing
 
 _COLUMNS = "id, chat_id, topic_id, user_id, machine, path, sessions, status"
@@ -18,10 +18,7 @@ def _listing(row: dict[str, Any]) -> ResumeListing:
                          row["machine"], row["path"], tuple(row["sessions"]), row["status"])
 
 
-class ResumeListingRepository:
-    def __init__(self, conn: psycopg.Connection[dict[str, Any]]) -> None:
-        self._conn = conn
-
+class ResumeListingRepository(PostgresRepository):
     def add(self, listing: ResumeListing) -> None:
         self._conn.execute(
             "INSERT INTO telegram_resume_listings (id, chat_id, topic_id, user_id, machine, path)"

@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import psycopg
-
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.telegram.domain.telegram_records import SessionRequestRow
 
 
-class SessionRequestRepository:
-    def __init__(self, conn: psycopg.Connection[dict[str, Any]]) -> None:
-        self._conn = conn
-
+class SessionRequestRepository(PostgresRepository):
     def add(self, request: SessionRequestRow) -> None:
         self._conn.execute(
             "INSERT INTO telegram_session_requests (id, chat_id, topic_id, user_id, machine, prompt) "

@@ -7,20 +7,15 @@ until the unit of work that took it ends, so rows are sent once and in id order.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-import psycopg
-
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.telegram.domain.telegram_records import OutboxRow, StreamState
 from chalicelib.telegram.services.ports import OutboxItem
 
 _LOCK_CLASS = 7_146_050  # advisory lock namespace of Telegram streams
 
 
-class TelegramOutboxRepository:
-    def __init__(self, conn: psycopg.Connection[dict[str, Any]]) -> None:
-        self._conn = conn
-
+class TelegramOutboxRepository(PostgresRepository):
     def enqueue(self, stream: str, chat_id: int, topic_id: int, items: Sequence[OutboxItem]) -> None:
         if not items:
             return

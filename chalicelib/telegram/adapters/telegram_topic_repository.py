@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import psycopg
-
+from chalicelib.kernel.postgres_repository import PostgresRepository
 from chalicelib.telegram.domain.telegram_records import Topic
 
 
@@ -16,10 +15,7 @@ def _topic(row: dict[str, Any] | None) -> Topic | None:
                  row["status"])
 
 
-class TelegramTopicRepository:
-    def __init__(self, conn: psycopg.Connection[dict[str, Any]]) -> None:
-        self._conn = conn
-
+class TelegramTopicRepository(PostgresRepository):
     def register(self, kind: str, ref_id: str, chat_id: int, topic_id: int, title: str) -> Topic:
         self._conn.execute(
             "INSERT INTO telegram_topics (kind, ref_id, chat_id, topic_id, title) "

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 from chalicelib.contracts.machine_messages import MachineMessage
-from chalicelib.kernel.errors import Conflict, NotFound, Unavailable
+from chalicelib.kernel.errors import Conflict, Unavailable, or_not_found
 
 SendToMachine = Callable[[str, dict[str, Any]], None]
 
@@ -31,8 +31,7 @@ def ask_agent(send: SendToMachine, machine: str, message: MachineMessage) -> Non
 def answered_by(asked: Asked | None, machine_id: str, listing_id: str, kind: str) -> Asked:
     """The listing `machine_id`'s agent answers; NotFound when unknown, Conflict when it was asked of
     another machine."""
-    if asked is None:
-        raise NotFound(f"no {kind} listing {listing_id!r}")
+    asked = or_not_found(asked, f"no {kind} listing {listing_id!r}")
     if asked.machine != machine_id:
         raise Conflict(f"listing {listing_id} was asked of {asked.machine}, not {machine_id}")
     return asked

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from chalicelib.contracts.memory_scopes import namespace_of
-from chalicelib.kernel.errors import NotFound
+from chalicelib.kernel.errors import or_not_found
 from chalicelib.telegram.domain.rule_buttons import (
     keyboard,
     listing,
@@ -46,9 +46,8 @@ class RuleOffers:
 
     def promote(self, rule_id: str, namespace_ref: str, by: str) -> str:
         """Promote as a button asks; the text its message shows then."""
-        name = namespace_named(namespace_ref, self._namespace_names())
-        if name is None:
-            raise NotFound(f"no namespace {namespace_ref!r}", field="namespace")
+        name = or_not_found(namespace_named(namespace_ref, self._namespace_names()),
+                            f"no namespace {namespace_ref!r}", field="namespace")
         return promoted_text(self._promotion().promote(rule_id, name, by=by), by)
 
 

@@ -81,3 +81,22 @@ class FailingEmbedder(WordHashEmbedder):
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         raise self._error()
+
+
+_PIECE = re.compile(r"\w+|[^\w\s]")
+
+
+class TokenCountingEmbedder(WordHashEmbedder):
+    """Counts its own tokens (words and punctuation marks, `max_tokens` of them read), as a local
+    model does; records every call."""
+
+    def __init__(self, max_tokens: int, dimension: int = 384) -> None:
+        super().__init__(dimension)
+        self._max_tokens = max_tokens
+
+    @property
+    def max_tokens(self) -> int:
+        return self._max_tokens
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        return [m.span() for m in _PIECE.finditer(text)]

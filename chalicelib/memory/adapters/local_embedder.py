@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from chalicelib.kernel.lazy import Lazy
@@ -56,3 +57,11 @@ class LocalEmbedder(ModelEmbedder):
         with _encode_lock:
             return model.encode(texts, batch_size=BATCH_SIZE, normalize_embeddings=True,
                                 show_progress_bar=False, convert_to_numpy=True)
+
+    def _offsets(self, text: str) -> Sequence[tuple[int, int]]:
+        model = load_model(self._model_dir, self._threads)
+        with _encode_lock:
+            encoded = model.tokenizer(text, add_special_tokens=False, truncation=False,
+                                      return_offsets_mapping=True, verbose=False)
+        offsets: Sequence[tuple[int, int]] = encoded["offset_mapping"]
+        return offsets

@@ -1,5 +1,6 @@
 """What the two local runtimes of the embedding model share: name, dimension, warm-up and the
-checks around an encode. A runtime implements `_encode` and nothing else."""
+checks around an encode, and where the model's tokens fall in a text. A runtime implements
+`_encode` and `_offsets` and nothing else."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from chalicelib.memory.services.ports import EmbeddingFailed
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_DIMENSION = 384
+TEXT_TOKENS = 254  # the model's 256 word pieces less its [CLS] and [SEP]
 
 
 class ModelEmbedder:
@@ -23,6 +25,15 @@ class ModelEmbedder:
         self.dimension = dimension
         self._model_dir = model_dir  # None: the packaged model
         self._threads = self.default_threads if threads is None else threads
+
+    @property
+    def max_tokens(self) -> int:
+        """Tokens of text the model reads; the rest of a longer text is cut off (`TokenCounter`)."""
+        return TEXT_TOKENS
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) characters of each of `text`'s word pieces, none cut off."""
+        return [(int(a), int(b)) for a, b in self._offsets(text)]
 
     def warm_up(self) -> None:
         """Load the model and run one encode, so the first request does not pay for it."""
@@ -42,4 +53,8 @@ class ModelEmbedder:
 
     def _encode(self, texts: list[str]) -> Any:
         """A float array, one unit-length row per text, in input order."""
+        raise NotImplementedError
+
+    def _offsets(self, text: str) -> Sequence[tuple[int, int]]:
+        """The model tokenizer's character offsets of `text`'s tokens, without its markers."""
         raise NotImplementedError

@@ -19,11 +19,11 @@ from chalicelib.memory.adapters.model_embedder import DEFAULT_DIMENSION, ModelEm
 
 BATCH_SIZE = 32
 
-_runtimes: dict[tuple[str | None, int], Lazy[tuple[Any, Any]]] = {}
+_runtimes: dict[tuple[str | None, int], Lazy[tuple[Any, Any, Any]]] = {}
 _runtimes_lock = threading.Lock()
 
 
-def _load(folder: str | None, threads: int) -> tuple[Any, Any]:
+def _load(folder: str | None, threads: int) -> tuple[Any, Any, Any]:
     import onnxruntime
     from tokenizers import Tokenizer
 
@@ -37,12 +37,16 @@ def _load(folder: str | None, threads: int) -> tuple[Any, Any]:
     session = onnxruntime.InferenceSession(str(path / MODEL_FILE), options,
                                            providers=["CPUExecutionProvider"])
     tokenizer = Tokenizer.from_file(str(path / TOKENIZER_FILE))
+    counter = Tokenizer.from_file(str(path / TOKENIZER_FILE))  # the same, neither truncating nor padding
+    counter.no_truncation()
+    counter.no_padding()
     tokenizer.enable_truncation(max_length=MAX_TOKENS)
     tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-    return session, tokenizer
+    return session, tokenizer, counter
 
 
-def load_runtime(folder: str | None = None, threads: int = 1) -> tuple[Any, Any]:
+def load_runtime(folder: str | None = None, threads: int = 1) -> tuple[Any, Any, Any]:
+    """(session, tokenizer for encoding, tokenizer for counting), loaded once per process."""
     with _runtimes_lock:
         lazy = _runtimes.setdefault((folder, threads), Lazy(lambda: _load(folder, threads)))
     return lazy.get()
@@ -73,5 +77,10 @@ class OnnxEmbedder(ModelEmbedder):
     default_threads = 1
 
     def _encode(self, texts: list[str]) -> Any:
-        session, tokenizer = load_runtime(self._model_dir, self._threads)
+        session, tokenizer, _ = load_runtime(self._model_dir, self._threads)
         return encode(session, tokenizer, texts)
+
+    def _offsets(self, text: str) -> Sequence[tuple[int, int]]:
+        _, _, counter = load_runtime(self._model_dir, self._threads)
+        offsets: Sequence[tuple[int, int]] = counter.encode(text, add_special_tokens=False).offsets
+        return offsets

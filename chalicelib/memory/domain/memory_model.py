@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -15,10 +17,14 @@ SEARCH_MODES: tuple[SearchMode, ...] = ("hybrid", "text", "vector")
 
 
 MAX_EMBEDDING_CHARS = 8_000
-# A memory longer than about the embedding model's window (all-MiniLM-L6-v2: 256 word pieces,
-# about 1,000 characters of prose) is also embedded in overlapping windows of CHUNK_WORDS words,
-# CHUNK_STEP apart, at most MAX_CHUNKS of them (the content cap, 16,000 characters, fits).
-LONG_TEXT_CHARS, CHUNK_WORDS, CHUNK_STEP, MAX_CHUNKS = 1_000, 150, 110, 24
+# A memory longer than the embedding model reads (all-MiniLM-L6-v2: 256 word pieces, 254 of them
+# text) is also embedded in windows of that many tokens, WINDOW_OVERLAP apart from the one before,
+# the first where the memory's own vector stops reading (from the start when a summary takes part
+# of that vector); at most MAX_WINDOWS of them, about 2,000 tokens: full-text search finds the
+# rest. Tokens are the model's own (`TokenCounter`); an embedder that cannot count them windows
+# by words, WORD_WINDOW to a window.
+WINDOW_OVERLAP, MAX_WINDOWS, WORD_WINDOW = 32, 8, 150
+_WORD = re.compile(r"\S+")
 
 
 def content_hash(category: str, content: str) -> str:
@@ -33,17 +39,26 @@ def embedding_text(content: str, summary: str = "") -> str:
     return text[:MAX_EMBEDDING_CHARS]
 
 
-def chunk_texts(content: str) -> list[str]:
-    """Overlapping windows of a long `content` (none for a text the model reads whole)."""
-    if len(content) <= LONG_TEXT_CHARS:
+def word_spans(content: str) -> list[tuple[int, int]]:
+    """Where each whitespace-separated word of `content` starts and ends."""
+    return [m.span() for m in _WORD.finditer(content)]
+
+
+def text_windows(content: str, spans: Sequence[tuple[int, int]], size: int, *,
+                 from_start: bool = False) -> list[str]:
+    """Overlapping windows of `size` tokens (`spans`: each token's characters in `content`) past
+    the first `size`, which the memory's own vector reads (from the start if `from_start`);
+    none for a text the model reads whole."""
+    if len(spans) <= size:
         return []
-    words = content.split()
+    step = size - min(WINDOW_OVERLAP, size // 4)
     out: list[str] = []
-    for start in range(0, len(words), CHUNK_STEP):
-        out.append(" ".join(words[start:start + CHUNK_WORDS]))
-        if start + CHUNK_WORDS >= len(words) or len(out) == MAX_CHUNKS:
+    for start in range(0 if from_start else step, len(spans), step):
+        end = min(start + size, len(spans))
+        out.append(content[spans[start][0]:spans[end - 1][1]])
+        if end == len(spans) or len(out) == MAX_WINDOWS:
             break
-    return out if len(out) > 1 else []
+    return out
 
 
 @dataclass(frozen=True)
@@ -69,7 +84,8 @@ class MemoryDraft:
     tags: tuple[str, ...] = ()  # free tags; the write path adds the automatic ones
     source: str = "unspecified"  # where the text came from (`provenance.SOURCES`)
     writer: Writer = "pipeline"  # the path it took here, set by the server (routes: the request's key)
-    chunk_embeddings: tuple[list[float], ...] = ()  # a long memory's windows (`chunk_texts`), embedded
+    chunk_texts: tuple[str, ...] = ()  # a long memory's windows (`text_windows`), set on the write path
+    chunk_embeddings: tuple[list[float], ...] = ()  # their vectors, in order
     search_key: str = ""  # what full-text search reads beside the text (`search_keys`), set on the write path
 
     @property
@@ -84,10 +100,6 @@ class MemoryDraft:
     @property
     def embedding_text(self) -> str:
         return embedding_text(self.content, self.summary)
-
-    @property
-    def chunk_texts(self) -> list[str]:
-        return chunk_texts(self.content)
 
 
 @dataclass(frozen=True)

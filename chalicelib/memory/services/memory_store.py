@@ -29,13 +29,26 @@ from datetime import UTC, datetime
 from chalicelib.kernel.errors import InvalidInput
 from chalicelib.kernel.logging import get_logger
 from chalicelib.memory.domain.memory_hygiene import clean
-from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult, embedding_text
+from chalicelib.memory.domain.memory_model import (
+    WORD_WINDOW,
+    MemoryDraft,
+    StoreResult,
+    embedding_text,
+    text_windows,
+    word_spans,
+)
 from chalicelib.memory.domain.memory_tags import auto_tags, free_tags, merge_tags
 from chalicelib.memory.domain.provenance import quarantine_reason
 from chalicelib.memory.domain.search_keys import keyed
 from chalicelib.memory.services.batch_write import BatchWrite
 from chalicelib.memory.services.deadline_embedding import DeadlineEmbedder, Embedded
-from chalicelib.memory.services.ports import MemoryUnits, MemoryWriteUnit, TransientConflict
+from chalicelib.memory.services.ports import (
+    Embedder,
+    MemoryUnits,
+    MemoryWriteUnit,
+    TokenCounter,
+    TransientConflict,
+)
 
 ATTEMPTS = 3  # a deadlock between two batches reinforcing the same rows is retried
 CHUNK = 100  # drafts embedded while the chunk before them is written
@@ -46,6 +59,21 @@ ANALYZE_SHARE = 0.1  # ...or this share of the table, whichever is larger
 def _texts(drafts: Sequence[MemoryDraft], missing: Sequence[int]) -> list[str]:
     """What to embed for the drafts at `missing`: each one's text, then each long one's windows."""
     return [drafts[i].embedding_text for i in missing] + [t for i in missing for t in drafts[i].chunk_texts]
+
+
+def windows_of(embedder: Embedder, draft: MemoryDraft) -> MemoryDraft:
+    """`draft` with the windows its long content is also embedded in (`text_windows`): by the
+    model's tokens when the embedder counts them, else by words."""
+    inner = getattr(embedder, "inner", None)  # under the embedding cache
+    counter = next((e for e in (embedder, inner) if isinstance(e, TokenCounter)), None)
+    if counter is None:
+        spans, size = word_spans(draft.content), WORD_WINDOW
+    elif len(draft.content) <= counter.max_tokens:  # a token covers at least one character
+        return draft
+    else:
+        spans, size = counter.token_spans(draft.content), counter.max_tokens
+    windows = text_windows(draft.content, spans, size, from_start=bool(draft.summary))
+    return dataclasses.replace(draft, chunk_texts=tuple(windows)) if windows else draft
 
 
 def chunked(drafts: list[MemoryDraft], size: int) -> list[list[MemoryDraft]]:
@@ -71,8 +99,7 @@ class MemoryStore:
     def store(self, drafts: Sequence[MemoryDraft], *, near_dedup: bool,
               field_prefix: str | None = None) -> list[StoreResult]:
         """Clean, embed and write `drafts` in one unit of work; results are in input order."""
-        cleaned = keyed([self._clean(draft, i, field_prefix) for i, draft in enumerate(drafts)],
-                        datetime.now(UTC))
+        cleaned = self._cleaned(drafts, field_prefix)
         chunks = chunked(cleaned, self.chunk)
         missing = [[i for i, d in enumerate(chunk) if d.embedding is None] for chunk in chunks]
         embedding = self._embedding.embed_chunks(
@@ -106,8 +133,7 @@ class MemoryStore:
 
     def prepare(self, drafts: Sequence[MemoryDraft], *, field_prefix: str | None = None) -> list[MemoryDraft]:
         """Clean every draft and embed the ones without a vector (within the write deadline)."""
-        cleaned = keyed([self._clean(draft, i, field_prefix) for i, draft in enumerate(drafts)],
-                        datetime.now(UTC))
+        cleaned = self._cleaned(drafts, field_prefix)
         missing = [i for i, draft in enumerate(cleaned) if draft.embedding is None]
         embedded = self._embedding.embed(_texts(cleaned, missing), self.write_timeout_s)
         return self._with_vectors(cleaned, missing, embedded)
@@ -146,6 +172,12 @@ class MemoryStore:
             out[i] = dataclasses.replace(out[i], embedding=vector, embedding_model=model,
                                          chunk_embeddings=chunks)
         return out
+
+    def _cleaned(self, drafts: Sequence[MemoryDraft], prefix: str | None) -> list[MemoryDraft]:
+        """Every draft cleaned and keyed; a long one without a vector with its windows."""
+        cleaned = keyed([self._clean(draft, i, prefix) for i, draft in enumerate(drafts)], datetime.now(UTC))
+        embedder = self._embedding.embedder
+        return [d if d.embedding is not None else windows_of(embedder, d) for d in cleaned]
 
     def _clean(self, draft: MemoryDraft, index: int, prefix: str | None) -> MemoryDraft:
         try:

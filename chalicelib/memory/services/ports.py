@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from chalicelib.kernel.unit_of_work import UnitOfWork
 from chalicelib.memory.domain.memory_model import (
@@ -43,6 +43,21 @@ class Embedder(Protocol):
         ...
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        ...
+
+
+@runtime_checkable
+class TokenCounter(Protocol):
+    """An embedder that knows its model's tokens (a local model does): how many it reads of a
+    text, and where each token of a text falls."""
+
+    @property
+    def max_tokens(self) -> int:
+        """Tokens of text the model reads (its window, less its own markers)."""
+        ...
+
+    def token_spans(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) characters of each of `text`'s tokens, none cut off."""
         ...
 
 

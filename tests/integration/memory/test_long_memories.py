@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.memory.domain.memory_model import MemoryDraft, chunk_texts
+from chalicelib.bootstrap import Container
+from chalicelib.memory.domain.memory_model import MAX_WINDOWS, MemoryDraft
 from chalicelib.memory.domain.search_scoring import SearchWeights
-from tests.fakes.memory_embedders import FixedEmbedder
+from chalicelib.memory.services.memory_store import windows_of
+from tests.fakes.memory_embedders import FixedEmbedder, TokenCountingEmbedder
 from tests.integration.memory.conftest import container_with
 
 DIM = 384
@@ -23,7 +25,7 @@ def basis(i: int) -> list[float]:
 
 def test_a_fact_deep_inside_a_long_memory_is_found_by_its_best_window(
         tmp_path: Path, database_url: str) -> None:
-    windows = chunk_texts(LONG)
+    windows = windows_of(FixedEmbedder({}), MemoryDraft("w", "conversation", LONG)).chunk_texts
     assert len(windows) > 2 and "Postgres 16" in windows[-1] and "Postgres 16" not in LONG[:1000]
     vectors = {LONG: basis(1), QUERY: basis(7), windows[-1]: basis(7),
                "A short note on the queue": basis(2)}
@@ -47,5 +49,44 @@ def test_a_fact_deep_inside_a_long_memory_is_found_by_its_best_window(
             left = conn.execute("SELECT count(*) AS n FROM memory_chunks WHERE memory_id = %s",
                                 (long.id,)).fetchone()
         assert left is not None and left["n"] == 0  # the old wording's windows went with it
+    finally:
+        container.close()
+
+
+def stored_windows(container: Container, memory_id: str) -> int:
+    with container.db.connection() as conn:
+        row = conn.execute("SELECT count(*) AS n FROM memory_chunks WHERE memory_id = %s",
+                           (memory_id,)).fetchone()
+    assert row is not None
+    return int(row["n"])
+
+
+def words(n: int, tag: str) -> str:
+    return " ".join(f"{tag}{i}" for i in range(n))
+
+
+def test_a_batch_of_long_memories_embeds_every_window_in_one_call_and_only_past_the_models_tokens(
+        tmp_path: Path, database_url: str) -> None:
+    embedder = TokenCountingEmbedder(max_tokens=40)
+    # Punctuation counts as tokens: 30 words with a comma each are 60 tokens, a window's worth
+    # past the model's 40, though 30 words alone would fit.
+    punctuated = ", ".join(f"alpha{i}" for i in range(30)) + ","
+    fits = words(40, "beta")  # exactly what the model reads: no window
+    just_over = words(41, "gamma")  # one token past it: one window holding the tail
+    huge = words(1_000, "delta") + " the rollback password rotates monthly"
+    container = container_with(tmp_path, database_url, embedder)
+    try:
+        results = container.memory.remember_many(
+            [MemoryDraft("w", "conversation", text) for text in (punctuated, fits, just_over, huge, "short")],
+            near_dedup=False)
+
+        assert len(embedder.calls) == 1  # every text and window of the batch in one model call
+        counts = [stored_windows(container, r.id) for r in results]
+        assert counts == [1, 0, 1, MAX_WINDOWS, 0]
+        assert len(embedder.calls[0]) == 5 + sum(counts)
+        assert "gamma40" in embedder.calls[0][5 + 1] and "alpha29" in embedder.calls[0][5]
+        # Past the last window, full-text search still finds the end of a very long memory.
+        hits = container.memory.search("rollback password rotates", "w", mode="text").hits
+        assert hits and hits[0].id == results[3].id
     finally:
         container.close()

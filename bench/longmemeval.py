@@ -1,6 +1,6 @@
 """LongMemEval turn recall through the real API, with and without dates, BM25 beside.
 
-    .venv/bin/python -m bench.longmemeval --data PATH_OR_URL [--questions 24] [--types T ...] [--home H]
+    .venv/bin/python -m bench.longmemeval --data PATH_OR_URL [--questions 24] [--types T ...] [--minutes M]
 
 LongMemEval (Wu et al., ICLR 2025; github.com/xiaowu0162/LongMemEval, MIT) gives each question its
 own haystack of chat sessions between a user and an assistant, every turn that holds the answer
@@ -12,10 +12,12 @@ labelled `has_answer`. The data is read at bench time, never stored in this repo
 
 Questions are taken in question-id order, the same number of each question type in turn
 (`--questions`, `--types`); abstention questions (`_abs`) and questions without a labelled turn
-are skipped, as they have no evidence to recall. Each question's haystack is stored in a project
-of its own with `POST /api/memory/batch` (turn text "<role>: <content>"), twice: each turn at its
-session's date moved so that the question is asked now (a second apart within a session), and
-every turn at one time (a bulk import). The question is asked with `GET /api/memory/search`
+are skipped, as they have no evidence to recall; `--minutes` stops taking questions after that
+long (the figures then cover the questions done, still the types in turn). Each question's
+haystack is stored in a project of its own with `POST /api/memory/batch` (turn text "<role>:
+<content>"), twice: each turn at its session's date moved so that the question is asked now (a
+second apart within a session), and every turn at one time (a bulk import). The question is
+asked with `GET /api/memory/search`
 (hybrid, limit 20) in each project. Reported: turn recall@10 (labelled turns in the top 10 over
 labelled turns), per question type and overall, and Okapi BM25 over plain words and over
 Postgres's english lexemes computed here on the same turns (`bench/bm25.py`). Every figure is
@@ -153,26 +155,32 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=24)
     parser.add_argument("--types", nargs="+", help="question types to take (default: all)")
     parser.add_argument("--home", type=Path, help="keep the server's home here")
+    parser.add_argument("--minutes", type=float, default=0,
+                        help="take no further question after this many minutes (figures: the questions done)")
     args = parser.parse_args()
     chosen = choose(read(args.data), args.questions, args.types)
     total = sum(len(turns(i)) for i in chosen)
     print(f"{len(chosen)} questions, {total} turns", flush=True)
     server = ItachiServer(args.home, env={"ITACHI_EMBEDDING_TIMEOUT_S": "120"}).start()
-    results: dict[str, dict[str, float]] = {}
+    results: dict[str, dict[str, float]] = {f"Itachi hybrid, {dating}": {} for dating in DATINGS}
     try:
-        client, now = server.client(), datetime.now(UTC)
-        for dating in DATINGS:
-            scores, started = {}, time.perf_counter()
-            for instance in chosen:
+        client, now, started = server.client(), datetime.now(UTC), time.perf_counter()
+        for n, instance in enumerate(chosen):
+            if args.minutes and time.perf_counter() - started > 60 * args.minutes:
+                chosen = chosen[:n]  # the types in turn: what is done stays stratified
+                break
+            for dating in DATINGS:
                 project, behind = ingest(client, instance, dating, now)
                 answer = client.search(instance["question"], project, 20, "hybrid", include_global=False)
                 if answer["mode"] != "hybrid":
                     raise SystemExit(f"search degraded: {answer.get('degraded')}")
                 ranked = [behind[r["id"]] for r in answer["results"] if r["id"] in behind]
-                scores[instance["question_id"]] = recall(ranked, evidence(instance))
-            seconds = time.perf_counter() - started
-            print(f"{dating}: {statistics.mean(scores.values()):.3f} in {seconds:.0f} s", flush=True)
-            results[f"Itachi hybrid, {dating}"] = scores
+                results[f"Itachi hybrid, {dating}"][instance["question_id"]] = recall(
+                    ranked, evidence(instance))
+            done = ", ".join(f"{d} {results[f'Itachi hybrid, {d}'][instance['question_id']]:.3f}"
+                             for d in DATINGS)
+            print(f"{n + 1}/{len(chosen)} {instance['question_type']}: {done} ({len(turns(instance))} turns,"
+                  f" {time.perf_counter() - started:.0f} s in all)", flush=True)
         from infra.local.postgres import start_postgres
 
         handle, url = start_postgres(server.home)

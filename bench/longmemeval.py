@@ -17,11 +17,10 @@ long (the figures then cover the questions done, still the types in turn). Each 
 haystack is stored in a project of its own with `POST /api/memory/batch` (turn text "<role>:
 <content>"), twice: each turn at its session's date moved so that the question is asked now (a
 second apart within a session), and every turn at one time (a bulk import). The question is
-asked with `GET /api/memory/search`
-(hybrid, limit 20) in each project. Reported: turn recall@10 (labelled turns in the top 10 over
-labelled turns), per question type and overall, and Okapi BM25 over plain words and over
-Postgres's english lexemes computed here on the same turns (`bench/bm25.py`). Every figure is
-held out: nothing was chosen on this set.
+asked with `GET /api/memory/search` (hybrid, limit 20) in each project. Reported: turn recall@10
+(labelled turns in the top 10 over labelled turns), per question type and overall, and Okapi
+BM25 over plain words and over Postgres's english lexemes computed here on the same turns
+(`bench/bm25.py`). Every figure is held out: nothing was chosen on this set.
 """
 
 from __future__ import annotations

@@ -53,7 +53,8 @@ def test_a_memory_is_keyed_by_what_was_written_just_before_it_in_its_project_and
                     _draft("Gina: The pottery workshop is full.", project="other", minutes=1),
                     _draft("Melanie: Anyway, how is the dog?", minutes=45)], WRITTEN)
 
-    assert "pottery workshop" in drafts[1].search_key
-    assert "Did you go" not in drafts[2].search_key  # another project
-    assert "It was amazing" not in drafts[3].search_key  # too long after
-    assert "pottery" not in drafts[0].search_key  # nothing before the first
+    assert "pottery workshop" in drafts[1].search_context
+    assert "pottery" not in drafts[1].search_key  # the context is kept apart from the key's own terms
+    assert "Did you go" not in drafts[2].search_context  # another project
+    assert "It was amazing" not in drafts[3].search_context  # too long after
+    assert drafts[0].search_context == ""  # nothing before the first

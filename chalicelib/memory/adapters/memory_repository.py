@@ -102,11 +102,11 @@ class PostgresMemoryRepository:
         found = self._conn.execute(
             "INSERT INTO memories AS m (project, category, content, summary, files, metadata, embedding,"
             " embedding_model, significance, confidence, content_hash, session_id, source_ids,"
-            " created_at, last_reinforced_at, tags, source, trusted, search_key)"
+            " created_at, last_reinforced_at, tags, source, trusted, search_key, search_context)"
             " VALUES (%(project)s, %(category)s, %(content)s, %(summary)s, %(files)s, %(metadata)s,"
             " %(embedding)s, %(model)s, %(significance)s, %(confidence)s, %(hash)s, %(session)s,"
             " %(sources)s, coalesce(%(created)s, now()), coalesce(%(created)s, now()), %(tags)s,"
-            " %(source)s, %(trusted)s, %(key)s)"
+            " %(source)s, %(trusted)s, %(key)s, %(context)s)"
             " ON CONFLICT (project, content_hash) DO UPDATE SET"
             " times_reinforced = m.times_reinforced + 1,"
             " last_reinforced_at = greatest(m.last_reinforced_at, excluded.last_reinforced_at)"
@@ -118,7 +118,7 @@ class PostgresMemoryRepository:
              "hash": draft.content_hash,
              "session": draft.session_id, "sources": list(draft.source_ids), "created": draft.created_at,
              "tags": list(draft.tags), "source": draft.source, "trusted": draft.trusted,
-             "key": draft.search_key},
+             "key": draft.search_key, "context": draft.search_context},
         ).fetchone()
         assert found is not None
         return str(found["id"]), bool(found["inserted"])
@@ -133,16 +133,16 @@ class PostgresMemoryRepository:
         rows = self._conn.execute(
             "INSERT INTO memories AS m (project, category, content, summary, files, metadata, embedding,"
             " embedding_model, significance, confidence, content_hash, session_id, source_ids,"
-            " created_at, last_reinforced_at, tags, source, trusted, search_key)"
+            " created_at, last_reinforced_at, tags, source, trusted, search_key, search_context)"
             f" SELECT d.project, d.category, d.content, d.summary, {_texts('d.files')}, d.metadata,"
             f" d.embedding, d.model, d.significance, d.confidence, d.hash, d.session, {_texts('d.sources')},"
             f" coalesce(d.created, now()), coalesce(d.created, now()), {_texts('d.tags')},"
-            " d.source, d.trusted, d.key"
+            " d.source, d.trusted, d.key, d.context"
             " FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::jsonb[], %s::jsonb[],"
             " %b::vector[], %s::text[], %s::real[], %s::real[], %s::text[], %s::text[], %s::jsonb[],"
-            " %s::timestamptz[], %s::jsonb[], %s::text[], %s::boolean[], %s::text[]) WITH ORDINALITY AS"
+            " %s::timestamptz[], %s::jsonb[], %s::text[], %s::boolean[], %s::text[], %s::text[]) WITH ORDINALITY AS"
             " d(project, category, content, summary, files, metadata, embedding, model, significance,"
-            " confidence, hash, session, sources, created, tags, source, trusted, key, n) ORDER BY d.n"
+            " confidence, hash, session, sources, created, tags, source, trusted, key, context, n) ORDER BY d.n"
             " ON CONFLICT (project, content_hash) DO UPDATE SET"
             " times_reinforced = m.times_reinforced + 1,"
             " last_reinforced_at = greatest(m.last_reinforced_at, excluded.last_reinforced_at)"
@@ -154,7 +154,8 @@ class PostgresMemoryRepository:
              [_score(d.confidence) for d in drafts], [d.content_hash for d in drafts],
              [d.session_id for d in drafts], [Jsonb(list(d.source_ids)) for d in drafts],
              [d.created_at for d in drafts], [Jsonb(list(d.tags)) for d in drafts],
-             [d.source for d in drafts], [d.trusted for d in drafts], [d.search_key for d in drafts]),
+             [d.source for d in drafts], [d.trusted for d in drafts], [d.search_key for d in drafts],
+             [d.search_context for d in drafts]),
             prepare=False,
         ).fetchall()
         found = {(r["project"], r["content_hash"]): (str(r["id"]), bool(r["inserted"])) for r in rows}

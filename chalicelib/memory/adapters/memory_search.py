@@ -37,19 +37,25 @@ from chalicelib.memory.domain.memory_model import (
 from chalicelib.memory.domain.query_dates import TimeWindow, date_factor, query_window
 from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_pool
 
+# A query term found in a memory's context only (the memory written before it: `search_keys`, weight
+# class D of `search_tsv`) counts CONTEXT_SHARE of its idf; in its own words or key, all of it.
+CONTEXT_SHARE = 0.5  # chosen on LoCoMo 1-5
+_MATCHED = ("(SELECT sum(t.idf * CASE WHEN m.search_tsv @@ t.own THEN 1 ELSE %(context_share)s END)"
+            " FROM terms t WHERE m.search_tsv @@ t.tq)")
 # Every side of the search reads one project at a time (project first): a branch per project of
 # the scope (the project and `_global`), each with its own LIMIT, so each is planned with that
 # project's own size (a small project's rows through its btree, a large one's through GIN or
 # HNSW) and never ranks another project's rows. Their union is a superset of the scope's best.
 _TERMS = """
 terms AS (
-  SELECT t.tq::tsquery AS tq, t.idf FROM unnest(%(term_tqs)s::text[], %(term_idfs)s::float8[]) AS t(tq, idf)),
+  SELECT t.tq::tsquery AS tq, t.own::tsquery AS own, t.idf
+  FROM unnest(%(term_tqs)s::text[], %(term_own_tqs)s::text[], %(term_idfs)s::float8[]) AS t(tq, own, idf)),
 query AS (SELECT %(total_idf)s::float8 AS total_idf),
 """
 _TEXT_HIT = """(
   SELECT m.id FROM memories m
   WHERE m.search_tsv @@ %(tq)s::tsquery AND {filters}
-  ORDER BY (SELECT sum(t.idf) FROM terms t WHERE m.search_tsv @@ t.tq) DESC, m.id
+  ORDER BY {matched} DESC, m.id
   LIMIT %(pool)s)"""
 # Text mode only: when the selective terms found too few memories, any memory holding any query
 # term may fill the pool (a bounded sample, scored like the rest); hybrid mode has vectors for that.
@@ -82,7 +88,7 @@ _CHUNK_ANN = """(
 
 def _branches(name: str, fragment: str, scope: SearchScope) -> str:
     """`name AS MATERIALIZED (...)`: the fragment once per project of the scope, UNION ALL."""
-    parts = [fragment.format(n=n, filters=scope_filters(scope, project=f"%(project_{n})s"))
+    parts = [fragment.format(n=n, filters=scope_filters(scope, project=f"%(project_{n})s"), matched=_MATCHED)
              for n in range(len(scope.projects))]
     return f"\n{name} AS MATERIALIZED (" + "\n  UNION ALL ".join(parts) + "),"
 
@@ -148,8 +154,7 @@ SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {
 # A memory's cosine: its own vector's, or its best window's when that is closer (a long memory).
 _COSINE = ("greatest(0.0, least(1.0, 1 - least(coalesce(m.embedding <=> %(vector)s, 1), coalesce(("
            "SELECT min(c.embedding <=> %(vector)s) FROM memory_chunks c WHERE c.memory_id = m.id), 1))))")
-_COVERAGE = ("CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce((SELECT sum(t.idf) FROM terms t"
-             " WHERE m.search_tsv @@ t.tq), 0) / q.total_idf) ELSE 0 END")
+_COVERAGE = f"CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce({_MATCHED}, 0) / q.total_idf) ELSE 0 END"
 
 
 _NOT_ON_REQUEST = "m.category NOT IN (" + ", ".join(f"'{c}'" for c in ON_REQUEST_CATEGORIES) + ")"
@@ -273,6 +278,7 @@ class PostgresMemorySearch:
             "metadata": Jsonb(scope.metadata) if scope.metadata else None,
             "tag": scope.tag, "pool": pool, "limit": limit, "wide": 4 * pool, "sample": SAMPLE_ROWS,
             "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
+            "context_share": CONTEXT_SHARE,
             "half_life": weights.half_life_days, "max_half_lives": MAX_HALF_LIVES,
             "earliest": EARLIEST, "latest": LATEST,
             **{f"project_{n}": p for n, p in enumerate(scope.projects)},

@@ -48,14 +48,20 @@ class TermStatistics:
         return cls(shares, unlisted, max(rows, 1.0))
 
 
+# A memory's own words (content, summary: class A) and its search key (class B) against its context
+# (class D: the memory written before it, `search_keys`): `search_tsv`'s weight classes.
+OWN_WEIGHTS = "AB"
+
+
 def quoted(lexeme: str) -> str:
     """A lexeme as a tsquery operand: quoted, with backslashes and quotes escaped."""
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 def term_parameters(lexemes: Sequence[str], stats: TermStatistics) -> dict[str, Any]:
-    """The search statement's term parameters: each term's tsquery and idf, their sum, the
-    selective terms' tsquery (`tq`, None when none is selective) and any term's (`tq_all`).
+    """The search statement's term parameters: each term's tsquery, the same restricted to a
+    memory's own words and key (`term_own_tqs`) and its idf, their sum, the selective terms'
+    tsquery (`tq`, None when none is selective) and any term's (`tq_all`).
 
     Terms are ranked rarest first (ties by lexeme); the first CANDIDATE_TERMS are selective while
     the rows they are expected to match stay under TEXT_BUDGET, or the rarest alone when at most
@@ -74,5 +80,6 @@ def term_parameters(lexemes: Sequence[str], stats: TermStatistics) -> dict[str, 
         if rarity <= CANDIDATE_TERMS and (share is None or expected <= TEXT_BUDGET
                                           or (rarity == 1 and share <= MAX_SHARE)):
             selective.append(tq)
-    return {"term_tqs": tqs, "term_idfs": idfs, "total_idf": float(sum(idfs)),
+    return {"term_tqs": tqs, "term_own_tqs": [f"{tq}:{OWN_WEIGHTS}" for tq in tqs],
+            "term_idfs": idfs, "total_idf": float(sum(idfs)),
             "tq": " | ".join(selective) or None, "tq_all": " | ".join(listed) or None}

@@ -2,7 +2,8 @@
 
 Full-text search matches the words of a memory; a question often names the same thing another
 way. The key is extracted at write time, without a model, and stored beside the text
-(`memories.search_key`, part of `search_tsv`):
+(`memories.search_key` and `search_context`, parts of `search_tsv` weighted below the memory's own
+words):
 
 - identifiers in their parts: `memory_search.py`, `PostgresMemorySearch`, `api/memory/search`
   also read "memory search py", "postgres memory search", "api memory search";
@@ -12,9 +13,11 @@ way. The key is extracted at write time, without a model, and stored beside the 
   question naming the day, the month or the year finds it;
 - a time the text names relative to when it was written ("yesterday", "last week", "two
   months ago") as the date it resolves to ("Sunday 7 May 2023");
-- what it answers: the start of the memory written just before it in the same write, project
-  and half hour (a conversation's turn before, a working session's step before). A reply names
-  little of what it replies to ("Yes, last week, it was amazing!"); the question about it does.
+- what it answers (its context, `search_context`): the start of the memory written just before it
+  in the same write, project and half hour (a conversation's turn before, a working session's step
+  before). A reply names little of what it replies to ("Yes, last week, it was amazing!"); the
+  question about it does. The context's words count less than the memory's own in the text score
+  (`memory_search.CONTEXT_SHARE`), so the turn before still ranks above the reply keyed by it.
 
 The key holds only what the text says or when it was written: nothing is invented.
 """
@@ -102,16 +105,21 @@ def _bounded(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0]
 
 
-def search_key(content: str, written_at: datetime | None = None, context: str = "") -> str:
-    """The key of a memory with `content` written at `written_at` (None: no dates) after
-    `context` (the memory before it): each term once, in order, cut at a word within MAX_KEY_CHARS."""
+def search_key(content: str, written_at: datetime | None = None) -> str:
+    """The key of a memory with `content` written at `written_at` (None: no dates): each term once,
+    in order, cut at a word within MAX_KEY_CHARS."""
     terms = dict.fromkeys([*_identifier_parts(content), *_numbers(content), *_dates(content, written_at)])
-    key = " ".join(filter(None, [" ".join(terms), _bounded(" ".join(context.split()), CONTEXT_CHARS)]))
-    return _bounded(key, MAX_KEY_CHARS)
+    return _bounded(" ".join(terms), MAX_KEY_CHARS)
+
+
+def search_context(before: str) -> str:
+    """The context of a memory written just after `before`: its first CONTEXT_CHARS, cut at a word."""
+    return _bounded(" ".join(before.split()), CONTEXT_CHARS)
 
 
 def keyed(drafts: Sequence[MemoryDraft], now: datetime) -> list[MemoryDraft]:
-    """The drafts of one write with their search keys (a draft without `created_at` is written `now`)."""
+    """The drafts of one write with their search keys and contexts (a draft without `created_at` is
+    written `now`)."""
     out: list[MemoryDraft] = []
     last: dict[str, MemoryDraft] = {}  # project -> the draft before, in write order
     for draft in drafts:
@@ -119,6 +127,7 @@ def keyed(drafts: Sequence[MemoryDraft], now: datetime) -> list[MemoryDraft]:
         before = last.get(draft.project)
         context = before.content if before is not None and \
             abs(_aware(before.created_at or now) - written) <= CONTEXT_WINDOW else ""
-        out.append(dataclasses.replace(draft, search_key=search_key(draft.content, written, context)))
+        out.append(dataclasses.replace(draft, search_key=search_key(draft.content, written),
+                                       search_context=search_context(context)))
         last[draft.project] = draft
     return out

@@ -55,3 +55,16 @@ def test_a_reply_is_found_by_the_words_of_what_it_replies_to_in_full_text(api: R
         rows = conn.execute("SELECT id FROM memories WHERE search_tsv @@ plainto_tsquery('english', %s)",
                             ("pottery workshop",)).fetchall()
     assert {str(r["id"]) for r in rows} == set(body["ids"])
+
+
+def test_a_memory_whose_own_words_match_ranks_above_the_reply_keyed_by_it(api: RunningApi) -> None:
+    turns = ["Caroline: Did you go to the pottery workshop?", "Melanie: Yes! Last Friday, it was amazing."]
+    status, body = call(api, "POST", "/api/memory/batch", {"memories": [
+        {"project": PROJECT, "category": "conversation", "content": t, "created_at": "2023-07-03T10:00:00Z"}
+        for t in turns]})
+    assert status == 201, body
+    question, reply = body["ids"]
+
+    # Both match (the reply through the turn before it), the reply was written later, and a tie
+    # would rank it first: the words of the turn itself count for more than its context's.
+    assert _found(api, "pottery workshop")[:2] == [question, reply]

@@ -87,7 +87,7 @@ class MemoryDraft:
     chunk_texts: tuple[str, ...] = ()  # a long memory's windows (`text_windows`), set on the write path
     chunk_embeddings: tuple[list[float], ...] = ()  # their vectors, in order
     search_key: str = ""  # what full-text search reads beside the text (`search_keys`), set on the write path
-    search_context: str = ""  # the memory written just before it, read below the text's own words (`search_keys`)
+    search_context: str = ""  # the memory written just before it, weighted below its own words
 
     @property
     def trusted(self) -> bool:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from chalicelib.memory.domain.query_dates import TimeWindow, date_factor, query_window
+from chalicelib.memory.domain.query_dates import TimeWindow, date_factor, query_window, relative_window
 
 NOW = datetime(2026, 11, 24, 15, 30, tzinfo=UTC)
 
@@ -56,3 +56,13 @@ def test_the_date_factor_leaves_a_query_without_a_window_or_a_zero_weight_untouc
     assert date_factor(window, far, 0.0) == 1.0
     assert date_factor(window, day(2023, 5, 1), 0.3) == 1.0
     assert date_factor(window, day(2023, 5, 3), 0.3) == pytest.approx(0.7 + 0.3 * 0.5)
+
+
+@pytest.mark.parametrize("text", [
+    "The pyramids at Giza were finished about 4500 years ago.",
+    "that fossil formed 66000000 years ago",
+    "a backup from 999999999 days ago",
+])
+def test_a_time_ago_beyond_the_calendar_names_no_window_instead_of_failing(text: str) -> None:
+    assert relative_window(text, NOW) is None
+    assert query_window(text, NOW) is None

@@ -81,9 +81,12 @@ def relative_window(query: str, now: datetime) -> TimeWindow | None:
     if match := _AGO.search(query):
         raw = match.group("n").lower()
         days = (int(raw) if raw.isdigit() else _WORDS[raw]) * _UNITS[match.group("unit").lower()]
-        span = timedelta(days=max(1, days // 4))  # "3 weeks ago" is not to the day
-        centre = today - timedelta(days=days)
-        return TimeWindow(centre - span, centre + span + timedelta(days=1))
+        try:
+            span = timedelta(days=max(1, days // 4))  # "3 weeks ago" is not to the day
+            centre = today - timedelta(days=days)
+            return TimeWindow(centre - span, centre + span + timedelta(days=1))
+        except OverflowError:  # "66000000 years ago": before the calendar begins, no window
+            return None
     if match := _RELATIVE.search(query):
         which = " ".join(match.group("which").lower().split())
         if which == "today":

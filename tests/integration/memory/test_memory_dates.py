@@ -105,3 +105,15 @@ def test_a_snapshot_holding_a_row_dated_outside_the_range_is_not_loaded(api: Run
     assert [m["id"] for m in listed] == [kept]
     snapshots = call(api, "GET", "/api/memory/snapshots", project="app")[1]["snapshots"]
     assert [s["name"] for s in snapshots] == ["before"]
+
+
+def test_a_memory_and_a_query_naming_a_time_thousands_of_years_ago_are_stored_and_answered(
+        api: RunningApi) -> None:
+    text = "The pyramids at Giza were finished about 4500 years ago, the guide said."
+    status, body = call(api, "POST", "/api/memory/batch", {"memories": [
+        {"project": "lme-ancient", "category": "conversation", "content": text}]})
+    assert status == 201, body
+    status, found = call(api, "GET", "/api/memory/search", project="lme-ancient",
+                         query="built 4500 years ago")
+    assert status == 200, found
+    assert [r["id"] for r in found["results"]] == body["ids"]

@@ -83,7 +83,7 @@ _EXACT = ("SELECT m.id FROM memories m WHERE m.project = ANY(%s) AND m.embedding
 
 
 def measure(db: Any, project: str, queries: list[list[float]], plan: Plan) -> dict[str, float]:
-    from chalicelib.memory.adapters.memory_repository import vector
+    from chalicelib.memory.adapters.memory_rows import vector
 
     scope, pool, weights = SearchScope((project,)), candidate_pool(10), SearchWeights(recency=0)
     times, recalls, short = [], [], 0

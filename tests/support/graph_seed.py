@@ -18,7 +18,7 @@ from chalicelib.graph.domain.graph_model import NodeDraft
 from chalicelib.graph.domain.names import normalise_name
 from chalicelib.kernel.database import Database
 from chalicelib.memory.adapters.memory_bulk_load import bulk_load
-from chalicelib.memory.adapters.memory_repository import vector
+from chalicelib.memory.adapters.memory_rows import vector
 from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.memory.services.ports import Embedder
 

@@ -19,7 +19,7 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from chalicelib.memory.adapters.memory_repository import Conn, savepoint
+from chalicelib.memory.adapters.memory_rows import Conn, savepoint
 from chalicelib.memory.adapters.snapshot_repository import as_items, populated, stored_columns
 from chalicelib.memory.adapters.transfer_repository import link_rows
 

@@ -7,7 +7,7 @@ cannot exist, they cascade); it answers None where graph memory's tables are not
 
 from __future__ import annotations
 
-from chalicelib.memory.adapters.memory_repository import Conn, vector
+from chalicelib.memory.adapters.memory_rows import Conn, vector
 
 _SCOPE = "(%(p)s::text IS NULL OR m.project = %(p)s)"
 _LOOP_MEMBERS = f"""

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from chalicelib.memory.adapters.memory_repository import COLUMNS, MEMORIES, Conn, to_memory
+from chalicelib.memory.adapters.memory_rows import COLUMNS, MEMORIES, Conn, to_memory
 from chalicelib.memory.domain.memory_lifecycle import (
     ARCHIVED,
     KEEP_TAG,

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from psycopg.types.json import Jsonb
 
 from chalicelib.kernel.database import Database
-from chalicelib.memory.adapters.memory_repository import vector
+from chalicelib.memory.adapters.memory_rows import vector
 from chalicelib.memory.domain.memory_model import MemoryDraft
 
 HNSW_INDEX = "memories_embedding_hnsw"

@@ -26,7 +26,7 @@ from uuid import UUID
 from psycopg.types.json import Jsonb
 
 from chalicelib.kernel.wire import EARLIEST, LATEST
-from chalicelib.memory.adapters.memory_repository import LIVE, Conn, vector
+from chalicelib.memory.adapters.memory_rows import LIVE, Conn, vector
 from chalicelib.memory.adapters.search_statistics import SearchStatistics
 from chalicelib.memory.domain.memory_model import (
     ON_REQUEST_CATEGORIES,

@@ -11,7 +11,7 @@ from typing import Any
 
 import psycopg
 
-from chalicelib.memory.adapters.memory_repository import COLUMNS, LIVE, MEMORIES, to_memory
+from chalicelib.memory.adapters.memory_rows import COLUMNS, LIVE, MEMORIES, to_memory
 from chalicelib.memory.domain.memory_model import Memory
 
 Conn = psycopg.Connection[Any]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chalicelib.memory.adapters.memory_repository import COLUMNS, MEMORIES, Conn, to_memory
+from chalicelib.memory.adapters.memory_rows import COLUMNS, MEMORIES, Conn, to_memory
 from chalicelib.memory.domain.memory_lifecycle import ARCHIVED
 from chalicelib.memory.domain.memory_model import Memory
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from chalicelib.memory.adapters.memory_repository import Conn
+from chalicelib.memory.adapters.memory_rows import Conn
 from chalicelib.memory.adapters.memory_search import (
     _CANDIDATES,
     _COSINE,

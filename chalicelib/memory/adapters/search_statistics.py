@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from chalicelib.memory.adapters.memory_repository import Conn
+from chalicelib.memory.adapters.memory_rows import Conn
 from chalicelib.memory.domain.memory_model import GLOBAL_PROJECT
 from chalicelib.memory.domain.query_terms import TermStatistics, term_parameters
 from chalicelib.memory.domain.search_scoring import MIN_EF_SEARCH, vector_plan

@@ -18,7 +18,7 @@ from typing import Any
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from chalicelib.memory.adapters.memory_repository import Conn
+from chalicelib.memory.adapters.memory_rows import Conn
 from chalicelib.memory.domain.memory_model import MemoryDraft
 
 

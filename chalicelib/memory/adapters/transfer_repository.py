@@ -16,7 +16,7 @@ import psycopg
 from psycopg import sql
 from psycopg.types.json import Jsonb
 
-from chalicelib.memory.adapters.memory_repository import Conn, savepoint
+from chalicelib.memory.adapters.memory_rows import Conn, savepoint
 from chalicelib.memory.domain.search_keys import search_key
 
 FIELDS = ("project", "category", "content", "summary", "files", "metadata", "tags", "phase", "significance",

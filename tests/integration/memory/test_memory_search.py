@@ -16,7 +16,7 @@ from chalicelib.bootstrap import Container, set_container
 from chalicelib.kernel.database import Database
 from chalicelib.kernel.schedule_table import SCHEDULES
 from chalicelib.memory.adapters.memory_bulk_load import HNSW_INDEX, bulk_load
-from chalicelib.memory.adapters.memory_repository import vector
+from chalicelib.memory.adapters.memory_rows import vector
 from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.memory.services.memory_service import MemoryService
 from infra.local.scheduler import run_schedule_once

@@ -7,6 +7,8 @@ plan mode, so its edit is refused); Approve plan lets it leave plan mode and its
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -38,6 +40,29 @@ def script() -> list[Reply]:
             Reply.tool_use("Write", {"file_path": "notes.md", "content": "planned and approved\n"}),
             Reply.text("Wrote notes.md.")]
 
+@contextmanager
+def plan_stack(tmp_path: Path, database_url: str) -> Iterator[tuple[Path, FakeAnthropic, TelegramStack]]:
+    """A repository, the fake model playing `script()` and the Telegram stack running the real CLI."""
+    repo = make_repo(tmp_path / "myproject")
+    config = tmp_path / "claude-config"
+    config.mkdir()
+    with FakeAnthropic(script()) as model:
+        cli_env = {k: v for k, v in claude_env(model.base_url, config).items() if k not in ("PATH", "HOME")}
+        with telegram_stack(tmp_path, database_url, ITACHI_AGENT_REPOS=f"myproject={repo}",
+                            ITACHI_ENGINE_CLAUDE_COMMAND=str(ensure_claude_cli()), **cli_env) as t:
+            yield repo, model, t
+
+
+def revise_then_approve(t: TelegramStack, database_url: str) -> int:
+    """Send the first plan back with REVISION, approve the second; the topic's thread."""
+    thread = t.topic()
+    t.press_on("PLAN-ONE", "✏️ Revise", timeout_s=90)
+    wait_for(lambda: plan_approvals(database_url) == [("pending", True, None)], timeout_s=30,
+             what="the plan waiting for its revision")
+    t.post(message_update(REVISION, thread_id=thread))
+    t.press_on("PLAN-TWO", "✅ Approve plan", timeout_s=90)
+    return thread
+
 
 def topic_plans(t: TelegramStack, thread: int) -> list[str]:
     """The plan messages of the topic, as last edited."""
@@ -48,24 +73,13 @@ def topic_plans(t: TelegramStack, thread: int) -> list[str]:
 def test_a_plan_sent_back_to_revise_edits_nothing_and_an_approved_plan_edits(
     tmp_path: Path, database_url: str,
 ) -> None:
-    repo = make_repo(tmp_path / "myproject")
-    config = tmp_path / "claude-config"
-    config.mkdir()
-    with FakeAnthropic(script()) as model:
-        cli_env = {k: v for k, v in claude_env(model.base_url, config).items() if k not in ("PATH", "HOME")}
-        with telegram_stack(tmp_path, database_url, ITACHI_AGENT_REPOS=f"myproject={repo}",
-                            ITACHI_ENGINE_CLAUDE_COMMAND=str(ensure_claude_cli()), **cli_env) as t:
-            t.post(message_update("/task --plan myproject add the notes"))
-            thread = t.topic()
-            t.press_on("PLAN-ONE", "✏️ Revise", timeout_s=90)
-            wait_for(lambda: plan_approvals(database_url) == [("pending", True, None)], timeout_s=30,
-                     what="the plan waiting for its revision")
-            t.post(message_update(REVISION, thread_id=thread))
-            t.press_on("PLAN-TWO", "✅ Approve plan", timeout_s=90)
-            story = wait_for(lambda: (texts := t.fake.sent_texts(GROUP, thread))
-                             and "✅ Completed" in texts[-1] and texts,
-                             timeout_s=90, what="the task's result in its topic")
-            (task,) = t.container.tasks.list_tasks()
+    with plan_stack(tmp_path, database_url) as (_repo, model, t):
+        t.post(message_update("/task --plan myproject add the notes"))
+        thread = revise_then_approve(t, database_url)
+        story = wait_for(lambda: (texts := t.fake.sent_texts(GROUP, thread))
+                         and "✅ Completed" in texts[-1] and texts,
+                         timeout_s=90, what="the task's result in its topic")
+        (task,) = t.container.tasks.list_tasks()
         requests = [json.dumps(r.body["messages"]) for r in model.conversation_requests()]
 
     worktree = Path(str(task.worktree))
@@ -84,27 +98,16 @@ def test_a_plan_sent_back_to_revise_edits_nothing_and_an_approved_plan_edits(
 def test_a_plan_mode_session_revises_its_plan_once_then_edits_once_it_is_approved(
     tmp_path: Path, database_url: str,
 ) -> None:
-    repo = make_repo(tmp_path / "myproject")
-    config = tmp_path / "claude-config"
-    config.mkdir()
-    with FakeAnthropic(script()) as model:
-        cli_env = {k: v for k, v in claude_env(model.base_url, config).items() if k not in ("PATH", "HOME")}
-        with telegram_stack(tmp_path, database_url, ITACHI_AGENT_REPOS=f"myproject={repo}",
-                            ITACHI_ENGINE_CLAUDE_COMMAND=str(ensure_claude_cli()), **cli_env) as t:
-            t.post(message_update("/session --plan laptop myproject: add the notes"))
-            thread = t.topic()
-            t.press_on("PLAN-ONE", "✏️ Revise", timeout_s=90)
-            wait_for(lambda: plan_approvals(database_url) == [("pending", True, None)], timeout_s=30,
-                     what="the plan waiting for its revision")
-            t.post(message_update(REVISION, thread_id=thread))
-            t.press_on("PLAN-TWO", "✅ Approve plan", timeout_s=90)
-            wait_for(lambda: "Wrote notes.md." in "\n".join(t.fake.sent_texts(GROUP, thread)), timeout_s=90,
-                     what="the session's answer in its topic")
-            t.post(message_update("/close", thread_id=thread))
-            (session,) = t.container.agent_sessions.list_sessions()
-            wait_for(lambda: t.container.agent_sessions.get(session.id).status.value == "closed",
-                     timeout_s=60, what="the agent's end report")
-            story = t.fake.sent_texts(GROUP, thread)
+    with plan_stack(tmp_path, database_url) as (repo, model, t):
+        t.post(message_update("/session --plan laptop myproject: add the notes"))
+        thread = revise_then_approve(t, database_url)
+        wait_for(lambda: "Wrote notes.md." in "\n".join(t.fake.sent_texts(GROUP, thread)), timeout_s=90,
+                 what="the session's answer in its topic")
+        t.post(message_update("/close", thread_id=thread))
+        (session,) = t.container.agent_sessions.list_sessions()
+        wait_for(lambda: t.container.agent_sessions.get(session.id).status.value == "closed",
+                 timeout_s=60, what="the agent's end report")
+        story = t.fake.sent_texts(GROUP, thread)
         requests = [json.dumps(r.body["messages"]) for r in model.conversation_requests()]
 
     assert (session.engine, session.permission_mode, session.project) == ("claude", "plan", "myproject")

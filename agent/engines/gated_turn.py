@@ -22,9 +22,7 @@ from agent.engines.approval_relay import ApprovalRelay
 from agent.engines.definitions import READ_ONLY_MODES, Engine
 from agent.engines.engine_lines import pump, read_lines
 from agent.engines.jsonrpc_peer import JsonRpcPeer, RpcError
-from agent.version import VERSION
-from chalicelib.contracts.engine_events import EngineEvent, EventKind
-from chalicelib.tasks.domain.protocol_events import (
+from agent.engines.protocol_events import (
     CODEX_APPROVALS,
     acp_answer,
     acp_ask,
@@ -34,6 +32,8 @@ from chalicelib.tasks.domain.protocol_events import (
     codex_event,
     failure,
 )
+from agent.version import VERSION
+from chalicelib.contracts.engine_events import EngineEvent, EventKind
 
 Forward = Callable[[EngineEvent], None]
 GATED = frozenset({"codex", "gemini"})

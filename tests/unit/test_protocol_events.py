@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib.contracts.engine_events import EventKind
-from chalicelib.tasks.domain.protocol_events import (
+from agent.engines.protocol_events import (
     acp_answer,
     acp_ask,
     acp_event,
@@ -11,6 +10,7 @@ from chalicelib.tasks.domain.protocol_events import (
     codex_ask,
     codex_event,
 )
+from chalicelib.contracts.engine_events import EventKind
 
 OPTIONS = [{"optionId": "yes", "kind": "allow_once"}, {"optionId": "no", "kind": "reject_once"}]
 

@@ -131,11 +131,13 @@ ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(limit)s
 # Memories written next to a strong hit (the turn before and after it in a conversation, the step
 # before and after it in a working session): the NEIGHBOURS_PER_SIDE written just before and just
 # after each of the best NEIGHBOUR_PARENTS hits in its project (write order, `seq`: a batch or an
-# import stores many memories at one time), kept when in scope and within NEIGHBOUR_WINDOW of it.
+# import stores many memories at one time), kept when in scope and within NEIGHBOUR_WINDOW of it,
+# each with its own score for the query (`own`: the statement's score, so a neighbour that matches
+# the query too ranks above one that only sits next to the hit).
 NEIGHBOUR_PARENTS, NEIGHBOURS_PER_SIDE, NEIGHBOUR_WINDOW = 5, 2, "30 minutes"  # chosen on LoCoMo 1-5
-_NEIGHBOURS = """
+_NEIGHBOURS = """WITH{terms}
 SELECT h.n, m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {created_at},
-  m.source, m.trusted, {confirmed_at}
+  m.source, m.trusted, {confirmed_at}, ({score}) * {recency} AS own
 FROM unnest(%(parents)s::uuid[]) WITH ORDINALITY AS h(id, n) JOIN memories p ON p.id = h.id
 CROSS JOIN LATERAL ((
   SELECT m.* FROM memories m WHERE m.project = p.project AND m.seq < p.seq
@@ -143,6 +145,7 @@ CROSS JOIN LATERAL ((
 ) UNION ALL (
   SELECT m.* FROM memories m WHERE m.project = p.project AND m.seq > p.seq
   ORDER BY m.seq LIMIT %(per_side)s)) m
+CROSS JOIN query q
 WHERE m.created_at BETWEEN p.created_at - %(window)s::interval AND p.created_at + %(window)s::interval
   AND {filters}
 """
@@ -262,10 +265,12 @@ class PostgresMemorySearch:
         hits = [_hit(r, float(r["score"])) for r in rows]
         if window is not None and dated_apart(hits):
             hits = _by_date(hits, window, weights.dates)
-        hits = self._with_updates(hits[:limit], scope, params)[:limit]
+        else:
+            window = None
+        hits = hits[:limit]
         if weights.neighbours > 0 and hits:
-            hits = self._with_neighbours(hits, scope, params, weights.neighbours, limit)
-        return hits
+            hits = self._with_neighbours(hits, scope, params, mode, weights, window, limit)
+        return self._with_updates(hits, scope, params)[:limit]  # last: an update stays above what it updated
 
     @staticmethod
     def parameters(query: str, embedding: Sequence[float] | None, scope: SearchScope, *, pool: int,
@@ -306,20 +311,25 @@ class PostgresMemorySearch:
         return sorted(best.values(), key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
 
     def _with_neighbours(self, hits: list[SearchHit], scope: SearchScope, params: Mapping[str, object],
-                         share: float, limit: int) -> list[SearchHit]:
-        """Add the neighbours of the best hits at `share` of their parent's score; best `limit` stay."""
-        parents = hits[:NEIGHBOUR_PARENTS]
+                         mode: SearchMode, weights: SearchWeights, window: TimeWindow | None,
+                         limit: int) -> list[SearchHit]:
+        """Add the neighbours of the best hits: `share` of their parent's score and the rest of their
+        own (dated as the hits were, by `window`), or their own when higher; best `limit` stay."""
+        parents, share = hits[:NEIGHBOUR_PARENTS], weights.neighbours
+        score = _SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE)
         rows = self._conn.execute(
-            _NEIGHBOURS.format(filters=scope_filters(scope), created_at=CREATED_AT,
-                               confirmed_at=CONFIRMED_AT),
+            _NEIGHBOURS.format(terms=_TERMS.rstrip().rstrip(","), filters=scope_filters(scope),
+                               created_at=CREATED_AT, confirmed_at=CONFIRMED_AT, score=score,
+                               recency=RECENCY),
             {**params, "parents": [h.id for h in parents], "window": NEIGHBOUR_WINDOW,
              "per_side": NEIGHBOURS_PER_SIDE}, prepare=False).fetchall()
         best = {h.id: h for h in hits}
         for r in rows:
-            score = share * parents[int(r["n"]) - 1].score
+            own = float(r["own"]) * date_factor(window, r["created_at"], weights.dates)
+            joined = max(own, share * parents[int(r["n"]) - 1].score + (1 - share) * own)
             known = best.get(str(r["id"]))
-            if known is None or known.score < score:
-                best[str(r["id"])] = _hit(r, score)
+            if known is None or known.score < joined:
+                best[str(r["id"])] = _hit(r, joined)
         ranked = sorted(best.values(), key=lambda h: (-h.score, -h.created_at.timestamp(), h.id))
         return ranked[:limit]
 

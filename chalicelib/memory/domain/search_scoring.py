@@ -17,7 +17,8 @@ normalised against the other candidates). The defaults were chosen on LoCoMo
 
 After the statement, the adapter re-ranks: with `dates` > 0 a query naming a time multiplies each
 score by `1 - dates + dates * closeness` (`query_dates`); with `neighbours` > 0 the memories stored
-next to the best hits join at that share of their score. `SearchWeights()` has both off; the
+next to the best hits join at `neighbours * hit's score + (1 - neighbours) * their own score`; a memory
+a later one updated is ranked just below its successor, after both. `SearchWeights()` has both off; the
 deployment's defaults (Settings) turn them on.
 """
 

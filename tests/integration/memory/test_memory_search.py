@@ -18,6 +18,7 @@ from chalicelib.kernel.schedule_table import SCHEDULES
 from chalicelib.memory.adapters.memory_bulk_load import HNSW_INDEX, bulk_load
 from chalicelib.memory.adapters.memory_rows import vector
 from chalicelib.memory.domain.memory_model import MemoryDraft
+from chalicelib.memory.domain.search_scoring import SearchWeights
 from chalicelib.memory.services.memory_service import MemoryService
 from infra.local.scheduler import run_schedule_once
 from tests.fakes.memory_embedders import FailingEmbedder, FixedEmbedder, SlowEmbedder, WordHashEmbedder
@@ -140,7 +141,9 @@ def test_filtered_vector_search_returns_k_results_for_a_project_of_any_size(
     query = _near(centers[project], 0.02, random.Random(11))
     container = container_with(tmp_path, url, FixedEmbedder({"where is it": query}))
     try:
-        hits = container.memory.search("where is it", project, limit=10, mode="vector").hits
+        # The statement alone (`SearchWeights()`: no re-ranking after it), against an exact scan.
+        hits = container.memory.search("where is it", project, limit=10, mode="vector",
+                                       weights=SearchWeights()).hits
         hybrid = container.memory.search("where is it topic", project, limit=10).hits
     finally:
         container.close()

@@ -49,6 +49,8 @@ SCHEDULES: tuple[ScheduleSpec, ...] = (
                  "Start the subagent runs whose cron jobs are due (each fires once)."),
     ScheduleSpec("embed-pending", "functions.embed_pending:handler", 300,
                  "Embed memories stored without a vector (the embedder missed the write deadline)."),
+    ScheduleSpec("search-facts", "functions.search_facts:handler", 600,
+                 "Append the facts a language model states about memories to their search keys (budgeted)."),
     ScheduleSpec("effectiveness-decay", "functions.effectiveness_decay:handler", 7 * 86400,
                  "Boost or decay lessons applied 5+ times by their success rate."),
     ScheduleSpec("memory-eviction", "functions.memory_eviction:handler", 7 * 86400,

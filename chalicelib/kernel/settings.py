@@ -99,6 +99,10 @@ class Settings(BaseSettings):
     memory_eviction_batch: int = Field(500, ge=1, le=10_000,
                                        validation_alias=_env("ITACHI_MEMORY_EVICTION_BATCH"))
     memory_eviction_time_s: float = Field(600.0, gt=0, validation_alias=_env("ITACHI_MEMORY_EVICTION_TIME_S"))
+    # A language model's facts in search keys (docs/memory.md#search-keys): memories one `search-facts`
+    # run asks the model about, and how many of them go in one call.
+    search_facts_batch: int = Field(40, ge=1, le=1000, validation_alias=_env("ITACHI_SEARCH_FACTS_BATCH"))
+    search_facts_per_call: int = Field(8, ge=1, le=20, validation_alias=_env("ITACHI_SEARCH_FACTS_PER_CALL"))
     # Retention (docs/operations.md): days each kind of row is kept by the cleanup (0: forever).
     # Memories are never deleted by it; transcript chunks are the indexer's `transcript` memories.
     retention_task_events_days: int = Field(

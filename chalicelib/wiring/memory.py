@@ -69,3 +69,7 @@ class MemoryWiring(CoreWiring):
         lambda c: kit.MemoryIntegrity(c.lifecycle_units, c.embedder))
     memory_transfer: kit.MemoryTransfer = provide(lambda c: kit.MemoryTransfer(c.lifecycle_units, c.embedder))
     memory_snapshots: kit.MemorySnapshots = provide(lambda c: kit.MemorySnapshots(c.lifecycle_units))
+    # The model's facts in search keys, off the write path (the `search-facts` schedule).
+    search_facts: kit.SearchFacts = provide(lambda c: kit.SearchFacts(
+        c.memory_units, c.llm, batch=c.settings.search_facts_batch,  # type: ignore[arg-type]  # binds `search_facts`
+        per_call=c.settings.search_facts_per_call))

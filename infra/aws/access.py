@@ -65,6 +65,7 @@ ACCESS: dict[str, Access] = {
     "functions.effectiveness_decay:handler": Access((DB, OPENAI)),
     "functions.embed_pending:handler": Access((DB, OPENAI)),
     "functions.reflection:handler": Access((DB, OPENAI)),
+    "functions.search_facts:handler": Access((DB, OPENAI)),
     # Proposals go to Telegram; the orient call uses the LLM; DLQ depths are read.
     "functions.brain_loop:handler": Access((DB, BOT, OPENAI), reads_queue_depths=True),
     # Alerts go to Telegram (the bot's handlers are not built: no OpenAI key needed).

@@ -43,6 +43,7 @@ EXPECTED: dict[str, tuple[set[str], set[str], bool]] = {
     "functions.agent_lifecycle:cron": ({DB, BOT}, {"dispatch", "telegram-outbox", MACHINES}, False),
     "functions.effectiveness_decay:handler": ({DB, AI}, set(), False),
     "functions.embed_pending:handler": ({DB, AI}, set(), False),
+    "functions.search_facts:handler": ({DB, AI}, set(), False),
     "functions.codeintel:synthesize_sessions": ({DB, AI}, set(), False),
     "functions.codeintel:analyze_edits": ({DB, AI}, set(), False),
     "functions.codeintel:repo_expertise": ({DB, AI}, set(), False),

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from chalicelib.memory.domain.key_facts import FACT_CHARS, FACTS_PER_MEMORY, facts_of
 from chalicelib.memory.domain.memory_model import MemoryDraft
-from chalicelib.memory.domain.search_keys import MAX_KEY_CHARS, keyed, search_key
+from chalicelib.memory.domain.search_keys import MAX_KEY_CHARS, keyed, search_key, with_facts
 
 WRITTEN = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 
@@ -58,3 +59,27 @@ def test_a_memory_is_keyed_by_what_was_written_just_before_it_in_its_project_and
     assert "Did you go" not in drafts[2].search_context  # another project
     assert "It was amazing" not in drafts[3].search_context  # too long after
     assert drafts[0].search_context == ""  # nothing before the first
+
+
+def test_the_models_facts_replace_the_ones_a_pass_before_added_after_the_model_free_key() -> None:
+    base = search_key("Caroline: I love painting sunsets.", WRITTEN)
+    first, appended = with_facts(base, "", ["Caroline paints", "Likes sunsets"])
+    assert first == f"{base} Caroline paints. Likes sunsets" and appended == "Caroline paints. Likes sunsets"
+    again, appended = with_facts(first, appended, ["Caroline is a painter"])
+    assert again == f"{base} Caroline is a painter" and appended == "Caroline is a painter"
+
+
+def test_only_whole_facts_that_fit_within_the_cap_are_appended() -> None:
+    base = "w" * (MAX_KEY_CHARS - 20)
+    key, appended = with_facts(base, "", ["a fact too long to fit in", "short one", "tiny"])
+    assert appended == "short one. tiny" and key == f"{base} short one. tiny" and len(key) <= MAX_KEY_CHARS
+
+
+def test_the_models_answer_is_data_strings_only_cleaned_and_capped_per_memory() -> None:
+    answer = {"notes": [{"note": 2, "facts": ["Ran\x07 5 km\n", 7, None, "Ran 5 km", "y" * 400]},
+                        {"note": 9, "facts": ["misnumbered"]},
+                        {"note": True, "facts": ["a bool is no number"]}, "not an object"]}
+    first, second = facts_of(answer, 2)
+    assert first == [] and second == ["Ran 5 km", "y" * FACT_CHARS]
+    assert len(facts_of({"notes": [{"note": 1, "facts": [f"fact {i}" for i in range(50)]}]}, 1)[0]) \
+        == FACTS_PER_MEMORY

@@ -268,11 +268,13 @@ class PostgresMemoryRepository:
         """New wording (and its vector); raise DuplicateContent if it duplicates another row."""
         try:
             with savepoint(self._conn):  # the caller's transaction survives the refusal
-                # The windows of the old wording go; the new one is searched by its own vector.
+                # The windows of the old wording go; the new one is searched by its own vector, and
+                # its key waits for the model's facts about it (`search_facts`).
                 return self._conn.execute(
                     "WITH stale AS (DELETE FROM memory_chunks WHERE memory_id = %s)"
                     " UPDATE memories SET content = %s, summary = coalesce(%s, summary), content_hash = %s,"
-                    " embedding = %s, embedding_model = %s, updated_at = now() WHERE id = %s",
+                    " embedding = %s, embedding_model = %s, search_facts_at = NULL, updated_at = now()"
+                    " WHERE id = %s",
                     (memory_id, content, summary, content_hash, vector(embedding), embedding_model,
                      memory_id),
                 ).rowcount == 1

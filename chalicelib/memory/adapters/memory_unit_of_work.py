@@ -21,6 +21,7 @@ from chalicelib.memory.adapters.memory_search import PostgresMemorySearch
 from chalicelib.memory.adapters.recall_repository import PostgresMemoryRecall
 from chalicelib.memory.adapters.review_repository import PostgresReviewRepository
 from chalicelib.memory.adapters.search_explain import PostgresSearchExplain
+from chalicelib.memory.adapters.search_facts_repository import PostgresSearchFacts
 from chalicelib.memory.adapters.search_statistics import SearchStatistics
 from chalicelib.memory.adapters.snapshot_repository import PostgresSnapshotRepository
 from chalicelib.memory.adapters.transfer_repository import PostgresTransferRepository
@@ -40,7 +41,7 @@ class RetryableUnitOfWork(PostgresUnitOfWork):
 def memory_units(db: Any) -> MemoryUnits:
     """A factory of memory units over `db` (one statistics snapshot shared by all of them).
 
-    Beside `MemoryUnitOfWork` it binds what the lifecycle, review and transfer ports name."""
+    Beside `MemoryUnitOfWork` it binds what the lifecycle, review, transfer and search-facts ports name."""
     statistics = SearchStatistics()
     return postgres_units(
         db, RetryableUnitOfWork, memories=PostgresMemoryRepository,
@@ -48,4 +49,4 @@ def memory_units(db: Any) -> MemoryUnits:
         integrity=PostgresIntegrityRepository, transfer=PostgresTransferRepository,
         graph_transfer=PostgresGraphTransferRepository, snapshots=PostgresSnapshotRepository,
         recall=PostgresMemoryRecall, explain=lambda conn: PostgresSearchExplain(conn, statistics),
-        imports=PostgresImportCheck, review=PostgresReviewRepository)
+        imports=PostgresImportCheck, review=PostgresReviewRepository, search_facts=PostgresSearchFacts)

@@ -24,12 +24,13 @@ FIELDS = ("project", "category", "content", "summary", "files", "metadata", "tag
           "content_hash", "source", "trusted", "valid_from", "valid_until")
 _COLUMNS = ", ".join(FIELDS)
 _CHANGED = " OR ".join(f"m.{f} IS DISTINCT FROM excluded.{f}" for f in FIELDS)
-# The search key is derived from the text and its date (`search_keys`), so it is written, never compared.
+# The search key is derived from the text and its date (`search_keys`), so it is written, never compared;
+# a changed row's key waits for the model's facts again.
 _UPSERT = (
     f"INSERT INTO memories AS m (id, {_COLUMNS}, search_key)"
     f" VALUES (%(id)s, {', '.join(f'%({f})s' for f in FIELDS)}, %(search_key)s)"
     f" ON CONFLICT (id) DO UPDATE SET {', '.join(f'{f} = excluded.{f}' for f in FIELDS)},"
-    " search_key = excluded.search_key,"
+    " search_key = excluded.search_key, search_facts = '', search_facts_at = NULL,"
     " embedding = CASE WHEN m.content = excluded.content AND m.summary = excluded.summary"
     "   AND m.content_hash = excluded.content_hash THEN m.embedding END,"
     " embedding_model = CASE WHEN m.content = excluded.content AND m.summary = excluded.summary"

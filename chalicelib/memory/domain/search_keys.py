@@ -19,7 +19,10 @@ words):
   question about it does. The context's words count less than the memory's own in the text score
   (`memory_search.CONTEXT_SHARE`), so the turn before still ranks above the reply keyed by it.
 
-The key holds only what the text says or when it was written: nothing is invented.
+The key holds only what the text says or when it was written: nothing is invented. When a language
+model is configured, the facts it states about the memory (`key_facts`, the `search-facts` schedule)
+are appended after the model-free key, within MAX_KEY_CHARS, and kept apart in `search_facts` so
+that a later pass replaces them without touching the rest (`with_facts`).
 """
 
 from __future__ import annotations
@@ -110,6 +113,19 @@ def search_key(content: str, written_at: datetime | None = None) -> str:
     in order, cut at a word within MAX_KEY_CHARS."""
     terms = dict.fromkeys([*_identifier_parts(content), *_numbers(content), *_dates(content, written_at)])
     return _bounded(" ".join(terms), MAX_KEY_CHARS)
+
+
+def with_facts(key: str, old_facts: str, facts: Sequence[str]) -> tuple[str, str]:
+    """(`key` with `facts` in place of `old_facts`, the facts appended): the model-free key is kept
+    as is, and as many whole facts follow it as fit within MAX_KEY_CHARS."""
+    base = key[:-len(old_facts)].rstrip() if old_facts and key.endswith(old_facts) else key
+    room = MAX_KEY_CHARS - len(base) - (1 if base else 0)
+    kept: list[str] = []
+    for fact in facts:
+        if len(". ".join([*kept, fact])) <= room:
+            kept.append(fact)
+    appended = ". ".join(kept)
+    return (f"{base} {appended}" if base and appended else base or appended), appended
 
 
 def search_context(before: str) -> str:

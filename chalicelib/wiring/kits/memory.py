@@ -18,3 +18,4 @@ from chalicelib.memory.services.ports import MemoryUnits
 from chalicelib.memory.services.rule_import import RuleImport
 from chalicelib.memory.services.scoped_reads import ScopedReads
 from chalicelib.memory.services.search_explain import SearchExplainer
+from chalicelib.memory.services.search_facts import SearchFacts

@@ -1,0 +1,38 @@
+"""Postgres access to the model's pass over search keys: the memories waiting for it, and its result.
+
+Bound to one unit of work's connection. A result is written only if the memory still waits and its
+content is the one the model read (a rewrite meanwhile leaves it for a later pass).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from chalicelib.memory.adapters.memory_rows import LIVE, Conn
+from chalicelib.memory.domain.key_facts import KeyFacts, WaitingMemory
+from chalicelib.memory.domain.memory_model import ON_REQUEST_CATEGORIES
+
+
+class PostgresSearchFacts:
+    def __init__(self, conn: Conn) -> None:
+        self._conn = conn
+
+    def waiting(self, limit: int) -> list[WaitingMemory]:
+        """Live, trusted memories of the categories searched by default without a model pass, oldest first."""
+        rows = self._conn.execute(
+            "SELECT m.id, m.content, m.content_hash, m.created_at, m.search_key, m.search_facts"
+            f" FROM memories m WHERE m.search_facts_at IS NULL AND m.trusted AND {LIVE}"
+            " AND NOT (m.category = ANY(%s)) ORDER BY m.created_at, m.id LIMIT %s",
+            (list(ON_REQUEST_CATEGORIES), limit)).fetchall()
+        return [WaitingMemory(str(r["id"]), r["content"], r["content_hash"], r["created_at"],
+                              r["search_key"], r["search_facts"]) for r in rows]
+
+    def record(self, results: Sequence[KeyFacts]) -> int:
+        """Store each memory's new key and facts and mark it done; return how many were still waiting."""
+        done = 0
+        for result in results:
+            done += self._conn.execute(
+                "UPDATE memories SET search_key = %s, search_facts = %s, search_facts_at = now()"
+                " WHERE id = %s AND search_facts_at IS NULL AND content_hash = %s",
+                (result.search_key, result.facts, result.memory_id, result.content_hash)).rowcount
+        return done

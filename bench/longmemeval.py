@@ -21,6 +21,10 @@ asked with `GET /api/memory/search` (hybrid, limit 20) in each project. Reported
 (labelled turns in the top 10 over labelled turns), per question type and overall, and Okapi
 BM25 over plain words and over Postgres's english lexemes computed here on the same turns
 (`bench/bm25.py`). Every figure is held out: nothing was chosen on this set.
+
+`--reuse` with the `--home` of an earlier run asks the questions again on the memories that run
+stored (a search change compared on the same memories, each tree's server in turn): nothing is
+stored, a result's turn is read from its metadata.
 """
 
 from __future__ import annotations
@@ -120,6 +124,20 @@ def ingest(client: ApiClient, instance: Instance, dating: str, now: datetime
     return project, behind
 
 
+def stored(client: ApiClient, instance: Instance, dating: str, now: datetime
+           ) -> tuple[str, dict[str, set[str]]]:
+    """The project an earlier run stored the haystack in; memory id -> turn, read back from the
+    results' metadata as they come (`Stored`)."""
+    return f"lme-{instance['question_id']}-{dating}", Stored()
+
+
+class Stored(dict[str, set[str]]):
+    """memory id -> its turn, from the `turn` each result's metadata names."""
+
+    def of(self, result: dict[str, Any]) -> set[str]:
+        return self.setdefault(result["id"], {str(result["metadata"]["turn"])})
+
+
 def recall(ranked: Sequence[set[str]], wanted: set[str]) -> float:
     """Labelled turns among the top 10 results over labelled turns."""
     return len(wanted & set().union(*ranked[:10])) / len(wanted)
@@ -154,9 +172,13 @@ def main() -> int:
     parser.add_argument("--questions", type=int, default=24)
     parser.add_argument("--types", nargs="+", help="question types to take (default: all)")
     parser.add_argument("--home", type=Path, help="keep the server's home here")
+    parser.add_argument("--reuse", action="store_true",
+                        help="ask again on the memories an earlier run stored in --home (nothing stored)")
     parser.add_argument("--minutes", type=float, default=0,
                         help="take no further question after this many minutes (figures: the questions done)")
     args = parser.parse_args()
+    if args.reuse and args.home is None:
+        parser.error("--reuse needs the --home of an earlier run")
     chosen = choose(read(args.data), args.questions, args.types)
     total = sum(len(turns(i)) for i in chosen)
     print(f"{len(chosen)} questions, {total} turns", flush=True)
@@ -169,11 +191,14 @@ def main() -> int:
                 chosen = chosen[:n]  # the types in turn: what is done stays stratified
                 break
             for dating in DATINGS:
-                project, behind = ingest(client, instance, dating, now)
+                project, behind = (stored if args.reuse else ingest)(client, instance, dating, now)
                 answer = client.search(instance["question"], project, 20, "hybrid", include_global=False)
                 if answer["mode"] != "hybrid":
                     raise SystemExit(f"search degraded: {answer.get('degraded')}")
-                ranked = [behind[r["id"]] for r in answer["results"] if r["id"] in behind]
+                if isinstance(behind, Stored):
+                    ranked = [behind.of(r) for r in answer["results"]]
+                else:
+                    ranked = [behind[r["id"]] for r in answer["results"] if r["id"] in behind]
                 results[f"Itachi hybrid, {dating}"][instance["question_id"]] = recall(
                     ranked, evidence(instance))
             done = ", ".join(f"{d} {results[f'Itachi hybrid, {d}'][instance['question_id']]:.3f}"

@@ -157,7 +157,14 @@ SELECT m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {
 # A memory's cosine: its own vector's, or its best window's when that is closer (a long memory).
 _COSINE = ("greatest(0.0, least(1.0, 1 - least(coalesce(m.embedding <=> %(vector)s, 1), coalesce(("
            "SELECT min(c.embedding <=> %(vector)s) FROM memory_chunks c WHERE c.memory_id = m.id), 1))))")
-_COVERAGE = f"CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce({_MATCHED}, 0) / q.total_idf) ELSE 0 END"
+# A memory longer than the average (in distinct lexemes, `search_statistics`) holds a query's words
+# by chance more often: its coverage is multiplied by (average / its length) ** LENGTH_WEIGHT, as
+# BM25 normalises by length; one as long as the average or shorter keeps all of it.
+LENGTH_WEIGHT = 0.25  # chosen on LoCoMo 1-5
+_LENGTH = ("power(least(1.0, coalesce(%(average_lexemes)s::float8 / greatest(1, length(m.search_tsv)), 1.0)),"
+           " %(length_weight)s)")
+_COVERAGE = (f"CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce({_MATCHED}, 0) / q.total_idf) * {_LENGTH}"
+             " ELSE 0 END")
 
 
 _NOT_ON_REQUEST = "m.category NOT IN (" + ", ".join(f"'{c}'" for c in ON_REQUEST_CATEGORIES) + ")"
@@ -283,7 +290,7 @@ class PostgresMemorySearch:
             "metadata": Jsonb(scope.metadata) if scope.metadata else None,
             "tag": scope.tag, "pool": pool, "limit": limit, "wide": 4 * pool, "sample": SAMPLE_ROWS,
             "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
-            "context_share": CONTEXT_SHARE,
+            "context_share": CONTEXT_SHARE, "length_weight": LENGTH_WEIGHT, "average_lexemes": None,
             "half_life": weights.half_life_days, "max_half_lives": MAX_HALF_LIVES,
             "earliest": EARLIEST, "latest": LATEST,
             **{f"project_{n}": p for n, p in enumerate(scope.projects)},

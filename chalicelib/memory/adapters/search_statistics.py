@@ -13,7 +13,7 @@ statistics than a search that read them itself would have.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -37,6 +37,11 @@ WHERE c.oid = 'memories'::regclass
 """
 # Never parallel: a branch's exact scan of a large project is planned with workers, which are
 # started (tens of ms on a busy machine) even when its count check leaves it unrun.
+# The memories' average length in distinct lexemes (the text score's length pivot, `_COVERAGE`),
+# from a sample of about SAMPLED_ROWS rows: read with the rest of the snapshot, once per ANALYZE.
+SAMPLED_ROWS = 2_000
+_AVERAGE_LEXEMES = ("SELECT avg(length(search_tsv))::float8 AS lexemes"
+                    " FROM memories TABLESAMPLE SYSTEM (%(percent)s)")
 _OPEN = f"""
 SELECT tsvector_to_array(to_tsvector('english'::regconfig, %(query)s)) AS lexemes, {_ANALYZED} AS analyzed,
   set_config('max_parallel_workers_per_gather', '0', true) AS parallel,
@@ -57,6 +62,7 @@ class Snapshot:
     unlisted_share: float = 0.0
     total: float = 0.0
     has_project_stats: bool = False
+    average_lexemes: float | None = None  # None before any ANALYZE or in an empty table
 
     def project(self, name: str) -> tuple[float | None, float | None]:
         """(share of all memories, estimated rows) of a project; (None, None) before any ANALYZE.
@@ -108,8 +114,14 @@ class SearchStatistics:
 
     def read(self, conn: Conn) -> Snapshot:
         """The statistics as the database has them now (and keep them)."""
-        self._snapshot = _snapshot(conn.execute(_SNAPSHOT).fetchone())
-        return self._snapshot
+        snapshot = _snapshot(conn.execute(_SNAPSHOT).fetchone())
+        if snapshot.total > 0:
+            percent = min(100.0, 100.0 * SAMPLED_ROWS / snapshot.total)
+            row = conn.execute(_AVERAGE_LEXEMES, {"percent": percent}).fetchone()
+            if row is not None and row["lexemes"] is not None:
+                snapshot = replace(snapshot, average_lexemes=float(row["lexemes"]))
+        self._snapshot = snapshot
+        return snapshot
 
     def open_search(self, conn: Conn, query: str, projects: Sequence[str], pool: int,
                     vector: bool) -> dict[str, Any]:
@@ -124,7 +136,8 @@ class SearchStatistics:
             if fresh != settings:
                 conn.execute(_SETTINGS, fresh)
         lexemes = list(row["lexemes"] or ()) if row is not None else []
-        return {**term_parameters(lexemes, snapshot.terms), **plans}
+        return {**term_parameters(lexemes, snapshot.terms), **plans,
+                "average_lexemes": snapshot.average_lexemes}
 
     @staticmethod
     def _plan(snapshot: Snapshot, projects: Sequence[str], pool: int,

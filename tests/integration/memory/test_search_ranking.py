@@ -123,12 +123,14 @@ def test_the_memories_stored_next_to_a_strong_hit_join_it_at_the_neighbours_shar
     # it holds no query term and comes in at the share alone; the turn before matches the query
     # too, so it ranks above them. Nothing from hours later or elsewhere. Two each side: the second
     # turn after the best hit comes in too (the newer first on a tie).
-    assert [(h.content, h.score) for h in weak] == [
-        (turns[1], alone[0].score), (turns[0], pytest.approx(0.2 * alone[0].score + 0.8 * alone[1].score)),
-        (turns[3], pytest.approx(0.2 * alone[0].score)), (turns[2], pytest.approx(0.2 * alone[0].score))]
+    assert [(h.content, h.score) for h in weak] == [  # scores are rounded to 6 places
+        (turns[1], alone[0].score),
+        (turns[0], pytest.approx(0.2 * alone[0].score + 0.8 * alone[1].score, abs=1e-6)),
+        (turns[3], pytest.approx(0.2 * alone[0].score, abs=1e-6)),
+        (turns[2], pytest.approx(0.2 * alone[0].score, abs=1e-6))]
     assert [h.content for h in strong] == [turns[1], turns[0], turns[3], turns[2]]
     assert [h.score for h in strong[1:]] == pytest.approx(
-        [0.7 * alone[0].score + 0.3 * alone[1].score] + [0.7 * alone[0].score] * 2)
+        [0.7 * alone[0].score + 0.3 * alone[1].score] + [0.7 * alone[0].score] * 2, abs=1e-6)
     limited = searcher.memory.search("quartz lantern", "n", mode="text", limit=2, weights=high).hits
     assert len(limited) == 2
 
@@ -197,3 +199,26 @@ def test_a_date_the_query_names_leaves_an_import_stored_within_a_day_ranked_as_w
 
     assert [(h.content, h.score) for h in dated] == [(h.content, h.score) for h in bare]
     assert bare[0].content.startswith("Imported last")  # equal scores: the newer first
+
+
+def test_a_memory_longer_than_the_average_keeps_less_of_its_text_score_by_the_length_weight(
+        searcher: Container) -> None:
+    filler = " ".join(f"word{n}" for n in range(120))  # 120 distinct lexemes more than its short twin
+    load(searcher, [
+        MemoryDraft("l", "fact", "The quartz lantern", embedding=basis(1), created_at=NOW),
+        MemoryDraft("l", "fact", f"The quartz lantern, and then {filler}", embedding=basis(2),
+                    created_at=NOW),
+        *(MemoryDraft("l", "fact", f"note {n} about the weather", embedding=basis(3 + n), created_at=NOW)
+          for n in range(6)),
+    ])
+    with searcher.db.connection() as conn:  # the table is small: the sample is all of it
+        row = conn.execute("SELECT avg(length(search_tsv))::float8 AS a FROM memories").fetchone()
+    assert row is not None
+    average = row["a"]
+
+    short, long = searcher.memory.search("quartz lantern", "l", mode="text",
+                                         weights=SearchWeights(recency=0)).hits[:2]
+
+    assert short.content == "The quartz lantern" and short.score == pytest.approx(1.0, abs=1e-6)
+    lexemes = 2 + 120  # "quartz", "lantern" and the filler ("the", "and", "then" are stop words)
+    assert long.score == pytest.approx((average / lexemes) ** 0.25, abs=1e-3)

@@ -5,8 +5,10 @@ has had no model pass, oldest first (live, trusted, of the categories searched b
 asks the model about `per_call` of them at a time (`key_facts`). Each memory's facts replace the
 ones a pass before added, after its model-free key, within MAX_KEY_CHARS (`search_keys.with_facts`),
 and the memory is marked done in the same statement, so a rerun appends nothing. A call that
-answers None (the day's budget spent, a failure, an unusable answer) ends the run and leaves its
-memories waiting for a later one. Without a model nothing is read and nothing is marked.
+answers None (the day's budget spent, a failure, an unusable answer) leaves its memories waiting
+for a later run and the run goes on with the next group: over budget every later call answers None
+at once, without reaching the model, and a memory the model keeps failing on does not hold back
+the ones behind it. Without a model nothing is read and nothing is marked.
 """
 
 from __future__ import annotations
@@ -70,9 +72,9 @@ class SearchFacts:
             counts["calls"] += 1
             answer = self._llm.complete_json(PURPOSE, SYSTEM, prompt(group), SCHEMA,
                                              max_tokens=answer_tokens(len(group)), temperature=0.0)
-            if answer is None:
-                counts["left"] = len(waiting) - start
-                break
+            if answer is None:  # this group waits for a later run; the next may still be keyed
+                counts["left"] += len(group)
+                continue
             facts = facts_of(answer, len(group))
             results = [_keyed(memory, found) for memory, found in zip(group, facts, strict=True)]
             with self._units() as uow:

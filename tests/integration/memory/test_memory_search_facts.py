@@ -188,3 +188,20 @@ def test_a_rewritten_memory_gets_the_models_facts_again_in_place_of_the_old_ones
         assert found(c, "Tanzania") == [] and found(c, "Kilimanjaro Machame") == [rewritten]
     finally:
         c.close()
+
+
+def test_a_memory_the_model_fails_on_waits_without_holding_back_the_ones_after_it(
+        tmp_path: Path, database_url: str, fake: FakeOpenAI) -> None:
+    c = model_container(tmp_path, database_url, fake, search_facts_per_call=1)
+    try:
+        store(c, "p", "A note the model cannot answer about")
+        store(c, "p", REPLY)
+        fake.script_chat("not json at all")
+        fake.script_chat(facts_answer([FACT]))
+
+        assert run_worker(c) == {"keyed": 1, "facts": 1, "calls": 2, "left": 1}
+
+        assert keys(c)["A note the model cannot answer about"][1:] == ("", False)
+        assert keys(c)[REPLY][1:] == (FACT, True) and found(c, QUESTION)[0] == REPLY  # then its neighbour
+    finally:
+        c.close()

@@ -104,11 +104,15 @@ def turns(instance: Instance) -> list[tuple[str, str, datetime]]:
     return out
 
 
+def project_of(instance: Instance, dating: str) -> str:
+    return f"lme-{instance['question_id']}-{dating}"
+
+
 def ingest(client: ApiClient, instance: Instance, dating: str, now: datetime
            ) -> tuple[str, dict[str, set[str]]]:
     """Store the haystack in a project of its own; (project, memory id -> the turns it stands for:
     a turn repeated word for word reinforces the memory of its first telling)."""
-    project = f"lme-{instance['question_id']}-{dating}"
+    project = project_of(instance, dating)
     shift = now - parse_date(instance["question_date"])
     behind: dict[str, set[str]] = defaultdict(set)
     rows = turns(instance)
@@ -126,16 +130,9 @@ def ingest(client: ApiClient, instance: Instance, dating: str, now: datetime
 
 def stored(client: ApiClient, instance: Instance, dating: str, now: datetime
            ) -> tuple[str, dict[str, set[str]]]:
-    """The project an earlier run stored the haystack in; memory id -> turn, read back from the
-    results' metadata as they come (`Stored`)."""
-    return f"lme-{instance['question_id']}-{dating}", Stored()
-
-
-class Stored(dict[str, set[str]]):
-    """memory id -> its turn, from the `turn` each result's metadata names."""
-
-    def of(self, result: dict[str, Any]) -> set[str]:
-        return self.setdefault(result["id"], {str(result["metadata"]["turn"])})
+    """The project an earlier run stored the haystack in (`--reuse`); each result's turn is then read
+    from its metadata."""
+    return project_of(instance, dating), {}
 
 
 def recall(ranked: Sequence[set[str]], wanted: set[str]) -> float:
@@ -195,10 +192,7 @@ def main() -> int:
                 answer = client.search(instance["question"], project, 20, "hybrid", include_global=False)
                 if answer["mode"] != "hybrid":
                     raise SystemExit(f"search degraded: {answer.get('degraded')}")
-                if isinstance(behind, Stored):
-                    ranked = [behind.of(r) for r in answer["results"]]
-                else:
-                    ranked = [behind[r["id"]] for r in answer["results"] if r["id"] in behind]
+                ranked = [behind.get(r["id"]) or {str(r["metadata"]["turn"])} for r in answer["results"]]
                 results[f"Itachi hybrid, {dating}"][instance["question_id"]] = recall(
                     ranked, evidence(instance))
             done = ", ".join(f"{d} {results[f'Itachi hybrid, {d}'][instance['question_id']]:.3f}"

@@ -46,12 +46,12 @@ _MATCHED = ("(SELECT sum(t.idf * CASE WHEN m.search_tsv @@ t.own THEN 1 ELSE %(c
 # the scope (the project and `_global`), each with its own LIMIT, so each is planned with that
 # project's own size (a small project's rows through its btree, a large one's through GIN or
 # HNSW) and never ranks another project's rows. Their union is a superset of the scope's best.
+# The query's terms and their total idf: the first CTEs of the search and of its neighbours' statement.
 _TERMS = """
 terms AS (
   SELECT t.tq::tsquery AS tq, t.own::tsquery AS own, t.idf
   FROM unnest(%(term_tqs)s::text[], %(term_own_tqs)s::text[], %(term_idfs)s::float8[]) AS t(tq, own, idf)),
-query AS (SELECT %(total_idf)s::float8 AS total_idf),
-"""
+query AS (SELECT %(total_idf)s::float8 AS total_idf)"""
 _TEXT_HIT = """(
   SELECT m.id FROM memories m
   WHERE m.search_tsv @@ %(tq)s::tsquery AND {filters}
@@ -189,9 +189,14 @@ def scope_filters(scope: SearchScope, project: str | None = None) -> str:
     return " AND ".join(filters)
 
 
+def relevance(mode: SearchMode) -> str:
+    """The SQL of a memory `m`'s relevance in `mode` (before recency), as `_SCORE` defines it."""
+    return _SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE)
+
+
 def build_statement(mode: SearchMode, scope: SearchScope) -> str:
     """The search SQL for `mode` and the filters present in `scope` (constant fragments only)."""
-    parts = ["WITH", _TERMS]
+    parts = ["WITH", _TERMS, ","]
     if mode in ("hybrid", "text"):
         parts.append(_branches("text_hits", _TEXT_HIT, scope))
     if mode == "text":
@@ -200,8 +205,7 @@ def build_statement(mode: SearchMode, scope: SearchScope) -> str:
         parts.append(_branches("vec_ann", _VEC_ANN, scope))
         parts.append(_branches("vec_exact", _VEC_EXACT, scope))
         parts.append(_branches("chunk_ann", _CHUNK_ANN, scope))
-    score = _SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE)
-    parts.append(_FINAL.format(candidates=_CANDIDATES[mode], score=score, created_at=CREATED_AT,
+    parts.append(_FINAL.format(candidates=_CANDIDATES[mode], score=relevance(mode), created_at=CREATED_AT,
                                confirmed_at=CONFIRMED_AT, recency=RECENCY, updated=UPDATED))
     return "".join(parts)
 
@@ -270,13 +274,12 @@ class PostgresMemorySearch:
         # and was measured ten times slower on a large project (psycopg prepares after 5 runs).
         rows = self._conn.execute(build_statement(mode, scope), params, prepare=False).fetchall()
         hits = [_hit(r, float(r["score"])) for r in rows]
-        if window is not None and dated_apart(hits):
-            hits = _by_date(hits, window, weights.dates)
-        else:
-            window = None
+        dated = window if window is not None and dated_apart(hits) else None
+        if dated is not None:
+            hits = _by_date(hits, dated, weights.dates)
         hits = hits[:limit]
         if weights.neighbours > 0 and hits:
-            hits = self._with_neighbours(hits, scope, params, mode, weights, window, limit)
+            hits = self._with_neighbours(hits, scope, params, mode, weights, dated, limit)
         return self._with_updates(hits, scope, params)[:limit]  # last: an update stays above what it updated
 
     @staticmethod
@@ -323,11 +326,9 @@ class PostgresMemorySearch:
         """Add the neighbours of the best hits: `share` of their parent's score and the rest of their
         own (dated as the hits were, by `window`), or their own when higher; best `limit` stay."""
         parents, share = hits[:NEIGHBOUR_PARENTS], weights.neighbours
-        score = _SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE)
         rows = self._conn.execute(
-            _NEIGHBOURS.format(terms=_TERMS.rstrip().rstrip(","), filters=scope_filters(scope),
-                               created_at=CREATED_AT, confirmed_at=CONFIRMED_AT, score=score,
-                               recency=RECENCY),
+            _NEIGHBOURS.format(terms=_TERMS, filters=scope_filters(scope), created_at=CREATED_AT,
+                               confirmed_at=CONFIRMED_AT, score=relevance(mode), recency=RECENCY),
             {**params, "parents": [h.id for h in parents], "window": NEIGHBOUR_WINDOW,
              "per_side": NEIGHBOURS_PER_SIDE}, prepare=False).fetchall()
         best = {h.id: h for h in hits}

@@ -16,12 +16,12 @@ from chalicelib.memory.adapters.memory_search import (
     _CANDIDATES,
     _COSINE,
     _COVERAGE,
-    _SCORE,
     CREATED_AT,
     RECENCY,
     UPDATED,
     PostgresMemorySearch,
     build_statement,
+    relevance,
 )
 from chalicelib.memory.adapters.search_statistics import SearchStatistics
 from chalicelib.memory.domain.memory_model import SearchMode, SearchScope
@@ -40,7 +40,7 @@ ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(pool)s
 def explain_statement(mode: SearchMode, scope: SearchScope) -> str:
     head = build_statement(mode, scope).split("candidates AS (", 1)[0]
     return head + _EXPLAIN.format(
-        candidates=_CANDIDATES[mode], score=_SCORE[mode].format(cosine=_COSINE, coverage=_COVERAGE),
+        candidates=_CANDIDATES[mode], score=relevance(mode),
         vector_part="NULL::float8" if mode == "text" else _COSINE,
         text_part="NULL::float8" if mode == "vector" else _COVERAGE, recency=RECENCY, created_at=CREATED_AT,
         updated=UPDATED)

@@ -29,10 +29,11 @@ class PostgresSearchFacts:
 
     def record(self, results: Sequence[KeyFacts]) -> int:
         """Store each memory's new key and facts and mark it done; return how many were still waiting."""
-        done = 0
-        for result in results:
-            done += self._conn.execute(
-                "UPDATE memories SET search_key = %s, search_facts = %s, search_facts_at = now()"
-                " WHERE id = %s AND search_facts_at IS NULL AND content_hash = %s",
-                (result.search_key, result.facts, result.memory_id, result.content_hash)).rowcount
-        return done
+        if not results:
+            return 0
+        return self._conn.execute(
+            "UPDATE memories m SET search_key = r.key, search_facts = r.facts, search_facts_at = now()"
+            " FROM unnest(%s::uuid[], %s::text[], %s::text[], %s::text[]) AS r(id, content_hash, key, facts)"
+            " WHERE m.id = r.id AND m.search_facts_at IS NULL AND m.content_hash = r.content_hash",
+            ([r.memory_id for r in results], [r.content_hash for r in results],
+             [r.search_key for r in results], [r.facts for r in results])).rowcount

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from chalicelib.kernel.redaction import redact
+from chalicelib.memory.domain.search_keys import cut_at_word
 
 FACT_CHARS = 160
 FACTS_PER_MEMORY = 12
@@ -109,7 +110,4 @@ def clean_facts(facts: Sequence[object], kept: Sequence[str] = ()) -> list[str]:
 
 def _clean(fact: str) -> str:
     printable = "".join(" " if unicodedata.category(c).startswith("C") else c for c in fact)
-    text = redact(_SPACES.sub(" ", printable).strip().rstrip("."))
-    if len(text) > FACT_CHARS:
-        text = text[:FACT_CHARS].rsplit(" ", 1)[0]
-    return text
+    return cut_at_word(redact(_SPACES.sub(" ", printable).strip().rstrip(".")), FACT_CHARS)

@@ -104,7 +104,8 @@ def _aware(when: datetime) -> datetime:
     return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
-def _bounded(text: str, limit: int) -> str:
+def cut_at_word(text: str, limit: int) -> str:
+    """`text` if within `limit` characters, else its first `limit` cut back to the last whole word."""
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0]
 
 
@@ -112,7 +113,7 @@ def search_key(content: str, written_at: datetime | None = None) -> str:
     """The key of a memory with `content` written at `written_at` (None: no dates): each term once,
     in order, cut at a word within MAX_KEY_CHARS."""
     terms = dict.fromkeys([*_identifier_parts(content), *_numbers(content), *_dates(content, written_at)])
-    return _bounded(" ".join(terms), MAX_KEY_CHARS)
+    return cut_at_word(" ".join(terms), MAX_KEY_CHARS)
 
 
 def with_facts(key: str, old_facts: str, facts: Sequence[str]) -> tuple[str, str]:
@@ -130,7 +131,7 @@ def with_facts(key: str, old_facts: str, facts: Sequence[str]) -> tuple[str, str
 
 def search_context(before: str) -> str:
     """The context of a memory written just after `before`: its first CONTEXT_CHARS, cut at a word."""
-    return _bounded(" ".join(before.split()), CONTEXT_CHARS)
+    return cut_at_word(" ".join(before.split()), CONTEXT_CHARS)
 
 
 def keyed(drafts: Sequence[MemoryDraft], now: datetime) -> list[MemoryDraft]:

@@ -5,7 +5,7 @@ run as the local scheduler runs it)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,24 @@ def model_container(tmp_path: Path, database_url: str, fake: FakeOpenAI | None, 
     return c
 
 
+Models = Callable[..., Container]
+
+
+@pytest.fixture
+def model(tmp_path: Path, database_url: str) -> Iterator[Models]:
+    """Containers on the test's database, talking to `fake` (None: no model configured), each closed
+    after the test."""
+    made: list[Container] = []
+
+    def make(fake: FakeOpenAI | None, **settings: Any) -> Container:
+        made.append(model_container(tmp_path, database_url, fake, **settings))
+        return made[-1]
+
+    yield make
+    for c in made:
+        c.close()
+
+
 def facts_answer(*notes: list[Any]) -> str:
     return json.dumps({"notes": [{"note": n, "facts": facts} for n, facts in enumerate(notes, 1)]})
 
@@ -72,136 +90,113 @@ def found(c: Container, question: str) -> list[str]:
     return [hit.content for hit in c.memory.search(question, "p", mode="text").hits]
 
 
+
 def test_a_memory_is_found_by_a_question_naming_what_only_the_models_fact_says(
-        tmp_path: Path, database_url: str, fake: FakeOpenAI) -> None:
-    c = model_container(tmp_path, database_url, fake)
-    try:
-        store(c, "p", REPLY)
-        assert found(c, QUESTION) == []
-        fake.script_chat(facts_answer([FACT]))
+        model: Models, fake: FakeOpenAI) -> None:
+    c = model(fake)
+    store(c, "p", REPLY)
+    assert found(c, QUESTION) == []
+    fake.script_chat(facts_answer([FACT]))
 
-        assert run_worker(c) == {"keyed": 1, "facts": 1, "calls": 1, "left": 0}
+    assert run_worker(c) == {"keyed": 1, "facts": 1, "calls": 1, "left": 0}
 
-        assert found(c, QUESTION) == [REPLY]
-        key, facts, done = keys(c)[REPLY]
-        assert done and facts == FACT and key == f"{model_free_key(c, REPLY)} {FACT}"
-        (request,) = fake.requests_to(CHAT_PATH)
-        assert REPLY in request["messages"][-1]["content"]
-    finally:
-        c.close()
+    assert found(c, QUESTION) == [REPLY]
+    key, facts, done = keys(c)[REPLY]
+    assert done and facts == FACT and key == f"{model_free_key(c, REPLY)} {FACT}"
+    (request,) = fake.requests_to(CHAT_PATH)
+    assert REPLY in request["messages"][-1]["content"]
 
 
 def test_a_rerun_appends_nothing_and_asks_the_model_nothing(
-        tmp_path: Path, database_url: str, fake: FakeOpenAI) -> None:
-    c = model_container(tmp_path, database_url, fake)
-    try:
-        store(c, "p", REPLY)
-        fake.script_chat(facts_answer([FACT]))
-        run_worker(c)
-        before = keys(c)
-        fake.script_chat(facts_answer(["Went hiking"]))
+        model: Models, fake: FakeOpenAI) -> None:
+    c = model(fake)
+    store(c, "p", REPLY)
+    fake.script_chat(facts_answer([FACT]))
+    run_worker(c)
+    before = keys(c)
+    fake.script_chat(facts_answer(["Went hiking"]))
 
-        assert run_worker(c) == {"keyed": 0, "facts": 0, "calls": 0, "left": 0}
+    assert run_worker(c) == {"keyed": 0, "facts": 0, "calls": 0, "left": 0}
 
-        assert keys(c) == before and len(fake.requests_to(CHAT_PATH)) == 1
-    finally:
-        c.close()
+    assert keys(c) == before and len(fake.requests_to(CHAT_PATH)) == 1
 
 
 def test_over_the_days_budget_nothing_is_marked_and_a_later_run_with_budget_keys_it(
-        tmp_path: Path, database_url: str, fake: FakeOpenAI) -> None:
-    poor = model_container(tmp_path, database_url, fake, llm_daily_budget_usd=0.000001)
-    try:
-        store(poor, "p", REPLY)
-        fake.script_chat(facts_answer([FACT]))
-        assert run_worker(poor) == {"keyed": 0, "facts": 0, "calls": 1, "left": 1}
-        assert keys(poor)[REPLY][1:] == ("", False) and fake.requests_to(CHAT_PATH) == []
-    finally:
-        poor.close()
-    funded = model_container(tmp_path, database_url, fake)
-    try:
-        assert run_worker(funded)["keyed"] == 1
-        assert keys(funded)[REPLY][1:] == (FACT, True) and found(funded, QUESTION) == [REPLY]
-        with funded.db.connection() as conn:
-            statuses = conn.execute("SELECT status FROM llm_usage WHERE purpose = %s", (PURPOSE,)).fetchall()
-        assert [r["status"] for r in statuses] == ["skipped", "ok"]
-    finally:
-        funded.close()
+        model: Models, fake: FakeOpenAI) -> None:
+    poor = model(fake, llm_daily_budget_usd=0.000001)
+    store(poor, "p", REPLY)
+    fake.script_chat(facts_answer([FACT]))
+    assert run_worker(poor) == {"keyed": 0, "facts": 0, "calls": 1, "left": 1}
+    assert keys(poor)[REPLY][1:] == ("", False) and fake.requests_to(CHAT_PATH) == []
+    funded = model(fake)
+    assert run_worker(funded)["keyed"] == 1
+    assert keys(funded)[REPLY][1:] == (FACT, True) and found(funded, QUESTION) == [REPLY]
+    with funded.db.connection() as conn:
+        statuses = conn.execute("SELECT status FROM llm_usage WHERE purpose = %s", (PURPOSE,)).fetchall()
+    assert [r["status"] for r in statuses] == ["skipped", "ok"]
 
 
-def test_without_a_model_nothing_changes(tmp_path: Path, database_url: str) -> None:
-    c = model_container(tmp_path, database_url, None)
-    try:
-        store(c, "p", REPLY)
-        before = keys(c)
-        assert run_worker(c) == {"keyed": 0, "facts": 0, "calls": 0, "left": 0}
-        assert keys(c) == before and before[REPLY][1:] == ("", False)
-    finally:
-        c.close()
+def test_without_a_model_nothing_changes(model: Models) -> None:
+    c = model(None)
+    store(c, "p", REPLY)
+    before = keys(c)
+    assert run_worker(c) == {"keyed": 0, "facts": 0, "calls": 0, "left": 0}
+    assert keys(c) == before and before[REPLY][1:] == ("", False)
 
 
 def test_the_key_never_exceeds_its_cap_and_the_models_text_is_cleaned_and_redacted(
-        tmp_path: Path, database_url: str, fake: FakeOpenAI) -> None:
-    c = model_container(tmp_path, database_url, fake)
+        model: Models, fake: FakeOpenAI) -> None:
+    c = model(fake)
     long_memory = " ".join(f"step_{i}_done" for i in range(10, 460))  # a model-free key near the cap
     secret = "sk-proj-" + "a1B2c3D4e5" * 4
-    try:
-        store(c, "p", long_memory)
-        store(c, "p", REPLY)
-        fake.script_chat(facts_answer(
-            [f"Finished step {i} of the migration" for i in range(40)],
-            [f"Uses the key {secret}", 42, {"a": 1}, "Summit\x00 reached\x1b[31m at dawn", "x" * 500, FACT]))
+    store(c, "p", long_memory)
+    store(c, "p", REPLY)
+    fake.script_chat(facts_answer(
+        [f"Finished step {i} of the migration" for i in range(40)],
+        [f"Uses the key {secret}", 42, {"a": 1}, "Summit\x00 reached\x1b[31m at dawn", "x" * 500, FACT]))
 
-        run_worker(c)
+    run_worker(c)
 
-        stored = keys(c)
-        assert all(len(key) <= MAX_KEY_CHARS for key, _, _ in stored.values())
-        long_key, long_facts, done = stored[long_memory]
-        assert done and long_key == f"{model_free_key(c, long_memory)} {long_facts}"
-        assert 0 < long_facts.count("Finished step") < 12  # whole facts, as many as fit
-        reply_key, reply_facts, _ = stored[REPLY]
-        assert secret not in reply_key and "[REDACTED:api_key]" in reply_key
-        assert "Summit reached [31m at dawn" in reply_facts
-        assert "\x00" not in reply_key and "\x1b" not in reply_key
-        assert "42" not in reply_facts.split() and "x" * 200 not in reply_facts and FACT in reply_facts
-    finally:
-        c.close()
+    stored = keys(c)
+    assert all(len(key) <= MAX_KEY_CHARS for key, _, _ in stored.values())
+    long_key, long_facts, done = stored[long_memory]
+    assert done and long_key == f"{model_free_key(c, long_memory)} {long_facts}"
+    assert 0 < long_facts.count("Finished step") < 12  # whole facts, as many as fit
+    reply_key, reply_facts, _ = stored[REPLY]
+    assert secret not in reply_key and "[REDACTED:api_key]" in reply_key
+    assert "Summit reached [31m at dawn" in reply_facts
+    assert "\x00" not in reply_key and "\x1b" not in reply_key
+    assert "42" not in reply_facts.split() and "x" * 200 not in reply_facts and FACT in reply_facts
 
 
 def test_a_rewritten_memory_gets_the_models_facts_again_in_place_of_the_old_ones(
-        tmp_path: Path, database_url: str, fake: FakeOpenAI) -> None:
-    c = model_container(tmp_path, database_url, fake)
-    try:
-        memory_id = store(c, "p", REPLY)
-        fake.script_chat(facts_answer([FACT]))
-        run_worker(c)
-        model_free = keys(c)[REPLY][0].removesuffix(" " + FACT)
-        rewritten = REPLY + " We took the Machame route."
-        c.memory.update_content(memory_id, rewritten)
-        assert keys(c)[rewritten][2] is False
-        fake.script_chat(facts_answer(["Climbed Kilimanjaro by the Machame route"]))
+        model: Models, fake: FakeOpenAI) -> None:
+    c = model(fake)
+    memory_id = store(c, "p", REPLY)
+    fake.script_chat(facts_answer([FACT]))
+    run_worker(c)
+    model_free = keys(c)[REPLY][0].removesuffix(" " + FACT)
+    rewritten = REPLY + " We took the Machame route."
+    c.memory.update_content(memory_id, rewritten)
+    assert keys(c)[rewritten][2] is False
+    fake.script_chat(facts_answer(["Climbed Kilimanjaro by the Machame route"]))
 
-        assert run_worker(c)["keyed"] == 1
+    assert run_worker(c)["keyed"] == 1
 
-        key, facts, done = keys(c)[rewritten]
-        assert done and key == f"{model_free} {facts}" and facts == "Climbed Kilimanjaro by the Machame route"
-        assert found(c, "Tanzania") == [] and found(c, "Kilimanjaro Machame") == [rewritten]
-    finally:
-        c.close()
+    key, facts, done = keys(c)[rewritten]
+    assert done and key == f"{model_free} {facts}" and facts == "Climbed Kilimanjaro by the Machame route"
+    assert found(c, "Tanzania") == [] and found(c, "Kilimanjaro Machame") == [rewritten]
 
 
 def test_a_memory_the_model_fails_on_waits_without_holding_back_the_ones_after_it(
-        tmp_path: Path, database_url: str, fake: FakeOpenAI) -> None:
-    c = model_container(tmp_path, database_url, fake, search_facts_per_call=1)
-    try:
-        store(c, "p", "A note the model cannot answer about")
-        store(c, "p", REPLY)
-        fake.script_chat("not json at all")
-        fake.script_chat(facts_answer([FACT]))
+        model: Models, fake: FakeOpenAI) -> None:
+    c = model(fake, search_facts_per_call=1)
+    store(c, "p", "A note the model cannot answer about")
+    store(c, "p", REPLY)
+    fake.script_chat("not json at all")
+    fake.script_chat(facts_answer([FACT]))
 
-        assert run_worker(c) == {"keyed": 1, "facts": 1, "calls": 2, "left": 1}
+    assert run_worker(c) == {"keyed": 1, "facts": 1, "calls": 2, "left": 1}
 
-        assert keys(c)["A note the model cannot answer about"][1:] == ("", False)
-        assert keys(c)[REPLY][1:] == (FACT, True) and found(c, QUESTION)[0] == REPLY  # then its neighbour
-    finally:
-        c.close()
+    assert keys(c)["A note the model cannot answer about"][1:] == ("", False)
+    assert keys(c)[REPLY][1:] == (FACT, True) and found(c, QUESTION)[0] == REPLY  # then its neighbour

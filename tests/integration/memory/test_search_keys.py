@@ -44,26 +44,27 @@ def test_a_search_key_names_no_word_its_memory_does_not_say_or_date(api: Running
     assert _found(api, "what happened in December 2024") == []
 
 
-def test_a_reply_is_found_by_the_words_of_what_it_replies_to_in_full_text(api: RunningApi) -> None:
+def _store_turns(api: RunningApi) -> list[str]:
+    """A question and the reply to it, in one batch: their ids."""
     turns = ["Caroline: Did you go to the pottery workshop?", "Melanie: Yes! Last Friday, it was amazing."]
     status, body = call(api, "POST", "/api/memory/batch", {"memories": [
         {"project": PROJECT, "category": "conversation", "content": t, "created_at": "2023-07-03T10:00:00Z"}
         for t in turns]})
     assert status == 201, body
+    return list(body["ids"])
+
+
+def test_a_reply_is_found_by_the_words_of_what_it_replies_to_in_full_text(api: RunningApi) -> None:
+    ids = _store_turns(api)
 
     with api.container.db.connection() as conn:  # the full-text index itself, before any re-ranking
         rows = conn.execute("SELECT id FROM memories WHERE search_tsv @@ plainto_tsquery('english', %s)",
                             ("pottery workshop",)).fetchall()
-    assert {str(r["id"]) for r in rows} == set(body["ids"])
+    assert {str(r["id"]) for r in rows} == set(ids)
 
 
 def test_a_memory_whose_own_words_match_ranks_above_the_reply_keyed_by_it(api: RunningApi) -> None:
-    turns = ["Caroline: Did you go to the pottery workshop?", "Melanie: Yes! Last Friday, it was amazing."]
-    status, body = call(api, "POST", "/api/memory/batch", {"memories": [
-        {"project": PROJECT, "category": "conversation", "content": t, "created_at": "2023-07-03T10:00:00Z"}
-        for t in turns]})
-    assert status == 201, body
-    question, reply = body["ids"]
+    question, reply = _store_turns(api)
 
     # Both match (the reply through the turn before it), the reply was written later, and a tie
     # would rank it first: the words of the turn itself count for more than its context's.

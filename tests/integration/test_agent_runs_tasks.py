@@ -51,9 +51,13 @@ def test_a_task_runs_in_its_own_worktree_and_branch_and_reports_its_result(
     assert kinds[:3] == ["created", "dispatched", "started"]
     assert {"workspace", "engine_started", "text", "tool_use", "engine_exited"} <= set(kinds)
     assert kinds[-1] == "completed"
-    with container.db.connection() as conn:
-        outcome = conn.execute("SELECT outcome, engine FROM task_outcomes WHERE task_id = %s",
-                               (task["id"],)).fetchone()
+
+    def recorded_outcome() -> object:  # the agent posts it after the result, so it may lag
+        with container.db.connection() as conn:
+            return conn.execute("SELECT outcome, engine FROM task_outcomes WHERE task_id = %s",
+                                (task["id"],)).fetchone()
+
+    outcome = wait_for(recorded_outcome, what="the task's outcome")
     assert outcome == {"outcome": "success", "engine": "claude"}
 
 

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit package deploy scan clean system-packages
+.PHONY: run test tests lint typecheck unit package deploy scan clean system-packages
 
 # The web console's front-end libraries (htmx, Chart.js): pinned in package-lock.json, installed
 # from the npm registry, served from node_modules/ and copied into the Lambda zip. No build step.
@@ -75,10 +75,15 @@ system-packages:
 	$(foreach b,$(SYSTEM_BINARIES),test -x $(b) || { echo "$(b) is missing. $(NEED_PACKAGES)" >&2; exit 1; };)
 
 # Parallel workers (pytest-xdist), each with its own Postgres and moto server; a module's tests stay
-# on one worker, so a module-scoped fixture (a package build, a shared server) is made once.
-TEST_WORKERS ?= 2
+# on one worker, so a module-scoped fixture (a package build, a shared server) is made once. Three on
+# two cores: much of a test is waiting (on a subprocess, a queue, a fake server), and a third worker
+# fills that time. The lint runs beside the tests (mypy is one process on one core).
+TEST_WORKERS ?= 3
 
-test: $(STAMP) $(CONSOLE_STAMP) $(LAMBDA_ONNX_STAMP) system-packages lint
+test: $(STAMP) $(CONSOLE_STAMP) $(LAMBDA_ONNX_STAMP) system-packages
+	$(MAKE) --no-print-directory -j 2 lint tests
+
+tests: $(STAMP) $(CONSOLE_STAMP) $(LAMBDA_ONNX_STAMP) system-packages
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadscope
 
 # checkov over both stages' templates (tests/integration/test_policy_scan.py, marked `scan`). Kept out of

@@ -23,8 +23,9 @@ BM25 over plain words and over Postgres's english lexemes computed here on the s
 (`bench/bm25.py`). Every figure is held out: nothing was chosen on this set.
 
 `--reuse` with the `--home` of an earlier run asks the questions again on the memories that run
-stored (a search change compared on the same memories, each tree's server in turn): nothing is
-stored, a result's turn is read from its metadata.
+stored (a search change compared on the same memories, each tree's server in turn): a result's
+turn is read from its metadata, and only a haystack no run stored yet is stored (an earlier run
+stopped by `--minutes` is taken further).
 """
 
 from __future__ import annotations
@@ -130,9 +131,12 @@ def ingest(client: ApiClient, instance: Instance, dating: str, now: datetime
 
 def stored(client: ApiClient, instance: Instance, dating: str, now: datetime
            ) -> tuple[str, dict[str, set[str]]]:
-    """The project an earlier run stored the haystack in (`--reuse`); each result's turn is then read
-    from its metadata."""
-    return project_of(instance, dating), {}
+    """The project an earlier run stored the haystack in (`--reuse`), each result's turn then read
+    from its metadata; a haystack no run stored yet is stored now."""
+    project = project_of(instance, dating)
+    if client.call("GET", "/api/memory/stats", project=project)["total"] == 0:
+        return ingest(client, instance, dating, now)
+    return project, {}
 
 
 def recall(ranked: Sequence[set[str]], wanted: set[str]) -> float:
@@ -170,7 +174,7 @@ def main() -> int:
     parser.add_argument("--types", nargs="+", help="question types to take (default: all)")
     parser.add_argument("--home", type=Path, help="keep the server's home here")
     parser.add_argument("--reuse", action="store_true",
-                        help="ask again on the memories an earlier run stored in --home (nothing stored)")
+                        help="ask again on what an earlier run stored in --home (storing what it did not)")
     parser.add_argument("--minutes", type=float, default=0,
                         help="take no further question after this many minutes (figures: the questions done)")
     args = parser.parse_args()

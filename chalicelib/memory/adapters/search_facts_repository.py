@@ -18,14 +18,21 @@ class PostgresSearchFacts:
         self._conn = conn
 
     def waiting(self, limit: int) -> list[WaitingMemory]:
-        """Live, trusted memories of the categories searched by default without a model pass, oldest first."""
+        """Live, trusted memories of the categories searched by default without a model pass: the
+        fewest failed passes first, then the oldest."""
         rows = self._conn.execute(
-            "SELECT m.id, m.content, m.content_hash, m.created_at, m.search_key, m.search_facts"
-            f" FROM memories m WHERE m.search_facts_at IS NULL AND m.trusted AND {LIVE}"
-            " AND NOT (m.category = ANY(%s)) ORDER BY m.created_at, m.id LIMIT %s",
+            "SELECT m.id, m.content, m.content_hash, m.created_at, m.search_key, m.search_facts,"
+            " m.search_facts_tries FROM memories m"
+            f" WHERE m.search_facts_at IS NULL AND m.trusted AND {LIVE} AND NOT (m.category = ANY(%s))"
+            " ORDER BY m.search_facts_tries, m.created_at, m.id LIMIT %s",
             (list(ON_REQUEST_CATEGORIES), limit)).fetchall()
         return [WaitingMemory(str(r["id"]), r["content"], r["content_hash"], r["created_at"],
-                              r["search_key"], r["search_facts"]) for r in rows]
+                              r["search_key"], r["search_facts"], r["search_facts_tries"]) for r in rows]
+
+    def failed(self, memory_ids: Sequence[str]) -> None:
+        """Count one more unanswered pass on each of these memories (still waiting)."""
+        self._conn.execute("UPDATE memories SET search_facts_tries = least(search_facts_tries + 1, 32000)"
+                           " WHERE id = ANY(%s::uuid[]) AND search_facts_at IS NULL", (list(memory_ids),))
 
     def record(self, results: Sequence[KeyFacts]) -> int:
         """Store each memory's new key and facts and mark it done; return how many were still waiting."""

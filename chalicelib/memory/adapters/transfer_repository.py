@@ -30,7 +30,7 @@ _UPSERT = (
     f"INSERT INTO memories AS m (id, {_COLUMNS}, search_key)"
     f" VALUES (%(id)s, {', '.join(f'%({f})s' for f in FIELDS)}, %(search_key)s)"
     f" ON CONFLICT (id) DO UPDATE SET {', '.join(f'{f} = excluded.{f}' for f in FIELDS)},"
-    " search_key = excluded.search_key, search_facts = '', search_facts_at = NULL,"
+    " search_key = excluded.search_key, search_facts = '', search_facts_at = NULL, search_facts_tries = 0,"
     " embedding = CASE WHEN m.content = excluded.content AND m.summary = excluded.summary"
     "   AND m.content_hash = excluded.content_hash THEN m.embedding END,"
     " embedding_model = CASE WHEN m.content = excluded.content AND m.summary = excluded.summary"

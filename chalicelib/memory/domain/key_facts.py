@@ -46,8 +46,8 @@ SCHEMA: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class WaitingMemory:
-    """A memory whose key waits for the model's pass: its text, when it was written, its key and
-    the facts a pass before added to it (if its content changed since)."""
+    """A memory whose key waits for the model's pass: its text, when it was written, its key, the
+    facts a pass before added to it (if its content changed since) and the passes that failed on it."""
 
     memory_id: str
     content: str
@@ -55,6 +55,7 @@ class WaitingMemory:
     created_at: datetime
     search_key: str
     search_facts: str
+    tries: int = 0  # the passes over it that went unanswered
 
 
 @dataclass(frozen=True)

@@ -1,19 +1,21 @@
 """The model's pass over search keys: facts a language model states about a memory join its key.
 
 Off the write path (the `search-facts` schedule): one run takes up to `batch` memories whose key
-has had no model pass, oldest first (live, trusted, of the categories searched by default), and
-asks the model about `per_call` of them at a time (`key_facts`). Each memory's facts replace the
+has had no model pass, the fewest failed passes first, then the oldest (live, trusted, of the
+categories searched by default), and asks the model about `per_call` of them at a time
+(`key_facts`). Each memory's facts replace the
 ones a pass before added, after its model-free key, within MAX_KEY_CHARS (`search_keys.with_facts`),
 and the memory is marked done in the same statement, so a rerun appends nothing. A call that
 answers None (the day's budget spent, a failure, an unusable answer) leaves its memories waiting
-for a later run and the run goes on with the next group: over budget every later call answers None
-at once, without reaching the model, and a memory the model keeps failing on does not hold back
-the ones behind it. Without a model nothing is read and nothing is marked.
+for a later run, counted on each (`tries`), and the run goes on with the next group: over budget
+every later call answers None at once, without reaching the model. A memory asked before goes after
+the ones never asked, and alone, so one the model keeps failing on holds back neither the ones
+behind it nor the ones it was asked with. Without a model nothing is read and nothing is marked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import Protocol
 
@@ -36,6 +38,10 @@ PURPOSE = "memory_search_facts"
 class SearchFactsStore(Protocol):
     def waiting(self, limit: int) -> list[WaitingMemory]:
         """Memories whose key waits for the model's pass, oldest first."""
+        ...
+
+    def failed(self, memory_ids: Sequence[str]) -> None:
+        """Count one more unanswered pass on each of these memories."""
         ...
 
     def record(self, results: Sequence[KeyFacts]) -> int:
@@ -67,13 +73,15 @@ class SearchFacts:
             return counts
         with self._units() as uow:
             waiting = uow.search_facts.waiting(self._batch)
-        for start in range(0, len(waiting), self._per_call):
-            group = waiting[start:start + self._per_call]
+        for group in _groups(waiting, self._per_call):
             counts["calls"] += 1
             answer = self._llm.complete_json(PURPOSE, SYSTEM, prompt(group), SCHEMA,
                                              max_tokens=answer_tokens(len(group)), temperature=0.0)
             if answer is None:  # this group waits for a later run; the next may still be keyed
                 counts["left"] += len(group)
+                with self._units() as uow:
+                    uow.search_facts.failed([memory.memory_id for memory in group])
+                    uow.commit()
                 continue
             facts = facts_of(answer, len(group))
             results = [_keyed(memory, found) for memory, found in zip(group, facts, strict=True)]
@@ -83,6 +91,15 @@ class SearchFacts:
             counts["facts"] += sum(map(len, facts))
         get_logger().info("search facts done", extra=counts)
         return counts
+
+
+def _groups(waiting: Sequence[WaitingMemory], per_call: int) -> Iterator[Sequence[WaitingMemory]]:
+    """The memories never asked about, `per_call` to a call; then each one asked before, alone."""
+    fresh = [memory for memory in waiting if memory.tries == 0]
+    for start in range(0, len(fresh), per_call):
+        yield fresh[start:start + per_call]
+    for memory in waiting[len(fresh):]:
+        yield [memory]
 
 
 def _keyed(memory: WaitingMemory, facts: list[str]) -> KeyFacts:

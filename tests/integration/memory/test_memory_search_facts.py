@@ -200,3 +200,26 @@ def test_a_memory_the_model_fails_on_waits_without_holding_back_the_ones_after_i
 
     assert keys(c)["A note the model cannot answer about"][1:] == ("", False)
     assert keys(c)[REPLY][1:] == (FACT, True) and found(c, QUESTION)[0] == REPLY  # then its neighbour
+
+
+def test_a_memory_the_model_fails_on_does_not_hold_back_the_ones_asked_with_it(
+        model: Models, fake: FakeOpenAI) -> None:
+    c = model(fake, search_facts_per_call=2)
+    store(c, "p", "A note the model cannot answer about")
+    store(c, "p", REPLY)
+    fake.script_chat("not json at all")  # the two asked together: no answer for either
+
+    assert run_worker(c) == {"keyed": 0, "facts": 0, "calls": 1, "left": 2}
+
+    store(c, "p", "A note written after the failed call")
+    fake.script_chat(facts_answer(["Written after the failure"]))  # a fresh note goes first, in a group
+    fake.script_chat("not json again")  # then each note asked before goes alone
+    fake.script_chat(facts_answer([FACT]))
+
+    assert run_worker(c) == {"keyed": 2, "facts": 2, "calls": 3, "left": 1}
+
+    assert keys(c)["A note the model cannot answer about"][1:] == ("", False)
+    assert keys(c)["A note written after the failed call"][1:] == ("Written after the failure", True)
+    assert keys(c)[REPLY][1:] == (FACT, True) and found(c, QUESTION)[0] == REPLY
+    prompts = [r["messages"][-1]["content"] for r in fake.requests_to(CHAT_PATH)]
+    assert [p.count("Note ") for p in prompts] == [2, 1, 1, 1]

@@ -129,22 +129,27 @@ FROM candidates c JOIN memories m ON m.id = c.id CROSS JOIN query q
 ORDER BY score DESC, m.created_at DESC, m.id LIMIT %(limit)s
 """
 # Memories written next to a strong hit (the turn before and after it in a conversation, the step
-# before and after it in a working session): the NEIGHBOURS_PER_SIDE written just before and just
-# after each of the best NEIGHBOUR_PARENTS hits in its project (write order, `seq`: a batch or an
-# import stores many memories at one time), kept when in scope and within NEIGHBOUR_WINDOW of it,
-# each with its own score for the query (`own`: the statement's score, so a neighbour that matches
-# the query too ranks above one that only sits next to the hit).
+# before and after it in a working session): the NEIGHBOURS_PER_SIDE of its own session (the same
+# `session_id`, or none when it has none) written just before and just after each of the best
+# NEIGHBOUR_PARENTS hits in its project (write order, `seq`: a batch or an import stores many
+# memories at one time), looked for among the NEIGHBOUR_SCAN written next to it on each side (two
+# terminals in one project interleave their writes), kept when in scope and within
+# NEIGHBOUR_WINDOW of it, each with its own score for the query (`own`: the statement's score, so
+# a neighbour that matches the query too ranks above one that only sits next to the hit).
 NEIGHBOUR_PARENTS, NEIGHBOURS_PER_SIDE, NEIGHBOUR_WINDOW = 5, 2, "30 minutes"  # chosen on LoCoMo 1-5
+NEIGHBOUR_SCAN = 8
 _NEIGHBOURS = """WITH{terms}
 SELECT h.n, m.id, m.project, m.category, m.content, m.summary, m.files, m.metadata, {created_at},
   m.source, m.trusted, {confirmed_at}, ({score}) * {recency} AS own
 FROM unnest(%(parents)s::uuid[]) WITH ORDINALITY AS h(id, n) JOIN memories p ON p.id = h.id
 CROSS JOIN LATERAL ((
-  SELECT m.* FROM memories m WHERE m.project = p.project AND m.seq < p.seq
-  ORDER BY m.seq DESC LIMIT %(per_side)s
+  SELECT b.* FROM (SELECT m.* FROM memories m WHERE m.project = p.project AND m.seq < p.seq
+                   ORDER BY m.seq DESC LIMIT %(scan)s) b
+  WHERE b.session_id IS NOT DISTINCT FROM p.session_id ORDER BY b.seq DESC LIMIT %(per_side)s
 ) UNION ALL (
-  SELECT m.* FROM memories m WHERE m.project = p.project AND m.seq > p.seq
-  ORDER BY m.seq LIMIT %(per_side)s)) m
+  SELECT a.* FROM (SELECT m.* FROM memories m WHERE m.project = p.project AND m.seq > p.seq
+                   ORDER BY m.seq LIMIT %(scan)s) a
+  WHERE a.session_id IS NOT DISTINCT FROM p.session_id ORDER BY a.seq LIMIT %(per_side)s)) m
 CROSS JOIN query q
 WHERE m.created_at BETWEEN p.created_at - %(window)s::interval AND p.created_at + %(window)s::interval
   AND {filters}
@@ -329,7 +334,7 @@ class PostgresMemorySearch:
         rows = self._conn.execute(
             _NEIGHBOURS.format(terms=_TERMS, filters=scope_filters(scope), created_at=CREATED_AT,
                                confirmed_at=CONFIRMED_AT, score=relevance(mode), recency=RECENCY),
-            {**params, "parents": [h.id for h in parents], "window": NEIGHBOUR_WINDOW,
+            {**params, "parents": [h.id for h in parents], "window": NEIGHBOUR_WINDOW, "scan": NEIGHBOUR_SCAN,
              "per_side": NEIGHBOURS_PER_SIDE}, prepare=False).fetchall()
         best = {h.id: h for h in hits}
         for r in rows:

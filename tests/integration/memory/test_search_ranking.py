@@ -182,6 +182,27 @@ def test_the_memories_written_next_to_a_strong_hit_join_it_when_an_import_stored
     assert all(after[h.id] >= h.score for h in bare)
 
 
+def test_a_neighbour_comes_from_the_hits_own_session_when_two_sessions_write_at_once(
+        searcher: Container) -> None:
+    start = NOW - timedelta(hours=1)
+    # Two terminals in one project: their memories interleave in write order, seconds apart.
+    writes = [("s1", "Decided: the quartz lantern ships in the camping kit"),
+              ("s2", "Renamed the billing cron to nightly-invoices"),
+              ("s1", "The kit's packing list is in docs/kit.md"),
+              ("s2", "Billing retries now back off exponentially"),
+              (None, "A note written through the API, in no session")]
+    load(searcher, [MemoryDraft("t", "insight", text, embedding=basis(10 + i), session_id=session,
+                                created_at=start + timedelta(seconds=i))
+                    for i, (session, text) in enumerate(writes)])
+
+    hits = searcher.memory.search("quartz lantern", "t", mode="text", limit=10,
+                                  weights=SearchWeights(recency=0, neighbours=0.7)).hits
+
+    # The hit's session's next write joins it; the other terminal's, written in between, and the
+    # session-less note do not.
+    assert [h.content for h in hits] == [writes[0][1], writes[2][1]]
+
+
 def test_a_date_the_query_names_leaves_an_import_stored_within_a_day_ranked_as_without_it(
         searcher: Container) -> None:
     started = datetime(2023, 5, 8, 23, 30, tzinfo=UTC)

@@ -274,8 +274,7 @@ class PostgresMemoryRepository:
                     "WITH stale AS (DELETE FROM memory_chunks WHERE memory_id = %s)"
                     " UPDATE memories SET content = %s, summary = coalesce(%s, summary), content_hash = %s,"
                     " embedding = %s, embedding_model = %s, search_facts_at = NULL, search_facts_tries = 0,"
-                    " updated_at = now()"
-                    " WHERE id = %s",
+                    " updated_at = now() WHERE id = %s",
                     (memory_id, content, summary, content_hash, vector(embedding), embedding_model,
                      memory_id),
                 ).rowcount == 1

@@ -3,9 +3,9 @@
 Off the write path (the `search-facts` schedule): one run takes up to `batch` memories whose key
 has had no model pass, the fewest failed passes first, then the oldest (live, trusted, of the
 categories searched by default), and asks the model about `per_call` of them at a time
-(`key_facts`). Each memory's facts replace the
-ones a pass before added, after its model-free key, within MAX_KEY_CHARS (`search_keys.with_facts`),
-and the memory is marked done in the same statement, so a rerun appends nothing. A call that
+(`key_facts`). Each memory's facts replace the ones a pass before added, after its model-free key,
+within MAX_KEY_CHARS (`search_keys.with_facts`), and the memory is marked done in the same
+statement, so a rerun appends nothing. A call that
 answers None (the day's budget spent, a failure, an unusable answer) leaves its memories waiting
 for a later run, counted on each (`tries`), and the run goes on with the next group: over budget
 every later call answers None at once, without reaching the model. A memory asked before goes after
@@ -37,7 +37,7 @@ PURPOSE = "memory_search_facts"
 
 class SearchFactsStore(Protocol):
     def waiting(self, limit: int) -> list[WaitingMemory]:
-        """Memories whose key waits for the model's pass, oldest first."""
+        """Memories whose key waits for the model's pass: the fewest failed passes first, then the oldest."""
         ...
 
     def failed(self, memory_ids: Sequence[str]) -> None:
@@ -98,8 +98,7 @@ def _groups(waiting: Sequence[WaitingMemory], per_call: int) -> Iterator[Sequenc
     fresh = [memory for memory in waiting if memory.tries == 0]
     for start in range(0, len(fresh), per_call):
         yield fresh[start:start + per_call]
-    for memory in waiting[len(fresh):]:
-        yield [memory]
+    yield from ([memory] for memory in waiting if memory.tries > 0)
 
 
 def _keyed(memory: WaitingMemory, facts: list[str]) -> KeyFacts:

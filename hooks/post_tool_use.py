@@ -37,6 +37,7 @@ def handle(ctx: HookContext) -> str | None:
             posts.append(("/api/memory/code-change", {
                 "project": project, "file": edit.file, "summary": edit.summary,
                 "category": "code_change", "diff": edit.diff, "metadata": metadata,
+                "session_id": ctx.session_id or None,
             }))
         if ctx.session_id:
             posts.append(("/api/session/edit", {

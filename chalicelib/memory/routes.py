@@ -68,7 +68,8 @@ def code_change() -> Response:
     body = parse_body(bp.current_request, CodeChangeIn)
     stored = bp.services.memory.record_code_change(body.project, body.file, body.summary,
                                                        category=body.category, diff=body.diff,
-                                                       metadata=body.metadata, writer=request_writer())
+                                                       metadata=body.metadata, session_id=body.session_id,
+                                                       writer=request_writer())
     return ok({"id": stored.id, "deduplicated": stored.deduplicated}, status=201)
 
 

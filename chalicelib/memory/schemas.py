@@ -72,6 +72,7 @@ class CodeChangeIn(_Wire):
                           pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
     diff: Annotated[str, Field(max_length=500_000), captured(500_000)] | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    session_id: str | None = Field(default=None, max_length=200)  # the client's session that made the edit
 
 
 class IndexIn(_Wire):

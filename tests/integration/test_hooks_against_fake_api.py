@@ -265,6 +265,9 @@ def test_edits_are_recorded_with_line_counts_and_language(ws: Workspace, api: Fa
     changes = api.posted("/api/memory/code-change")
     assert changes[1]["summary"] == "Edited notes.md (+1/-1 lines): use postgres"
     assert changes[1]["project"] == PROJECT and "-use sqlite" in changes[1]["diff"]
+    # The edit's session, as the memory's own: its neighbours in search are this session's edits.
+    sessions = [ws.payload(f"PostToolUse.{tool}.json")["session_id"] for tool in ("Write", "Edit")]
+    assert [c["session_id"] for c in changes] == sessions and all(sessions)
 
 
 def test_codex_apply_patch_is_recorded_for_the_codex_client(ws: Workspace, api: FakeItachiApi) -> None:

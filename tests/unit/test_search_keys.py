@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 
 from chalicelib.memory.domain.key_facts import FACT_CHARS, FACTS_PER_MEMORY, facts_of
@@ -59,6 +60,23 @@ def test_a_memory_is_keyed_by_what_was_written_just_before_it_in_its_project_and
     assert "Did you go" not in drafts[2].search_context  # another project
     assert "It was amazing" not in drafts[3].search_context  # too long after
     assert drafts[0].search_context == ""  # nothing before the first
+
+
+def test_a_memory_is_keyed_by_the_one_before_it_in_its_own_session_when_two_sessions_write_at_once() -> None:
+    # One batch holding two terminals' memories interleaved (a spool flushed late, an import): each
+    # memory's context is its own session's memory before, as its neighbours are at search time.
+    def in_session(content: str, session: str | None, minutes: int) -> MemoryDraft:
+        return dataclasses.replace(_draft(content, minutes=minutes), session_id=session)
+
+    drafts = keyed([in_session("Decided: the quartz lantern ships in the camping kit", "s1", 0),
+                    in_session("Renamed the billing cron to nightly-invoices", "s2", 1),
+                    in_session("The packing list is in docs/kit.md", "s1", 2),
+                    in_session("Billing retries now back off exponentially", "s2", 3),
+                    in_session("A note in no session", None, 4)], WRITTEN)
+
+    assert "quartz lantern" in drafts[2].search_context and "billing" not in drafts[2].search_context
+    assert "nightly-invoices" in drafts[3].search_context
+    assert drafts[4].search_context == ""  # no session before it in this write
 
 
 def test_the_models_facts_replace_the_ones_a_pass_before_added_after_the_model_free_key() -> None:

@@ -14,8 +14,9 @@ words):
 - a time the text names relative to when it was written ("yesterday", "last week", "two
   months ago") as the date it resolves to ("Sunday 7 May 2023");
 - what it answers (its context, `search_context`): the start of the memory written just before it
-  in the same write, project and half hour (a conversation's turn before, a working session's step
-  before). A reply names little of what it replies to ("Yes, last week, it was amazing!"); the
+  in the same write, project, session (`session_id`, or none) and half hour (a conversation's turn
+  before, a working session's step before; never another terminal's, as for search's
+  neighbours). A reply names little of what it replies to ("Yes, last week, it was amazing!"); the
   question about it does. The context's words count less than the memory's own in the text score
   (`memory_search.CONTEXT_SHARE`), so the turn before still ranks above the reply keyed by it.
 
@@ -138,13 +139,13 @@ def keyed(drafts: Sequence[MemoryDraft], now: datetime) -> list[MemoryDraft]:
     """The drafts of one write with their search keys and contexts (a draft without `created_at` is
     written `now`)."""
     out: list[MemoryDraft] = []
-    last: dict[str, MemoryDraft] = {}  # project -> the draft before, in write order
+    last: dict[tuple[str, str | None], MemoryDraft] = {}  # (project, session) -> the draft before it
     for draft in drafts:
         written = _aware(draft.created_at or now)
-        before = last.get(draft.project)
+        before = last.get((draft.project, draft.session_id))
         context = before.content if before is not None and \
             abs(_aware(before.created_at or now) - written) <= CONTEXT_WINDOW else ""
         out.append(dataclasses.replace(draft, search_key=search_key(draft.content, written),
                                        search_context=search_context(context)))
-        last[draft.project] = draft
+        last[(draft.project, draft.session_id)] = draft
     return out

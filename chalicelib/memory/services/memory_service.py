@@ -84,14 +84,15 @@ class MemoryService:
 
     def record_code_change(self, project: str, file: str, summary: str, *, category: str = "code_change",
                            diff: str | None = None, metadata: dict[str, Any] | None = None,
-                           writer: Writer = "pipeline") -> StoreResult:
-        """A file edit as a memory: "<file>: <summary>", then the start of the diff."""
+                           session_id: str | None = None, writer: Writer = "pipeline") -> StoreResult:
+        """A file edit as a memory: "<file>: <summary>", then the start of the diff; `session_id` is
+        the client's session that made it (its neighbours in search are that session's edits)."""
         content = f"{file}: {summary}"
         if diff:
             content += "\n" + cap(diff, 2_000)
         return self.remember(MemoryDraft(project=project, category=category, content=content,
                                          files=(file,), metadata={**(metadata or {}), "file": file},
-                                         source="assistant", writer=writer))
+                                         session_id=session_id or None, source="assistant", writer=writer))
 
     # -- searching and reading ----------------------------------------------------------------
 

@@ -85,6 +85,26 @@ def test_a_code_change_is_stored_with_its_file(api: RunningApi) -> None:
     assert item["metadata"] == {"session_id": "s1", "file": "app/main.py"}
 
 
+def test_a_code_changes_neighbours_come_from_its_own_session_when_two_terminals_edit_at_once(
+        api: RunningApi) -> None:
+    # Two Claude Code terminals on one project: the PostToolUse hook posts each edit with its session.
+    edits = [("s1", "kit/lantern.py", "Decided the quartz lantern ships in the camping kit"),
+             ("s2", "billing/cron.py", "Renamed the billing cron to nightly-invoices"),
+             ("s1", "kit/packing.py", "Moved the packing list into its own module"),
+             ("s2", "billing/retry.py", "Billing retries now back off exponentially")]
+    for session, file, summary in edits:
+        status, _ = call(api, "POST", "/api/memory/code-change", {
+            "project": "p4s", "file": file, "summary": summary, "session_id": session,
+            "metadata": {"session_id": session}})
+        assert status == 201
+
+    status, answer = call(api, "GET", SEARCH, query="quartz lantern", project="p4s", mode="text")
+
+    assert status == 200
+    # The hit's session's next edit joins it; the other terminal's, written in between, does not.
+    assert [r["files"] for r in answer["results"]] == [["kit/lantern.py"], ["kit/packing.py"]]
+
+
 def test_text_and_vector_modes_say_which_mode_ran(api: RunningApi) -> None:
     call(api, "POST", MEM, {"project": "p5", "category": "fact", "content": "Deploys go out on Tuesdays."})
     for mode in ("text", "vector", "hybrid"):

@@ -4,7 +4,8 @@
 
 Generates the set (`bench/coding_conversations.py`, or reads `--data`), starts its own `itachi
 up` in a throwaway home (local MiniLM embedder), and stores every conversation twice with
-`POST /api/memory/batch` (message text "<role>: <text>", the message id in metadata): once with
+`POST /api/memory/batch` (message text "<role>: <text>", the message id in metadata, each session
+its own `session_id` as a client's hooks send theirs): once with
 each message at its session's date (a second apart within it), once with every message at one
 time (a bulk import). Each question is asked with `GET /api/memory/search` (hybrid, limit 20) in
 both projects. Reported, per dating: message recall@10; for updated facts, how often the update
@@ -40,13 +41,13 @@ def ingest(client: ApiClient, data: dict[str, Any], dating: str) -> dict[str, st
     now = datetime.now(UTC)
     for conv in data["conversations"]:
         rows: list[dict[str, Any]] = []
-        for session in conv["sessions"]:
+        for n, session in enumerate(conv["sessions"]):
             start = datetime.fromisoformat(session["date"])
             for i, m in enumerate(session["messages"]):
                 at = start + timedelta(seconds=i) if dating == "dated" else now
                 rows.append({"project": f"{conv['id']}-{dating}", "category": "conversation",
                              "content": f"{m['role']}: {m['text']}", "created_at": at.isoformat(),
-                             "metadata": {"message": m["id"]}})
+                             "session_id": f"{conv['id']}-{n}", "metadata": {"message": m["id"]}})
         for start_at in range(0, len(rows), BATCH):
             chunk = rows[start_at:start_at + BATCH]
             answer = client.call("POST", "/api/memory/batch", {"memories": chunk})

@@ -5,7 +5,8 @@
 
 Starts its own `itachi up` in a throwaway home (local MiniLM embedder), stores each chosen
 conversation in its own project with `POST /api/memory/batch` (turn text "<speaker>: <text>"
-plus the image caption, `dia_id` in metadata, `created_at` from the session date), then asks
+plus the image caption, `dia_id` in metadata, `created_at` from the session date, each LoCoMo
+session its own `session_id` as a client's hooks send theirs), then asks
 each category 1-4 question with `GET /api/memory/search` (limit 20) in hybrid, text-only and
 vector-only mode with the first weights and recency through the API; every other `--weights`
 vector,text pair and every other `--recency` weight is then run in hybrid mode in process, with
@@ -86,7 +87,7 @@ def ingest(client: ApiClient, chosen: Chosen, dates: str
             turns = conv.turns[start:start + BATCH]
             answer = client.call("POST", "/api/memory/batch", {"memories": [
                 {"project": project, "category": "conversation", "content": t.text,
-                 "created_at": times[t.dia_id].isoformat(),
+                 "created_at": times[t.dia_id].isoformat(), "session_id": f"{conv.sample_id}-{t.session}",
                  "metadata": {"dia_id": t.dia_id, "session": t.session, "speaker": t.speaker}}
                 for t in turns]})
             for turn, memory_id, dup in zip(turns, answer["ids"], answer["deduplicated"], strict=True):

@@ -15,12 +15,12 @@ Questions are taken in question-id order, the same number of each question type 
 are skipped, as they have no evidence to recall; `--minutes` stops taking questions after that
 long (the figures then cover the questions done, still the types in turn). Each question's
 haystack is stored in a project of its own with `POST /api/memory/batch` (turn text "<role>:
-<content>"), twice: each turn at its session's date moved so that the question is asked now (a
-second apart within a session), and every turn at one time (a bulk import). The question is
-asked with `GET /api/memory/search` (hybrid, limit 20) in each project. Reported: turn recall@10
-(labelled turns in the top 10 over labelled turns), per question type and overall, and Okapi
-BM25 over plain words and over Postgres's english lexemes computed here on the same turns
-(`bench/bm25.py`). Every figure is held out: nothing was chosen on this set.
+<content>", each haystack session its own `session_id`), twice: each turn at its session's date
+moved so that the question is asked now (a second apart within a session), and every turn at
+one time (a bulk import). The question is asked with `GET /api/memory/search` (hybrid, limit 20)
+in each project. Reported: turn recall@10 (labelled turns in the top 10 over labelled turns), per
+question type and overall, and Okapi BM25 over plain words and over Postgres's english lexemes
+computed here on the same turns (`bench/bm25.py`). Every figure is held out: nothing was chosen on this set.
 
 `--reuse` with the `--home` of an earlier run asks the questions again on the memories that run
 stored (a search change compared on the same memories, each tree's server in turn): a result's
@@ -122,7 +122,7 @@ def ingest(client: ApiClient, instance: Instance, dating: str, now: datetime
         answer = client.call("POST", "/api/memory/batch", {"memories": [
             {"project": project, "category": "conversation", "content": text,
              "created_at": (at + shift if dating == "dated" else now).isoformat(),
-             "metadata": {"turn": ident}}
+             "session_id": f"{instance['question_id']}-{ident.split(':')[0]}", "metadata": {"turn": ident}}
             for ident, text, at in chunk]})
         for (ident, _, _), memory_id in zip(chunk, answer["ids"], strict=True):
             behind[memory_id].add(ident)

@@ -17,15 +17,15 @@ class PostgresSearchFacts:
     def __init__(self, conn: Conn) -> None:
         self._conn = conn
 
-    def waiting(self, limit: int) -> list[WaitingMemory]:
-        """Live, trusted memories of the categories searched by default without a model pass: the
-        fewest failed passes first, then the oldest."""
+    def waiting(self, limit: int, max_tries: int) -> list[WaitingMemory]:
+        """Live, trusted memories of the categories searched by default without a model pass, failed
+        on fewer than `max_tries` times: the fewest failed passes first, then the oldest."""
         rows = self._conn.execute(
             "SELECT m.id, m.content, m.content_hash, m.created_at, m.search_key, m.search_facts,"
             " m.search_facts_tries FROM memories m"
-            f" WHERE m.search_facts_at IS NULL AND m.trusted AND {LIVE} AND NOT (m.category = ANY(%s))"
-            " ORDER BY m.search_facts_tries, m.created_at, m.id LIMIT %s",
-            (list(ON_REQUEST_CATEGORIES), limit)).fetchall()
+            f" WHERE m.search_facts_at IS NULL AND m.search_facts_tries < %s AND m.trusted AND {LIVE}"
+            " AND NOT (m.category = ANY(%s)) ORDER BY m.search_facts_tries, m.created_at, m.id LIMIT %s",
+            (max_tries, list(ON_REQUEST_CATEGORIES), limit)).fetchall()
         return [WaitingMemory(str(r["id"]), r["content"], r["content_hash"], r["created_at"],
                               r["search_key"], r["search_facts"], r["search_facts_tries"]) for r in rows]
 

@@ -7,10 +7,14 @@ categories searched by default), and asks the model about `per_call` of them at 
 within MAX_KEY_CHARS (`search_keys.with_facts`), and the memory is marked done in the same
 statement, so a rerun appends nothing. A call that
 answers None (the day's budget spent, a failure, an unusable answer) leaves its memories waiting
-for a later run, counted on each (`tries`), and the run goes on with the next group: over budget
-every later call answers None at once, without reaching the model. A memory asked before goes after
-the ones never asked, and alone, so one the model keeps failing on holds back neither the ones
-behind it nor the ones it was asked with. Without a model nothing is read and nothing is marked.
+for a later run, and the run goes on with the next group: over budget every later call answers
+None at once, without reaching the model. The failure is counted on each of them (`tries`) only
+when another call of the same run was answered, so the model, reachable and within the budget,
+failed on these memories: a day over budget or an outage counts nothing. A memory failed on before
+goes after the ones never asked, and alone, so one the model keeps failing on holds back neither
+the ones behind it nor the ones it was asked with; after MAX_TRIES counted failures it is asked no
+more and keeps its model-free key (a rewrite of its content starts it over). Without a model
+nothing is read and nothing is marked.
 """
 
 from __future__ import annotations
@@ -33,11 +37,13 @@ from chalicelib.memory.domain.key_facts import (
 from chalicelib.memory.domain.search_keys import with_facts
 
 PURPOSE = "memory_search_facts"
+MAX_TRIES = 3
 
 
 class SearchFactsStore(Protocol):
-    def waiting(self, limit: int) -> list[WaitingMemory]:
-        """Memories whose key waits for the model's pass: the fewest failed passes first, then the oldest."""
+    def waiting(self, limit: int, max_tries: int) -> list[WaitingMemory]:
+        """Memories whose key waits for the model's pass, failed on fewer than `max_tries` times: the
+        fewest failed passes first, then the oldest."""
         ...
 
     def failed(self, memory_ids: Sequence[str]) -> None:
@@ -72,23 +78,28 @@ class SearchFacts:
         if not self._llm.enabled:
             return counts
         with self._units() as uow:
-            waiting = uow.search_facts.waiting(self._batch)
+            waiting = uow.search_facts.waiting(self._batch, MAX_TRIES)
+        unanswered: list[str] = []
+        answered = False
         for group in _groups(waiting, self._per_call):
             counts["calls"] += 1
             answer = self._llm.complete_json(PURPOSE, SYSTEM, prompt(group), SCHEMA,
                                              max_tokens=answer_tokens(len(group)), temperature=0.0)
             if answer is None:  # this group waits for a later run; the next may still be keyed
                 counts["left"] += len(group)
-                with self._units() as uow:
-                    uow.search_facts.failed([memory.memory_id for memory in group])
-                    uow.commit()
+                unanswered += [memory.memory_id for memory in group]
                 continue
+            answered = True
             facts = facts_of(answer, len(group))
             results = [_keyed(memory, found) for memory, found in zip(group, facts, strict=True)]
             with self._units() as uow:
                 counts["keyed"] += uow.search_facts.record(results)
                 uow.commit()
             counts["facts"] += sum(map(len, facts))
+        if answered and unanswered:  # the model answered others: it failed on these
+            with self._units() as uow:
+                uow.search_facts.failed(unanswered)
+                uow.commit()
         get_logger().info("search facts done", extra=counts)
         return counts
 

@@ -14,7 +14,7 @@ import pytest
 from chalicelib.bootstrap import Container, set_container
 from chalicelib.kernel.schedule_table import SCHEDULES
 from chalicelib.memory.domain.search_keys import MAX_KEY_CHARS, search_key
-from chalicelib.memory.services.search_facts import PURPOSE
+from chalicelib.memory.services.search_facts import MAX_TRIES, PURPOSE
 from infra.local.scheduler import run_schedule_once
 from tests.fakes.fake_embedder import WordEmbedder
 from tests.fakes.fake_openai import CHAT_PATH, FakeOpenAI
@@ -80,6 +80,13 @@ def keys(c: Container) -> dict[str, tuple[str, str, bool]]:
     return {r["content"]: (r["search_key"], r["search_facts"], r["done"]) for r in rows}
 
 
+def tries(c: Container) -> dict[str, int]:
+    """Each memory's counted failed passes, by content."""
+    with c.db.connection() as conn:
+        rows = conn.execute("SELECT content, search_facts_tries FROM memories").fetchall()
+    return {r["content"]: r["search_facts_tries"] for r in rows}
+
+
 def model_free_key(c: Container, content: str) -> str:
     with c.db.connection() as conn:
         [row] = conn.execute("SELECT created_at FROM memories WHERE content = %s", (content,)).fetchall()
@@ -128,6 +135,7 @@ def test_over_the_days_budget_nothing_is_marked_and_a_later_run_with_budget_keys
     fake.script_chat(facts_answer([FACT]))
     assert run_worker(poor) == {"keyed": 0, "facts": 0, "calls": 1, "left": 1}
     assert keys(poor)[REPLY][1:] == ("", False) and fake.requests_to(CHAT_PATH) == []
+    assert tries(poor) == {REPLY: 0}  # no call was answered: the budget, not the memory, failed
     funded = model(fake)
     assert run_worker(funded)["keyed"] == 1
     assert keys(funded)[REPLY][1:] == (FACT, True) and found(funded, QUESTION) == [REPLY]
@@ -207,9 +215,11 @@ def test_a_memory_the_model_fails_on_does_not_hold_back_the_ones_asked_with_it(
     c = model(fake, search_facts_per_call=2)
     store(c, "p", "A note the model cannot answer about")
     store(c, "p", REPLY)
-    fake.script_chat("not json at all")  # the two asked together: no answer for either
+    store(c, "p", "A third note")
+    fake.script_chat("not json at all")  # the first two asked together: no answer for either
+    fake.script_chat(facts_answer(["The third note's fact"]))  # the model answers the next call
 
-    assert run_worker(c) == {"keyed": 0, "facts": 0, "calls": 1, "left": 2}
+    assert run_worker(c) == {"keyed": 1, "facts": 1, "calls": 2, "left": 2}
 
     store(c, "p", "A note written after the failed call")
     fake.script_chat(facts_answer(["Written after the failure"]))  # a fresh note goes first, in a group
@@ -222,4 +232,28 @@ def test_a_memory_the_model_fails_on_does_not_hold_back_the_ones_asked_with_it(
     assert keys(c)["A note written after the failed call"][1:] == ("Written after the failure", True)
     assert keys(c)[REPLY][1:] == (FACT, True) and found(c, QUESTION)[0] == REPLY
     prompts = [r["messages"][-1]["content"] for r in fake.requests_to(CHAT_PATH)]
-    assert [p.count("Note ") for p in prompts] == [2, 1, 1, 1]
+    assert [p.count("Note ") for p in prompts] == [2, 1, 1, 1, 1]
+
+
+def test_a_memory_the_model_failed_on_three_times_while_it_answered_others_is_asked_no_more(
+        model: Models, fake: FakeOpenAI) -> None:
+    c = model(fake, search_facts_per_call=1)
+    poison = "A note the model cannot answer about"
+    store(c, "p", poison)
+    for run in range(MAX_TRIES):
+        store(c, "p", f"Note {run} written later")
+        answers = [facts_answer([f"Fact of note {run}"]), "not json at all"]
+        for answer in answers if run else reversed(answers):  # never asked: the older first; then after
+            fake.script_chat(answer)
+        assert run_worker(c) == {"keyed": 1, "facts": 1, "calls": 2, "left": 1}
+    assert tries(c)[poison] == MAX_TRIES
+
+    store(c, "p", "The last note")
+    fake.script_chat(facts_answer(["Fact of the last note"]))
+    calls = len(fake.requests_to(CHAT_PATH))
+
+    assert run_worker(c) == {"keyed": 1, "facts": 1, "calls": 1, "left": 0}
+
+    assert len(fake.requests_to(CHAT_PATH)) == calls + 1
+    key, facts, done = keys(c)[poison]
+    assert (key, facts, done) == (model_free_key(c, poison), "", False)  # it keeps its model-free key

@@ -27,6 +27,7 @@ from chalicelib.contracts.memory_files import (
     project_dir,
     render,
     write_if_changed,
+    write_order,
 )
 
 PAGE = 500
@@ -135,6 +136,7 @@ def read_export(root: Path) -> tuple[list[tuple[Path, dict[str, Any]]], list[tup
             continue
         good.append((path, {**head, "content": content, "archive": archive}))
     bad += [(p, "an archive without its memory file") for p, a in archives.values() if a is not None]
+    good.sort(key=lambda item: write_order(item[1]))  # batches in the order the memories were written
     return good, bad
 
 

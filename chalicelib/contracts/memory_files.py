@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +32,22 @@ MEMORY_KEYS = frozenset({
     "phase", "project", "session_id", "significance", "source", "source_ids", "summary", "superseded_by",
     "tags", "times_reinforced", "trusted"})
 # An instruction's validity, written only when set: files of other memories, and files written
-# before validity existed, read unchanged.
-MEMORY_OPTIONAL_KEYS = frozenset({"valid_from", "valid_until"})
+# before validity existed, read unchanged. `written`: how many memories of its project stored at
+# the same `created_at` were written before it (a batch, an import), written only when not 0.
+MEMORY_OPTIONAL_KEYS = frozenset({"valid_from", "valid_until", "written"})
 ARCHIVE_KEYS = frozenset({"archived_at", "category", "id", "project", "summary"})
 NODE_KEYS = frozenset({
     "attributes", "can_summarize", "confidence", "created_at", "id", "name_key", "node_type", "project",
     "salience", "scope", "source", "subtype", "superseded_by", "trusted", "valid_from", "valid_until"})
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def write_order(record: dict[str, Any]) -> tuple[str, datetime, int]:
+    """The order memories were written in, which an import keeps (search's neighbours and each
+    memory's context, the one before it, follow it): by project, time, then `written`."""
+    at = record["created_at"]
+    return record["project"], datetime.fromisoformat(at) if isinstance(at, str) else at, \
+        int(record.get("written") or 0)
 
 
 class BadMemoryFile(ValueError):

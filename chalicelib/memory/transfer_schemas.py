@@ -62,6 +62,8 @@ class MemoryRecord(_Wire):
     # An instruction's history (`GET /api/rules?as_of=`): when it was stated and stopped being live.
     valid_from: StoredTime | None = None
     valid_until: StoredTime | None = None
+    # Its place among its project's memories stored at the same time (`memory_files.write_order`).
+    written: int = Field(default=0, ge=0, le=2_000_000_000)
     archive: ArchiveRecord | None = None
 
     _tz = field_validator("created_at", "last_reinforced_at", "valid_from", "valid_until")(_aware)
@@ -175,6 +177,8 @@ def record_json(row: dict[str, Any]) -> dict[str, Any]:
             out.pop(name, None)
         else:
             out[name] = _iso(out[name])
+    if not out.get("written"):  # the first or only memory stored at its time: its file unchanged
+        out.pop("written", None)
     archive = row.get("archive")
     out["archive"] = None if archive is None else {**archive, "archived_at": _iso(archive["archived_at"])}
     return out

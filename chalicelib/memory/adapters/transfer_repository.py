@@ -1,9 +1,11 @@
 """SQL of export and import: memories with their archived originals, exactly as stored.
 
-Export pages by id. Import upserts by id, every exported field as given: a record equal to the
-row changes nothing (no new row version), a new or changed text drops the vector so it is
-embedded again. Links (`superseded_by`) are set once both ends exist; one whose target is not
-there yet is handed back as deferred.
+Export pages by id, each row with its place among its project's memories stored at the same time
+(`written`, for an import to keep the write order). Import upserts by id, every exported field as
+given, and the search key and context a write would give it: a record equal to the row changes
+nothing (no new row version), a new or changed text drops the vector so it is embedded again.
+Links (`superseded_by`) are set once both ends exist; one whose target is not there yet is handed
+back as deferred.
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ _CHANGED = " OR ".join(f"m.{f} IS DISTINCT FROM excluded.{f}" for f in FIELDS)
 # The search key is derived from the text and its date (`search_keys`), so it is written, never compared;
 # a changed row's key waits for the model's facts again.
 _UPSERT = (
-    f"INSERT INTO memories AS m (id, {_COLUMNS}, search_key)"
-    f" VALUES (%(id)s, {', '.join(f'%({f})s' for f in FIELDS)}, %(search_key)s)"
+    f"INSERT INTO memories AS m (id, {_COLUMNS}, search_key, search_context)"
+    f" VALUES (%(id)s, {', '.join(f'%({f})s' for f in FIELDS)}, %(search_key)s, %(search_context)s)"
     f" ON CONFLICT (id) DO UPDATE SET {', '.join(f'{f} = excluded.{f}' for f in FIELDS)},"
-    " search_key = excluded.search_key, search_facts = '', search_facts_at = NULL, search_facts_tries = 0,"
+    " search_key = excluded.search_key, search_context = excluded.search_context,"
+    " search_facts = '', search_facts_at = NULL, search_facts_tries = 0,"
     " embedding = CASE WHEN m.content = excluded.content AND m.summary = excluded.summary"
     "   AND m.content_hash = excluded.content_hash THEN m.embedding END,"
     " embedding_model = CASE WHEN m.content = excluded.content AND m.summary = excluded.summary"
@@ -48,11 +51,12 @@ _ARCHIVE = (
 
 def _params(record: dict[str, Any]) -> dict[str, Any]:
     """A record's statement parameters: its metadata as JSON, and the search key a write would give it
-    (an imported memory is found by the same words as one written through the API)."""
+    (an imported memory is found by the same words as one written through the API); its context
+    (`search_context`) as the caller computed it over the batch, or none."""
     written = record.get("created_at")
     if isinstance(written, str):
         written = datetime.fromisoformat(written)
-    return {**record, "metadata": Jsonb(record["metadata"]),
+    return {"search_context": "", **record, "metadata": Jsonb(record["metadata"]),
             "search_key": search_key(record["content"], written if isinstance(written, datetime) else None)}
 
 
@@ -65,7 +69,8 @@ class PostgresTransferRepository:
         rows = self._conn.execute(
             f"SELECT m.id, m.superseded_by, {', '.join('m.' + f for f in FIELDS)},"
             " a.content AS a_content, a.summary AS a_summary, a.category AS a_category,"
-            " a.archived_at AS a_archived_at"
+            " a.archived_at AS a_archived_at, (SELECT count(*) FROM memories o WHERE o.project = m.project"
+            "   AND o.created_at = m.created_at AND o.seq < m.seq) AS written"
             " FROM memories m LEFT JOIN memory_archive a ON a.memory_id = m.id"
             " WHERE (%(p)s::text IS NULL OR m.project = %(p)s)"
             " AND (%(after)s::uuid IS NULL OR m.id > %(after)s)"
@@ -76,6 +81,7 @@ class PostgresTransferRepository:
             record = {f: r[f] for f in FIELDS}
             record["id"] = str(r["id"])
             record["superseded_by"] = str(r["superseded_by"]) if r["superseded_by"] else None
+            record["written"] = int(r["written"])
             record["archive"] = None if r["a_content"] is None else {
                 "content": r["a_content"], "summary": r["a_summary"], "category": r["a_category"],
                 "archived_at": r["a_archived_at"]}

@@ -32,6 +32,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Protocol
 
 from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.memory.domain.query_dates import relative_window
@@ -135,17 +136,36 @@ def search_context(before: str) -> str:
     return cut_at_word(" ".join(before.split()), CONTEXT_CHARS)
 
 
+class Written(Protocol):
+    """What the context of a memory depends on: where and when it was written, and its text."""
+
+    @property
+    def project(self) -> str: ...
+
+    @property
+    def session_id(self) -> str | None: ...
+
+    @property
+    def content(self) -> str: ...
+
+
+def contexts(memories: Sequence[Written], times: Sequence[datetime]) -> list[str]:
+    """Each memory's context, for memories in write order written at `times`: the start of the one
+    before it of the same project and session (or none), written within CONTEXT_WINDOW of it."""
+    out: list[str] = []
+    last: dict[tuple[str, str | None], tuple[str, datetime]] = {}  # (project, session) -> (text, time)
+    for memory, written in zip(memories, times, strict=True):
+        where = (memory.project, memory.session_id)
+        before = last.get(where)
+        out.append(search_context(before[0]) if before is not None and
+                   abs(before[1] - _aware(written)) <= CONTEXT_WINDOW else "")
+        last[where] = (memory.content, _aware(written))
+    return out
+
+
 def keyed(drafts: Sequence[MemoryDraft], now: datetime) -> list[MemoryDraft]:
     """The drafts of one write with their search keys and contexts (a draft without `created_at` is
     written `now`)."""
-    out: list[MemoryDraft] = []
-    last: dict[tuple[str, str | None], MemoryDraft] = {}  # (project, session) -> the draft before it
-    for draft in drafts:
-        written = _aware(draft.created_at or now)
-        before = last.get((draft.project, draft.session_id))
-        context = before.content if before is not None and \
-            abs(_aware(before.created_at or now) - written) <= CONTEXT_WINDOW else ""
-        out.append(dataclasses.replace(draft, search_key=search_key(draft.content, written),
-                                       search_context=search_context(context)))
-        last[(draft.project, draft.session_id)] = draft
-    return out
+    times = [_aware(draft.created_at or now) for draft in drafts]
+    return [dataclasses.replace(draft, search_key=search_key(draft.content, written), search_context=context)
+            for draft, written, context in zip(drafts, times, contexts(drafts, times), strict=True)]

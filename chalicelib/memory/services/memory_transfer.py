@@ -1,7 +1,9 @@
 """Export and import of memories with their archives, exactly as stored (`itachi export/import`).
 
 Export pages by id and hands back every field the git-friendly files hold, nothing volatile.
-Import is idempotent on the ids: each record is upserted in the batch's transaction (a record
+Import is idempotent on the ids: each record is upserted in the batch's transaction, in the order
+the memories were written (`memory_files.write_order`) and with the context a write gives
+(`search_keys.contexts`: the memory before it), so search ranks them as before the round trip (a record
 whose project already holds its content under another id is reported as a conflict and skipped,
 the rest of the batch goes on); links between memories are set once both ends exist, or handed
 back as deferred for the caller to send again after the last batch. New or changed texts are
@@ -18,8 +20,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chalicelib.contracts.memory_files import write_order
 from chalicelib.kernel.redaction import redact
 from chalicelib.memory.domain.memory_model import embedding_text
+from chalicelib.memory.domain.search_keys import contexts
 from chalicelib.memory.services.lifecycle_ports import LifecycleUnits
 from chalicelib.memory.services.ports import Embedder
 
@@ -65,12 +69,12 @@ class MemoryTransfer:
                      *, embed: bool = True) -> ImportReport:
         report = ImportReport()
         touched = []
-        cleaned = [_redacted(r) for r in records]
+        cleaned = _with_contexts(sorted((_redacted(r) for r in records), key=write_order))
         with self._units() as uow:
             outcomes = uow.transfer.upsert_many(cleaned) if cleaned else []
             if outcomes is None:  # one of them conflicts: record by record, so the rest still goes in
                 outcomes = [uow.transfer.upsert(r) for r in cleaned]
-            for record, outcome in zip(records, outcomes, strict=True):
+            for record, outcome in zip(cleaned, outcomes, strict=True):
                 if outcome == "conflict":
                     report.conflicts.append(record["id"])
                     continue
@@ -144,6 +148,20 @@ class MemoryTransfer:
         except Exception:
             return []
         return [(i, v) for (i, _), v in zip(texts, vectors, strict=True)]
+
+
+@dataclass(frozen=True)
+class _Written:
+    project: str
+    session_id: str | None
+    content: str
+
+
+def _with_contexts(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records, in write order, each with the context a write would give it (`search_keys.contexts`)."""
+    found = contexts([_Written(r["project"], r.get("session_id"), r["content"]) for r in records],
+                     [r["created_at"] for r in records])
+    return [{**r, "search_context": context} for r, context in zip(records, found, strict=True)]
 
 
 def _redacted(record: dict[str, Any]) -> dict[str, Any]:

@@ -150,3 +150,41 @@ def test_an_imported_memory_is_found_by_its_search_key_as_the_written_one_was(
         assert loaded.returncode == 0, loaded.stderr
         assert found() == [written]
     c.close()
+
+
+def test_a_conversation_stored_at_one_time_ranks_the_same_after_export_and_import(
+        tmp_path: Path, database_url: str) -> None:
+    # A bulk import: every turn at one time, so only the write order says which turn follows which.
+    # Search's neighbours and each turn's context (the turn before it) follow that order.
+    c = lifecycle_container(tmp_path, database_url)
+    out = tmp_path / "export"
+    turns = ["Caroline: Did you go to the pottery workshop on Friday?", "Melanie: Yes! It was amazing.",
+             "Melanie: I made a bowl with a blue glaze.", "Caroline: How are the kids doing?",
+             "Melanie: They started swimming lessons.", "Caroline: I am reading a book on adoption.",
+             "Melanie: Which one?", "Caroline: One a friend lent me at the support group."]
+    with serving(c) as api:
+        stored = call(api, "POST", "/api/memory/batch", {"memories": [
+            {"project": "chat", "category": "conversation", "content": text, "session_id": "s1",
+             "created_at": "2026-11-01T10:00:00+00:00"} for text in turns]})[1]["ids"]
+
+        def ranked() -> list[str]:
+            answer = call(api, "GET", "/api/memory/search", query="the pottery workshop", project="chat",
+                          mode="text", include_global="false")[1]
+            return [h["content"] for h in answer["results"]]
+
+        def contexts() -> dict[str, str]:
+            with c.db.connection() as conn:
+                rows = conn.execute("SELECT id::text, search_context FROM memories").fetchall()
+            return {r["id"]: r["search_context"] for r in rows}
+
+        before, keyed = ranked(), contexts()
+        assert before[:3] == turns[:3]  # the question, the answer keyed by it, the turn after
+        assert itachi(api, "export", str(out), cwd=tmp_path).returncode == 0
+        with c.db.connection() as conn:
+            conn.execute("DELETE FROM memories")
+        loaded = itachi(api, "import", str(out), cwd=tmp_path)
+        assert loaded.returncode == 0, loaded.stderr
+
+        assert contexts() == keyed and keyed[stored[1]].startswith("Caroline: Did you go")
+        assert ranked() == before
+    c.close()

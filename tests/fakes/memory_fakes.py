@@ -245,11 +245,11 @@ class InMemoryMemoryRepository:
                       key=lambda r: r.memory.created_at, reverse=True)
         return [(r.memory.id, r.memory.content, r.memory.summary) for r in rows[:limit]]
 
-    def set_embeddings(self, items: Sequence[tuple[str, Sequence[float]]], model: str) -> None:
-        for memory_id, vector in items:
-            if memory_id in self._t.rows:
-                self._t.rows[memory_id].embedding = list(vector)
-                self._t.update(memory_id, embedding_model=model)
+    def set_embeddings(self, items: Sequence[model.StoredVectors], embedding_model: str) -> None:
+        for item in items:  # the fake searches by each memory's own vector: its windows are not kept
+            if item.memory_id in self._t.rows:
+                self._t.rows[item.memory_id].embedding = list(item.embedding)
+                self._t.update(item.memory_id, embedding_model=embedding_model)
 
 
 class InMemorySearchIndex:

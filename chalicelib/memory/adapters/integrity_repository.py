@@ -7,7 +7,7 @@ cannot exist, they cascade); it answers None where graph memory's tables are not
 
 from __future__ import annotations
 
-from chalicelib.memory.adapters.memory_rows import Conn, vector
+from chalicelib.memory.adapters.memory_rows import Conn
 
 _SCOPE = "(%(p)s::text IS NULL OR m.project = %(p)s)"
 _LOOP_MEMBERS = f"""
@@ -68,11 +68,6 @@ class PostgresIntegrityRepository:
             f" WHERE (m.embedding IS NULL OR m.embedding_model IS DISTINCT FROM %(model)s) AND {_SCOPE}"
             " ORDER BY m.id LIMIT %(n)s", {"p": project, "model": model, "n": limit}).fetchall()
         return [(str(r["id"]), r["content"], r["summary"]) for r in rows]
-
-    def set_vectors(self, items: list[tuple[str, list[float]]], model: str) -> None:
-        with self._conn.cursor() as cur:
-            cur.executemany("UPDATE memories SET embedding = %s, embedding_model = %s WHERE id = %s",
-                            [(vector(v), model, memory_id) for memory_id, v in items])
 
     def supersede_duplicates(self, project: str | None) -> int:
         """Mark every newer live copy of a text superseded by its oldest copy; return how many."""

@@ -20,6 +20,7 @@ from chalicelib.memory.domain.memory_model import (
     MemoryDraft,
     MemoryStats,
     SimilarMemory,
+    StoredVectors,
 )
 from chalicelib.memory.services.ports import DuplicateContent
 
@@ -359,7 +360,21 @@ class PostgresMemoryRepository:
                                   " ORDER BY created_at DESC LIMIT %s", (limit,)).fetchall()
         return [(str(r["id"]), r["content"], r["summary"]) for r in rows]
 
-    def set_embeddings(self, items: Sequence[tuple[str, Sequence[float]]], model: str) -> None:
+    def set_embeddings(self, items: Sequence[StoredVectors], model: str) -> None:
+        """Each stored memory's vector, and its windows in place of those it had (another model's,
+        or none: a memory embedded after its write, imported, or re-embedded by the fix)."""
+        if not items:
+            return
         with self._conn.cursor() as cur:
             cur.executemany("UPDATE memories SET embedding = %s, embedding_model = %s WHERE id = %s",
-                            [(vector(v), model, memory_id) for memory_id, v in items])
+                            [(vector(item.embedding), model, item.memory_id) for item in items])
+        self._conn.execute("DELETE FROM memory_chunks WHERE memory_id = ANY(%s::uuid[])",
+                           ([item.memory_id for item in items],))
+        windows = [(item.memory_id, n, w) for item in items for n, w in enumerate(item.windows)]
+        if windows:
+            self._conn.execute(
+                "INSERT INTO memory_chunks (memory_id, project, n, embedding)"
+                " SELECT w.id, m.project, w.n, w.e FROM unnest(%s::uuid[], %s::int[], %b::vector[])"
+                " AS w(id, n, e) JOIN memories m ON m.id = w.id",
+                ([w[0] for w in windows], [w[1] for w in windows], [vector(w[2]) for w in windows]),
+                prepare=False)

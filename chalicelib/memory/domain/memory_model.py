@@ -104,6 +104,15 @@ class MemoryDraft:
 
 
 @dataclass(frozen=True)
+class StoredVectors:
+    """A stored memory's vector and, for a long one, its windows' vectors (`memory_chunks`), in order."""
+
+    memory_id: str
+    embedding: list[float]
+    windows: tuple[list[float], ...] = ()
+
+
+@dataclass(frozen=True)
 class Memory:
     id: str
     project: str

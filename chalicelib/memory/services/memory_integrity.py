@@ -1,7 +1,8 @@
 """`itachi memory check [--fix]`: count what is wrong in a memory store, repair what is safe.
 
-The fix re-embeds missing and foreign-model vectors in batches within a time budget (what is
-not done is reported as left, run it again), supersedes duplicate texts by their oldest copy
+The fix re-embeds missing and foreign-model vectors in batches within a time budget, a long
+memory's windows with them as a write embeds them (`memory_store.embed_stored`; what is not done
+is reported as left, run it again), supersedes duplicate texts by their oldest copy
 and opens superseded loops at their newest member, all in one transaction each. Archive rows
 without a memory and reduced memories without an archive are reported, never touched.
 """
@@ -12,8 +13,8 @@ import time
 from collections.abc import Callable
 
 from chalicelib.memory.domain.memory_integrity import UNFIXABLE, IntegrityReport
-from chalicelib.memory.domain.memory_model import embedding_text
 from chalicelib.memory.services.lifecycle_ports import LifecycleUnits
+from chalicelib.memory.services.memory_store import embed_stored
 from chalicelib.memory.services.ports import Embedder
 
 EMBED_BATCH = 64
@@ -53,12 +54,11 @@ class MemoryIntegrity:
             if not stale:
                 break
             try:
-                vectors = self._embedder.embed([embedding_text(c, s) for _, c, s in stale])
+                fresh = embed_stored(self._embedder, stale)
             except Exception:  # the embedder is down: what is left is reported
                 break
             with self._units() as uow:
-                fresh = [(i, v) for (i, _, _), v in zip(stale, vectors, strict=True)]
-                uow.integrity.set_vectors(fresh, model)
+                uow.memories.set_embeddings(fresh, model)
                 uow.commit()
             done += len(stale)
         return done

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 
 from chalicelib.kernel.errors import InvalidInput
@@ -32,8 +32,8 @@ from chalicelib.memory.domain.memory_hygiene import clean
 from chalicelib.memory.domain.memory_model import (
     WORD_WINDOW,
     MemoryDraft,
+    StoredVectors,
     StoreResult,
-    embedding_text,
     text_windows,
     word_spans,
 )
@@ -74,6 +74,22 @@ def windows_of(embedder: Embedder, draft: MemoryDraft) -> MemoryDraft:
         spans, size = counter.token_spans(draft.content), counter.max_tokens
     windows = text_windows(draft.content, spans, size, from_start=bool(draft.summary))
     return dataclasses.replace(draft, chunk_texts=tuple(windows)) if windows else draft
+
+
+def embed_stored(embedder: Embedder, memories: Sequence[tuple[str, str, str]],
+                 embed: Callable[[list[str]], list[list[float]] | None] | None = None) -> list[StoredVectors]:
+    """The vectors a write gives stored memories (id, content, summary): each one's own, and its
+    windows' when it is long (`windows_of`), in one model call (`embed`, the embedder's own by
+    default; none when it answers None)."""
+    drafts = [windows_of(embedder, MemoryDraft("", "", content, summary=summary))
+              for _, content, summary in memories]
+    texts = [d.embedding_text for d in drafts] + [t for d in drafts for t in d.chunk_texts]
+    vectors = (embed or embedder.embed)(texts)
+    if vectors is None:
+        return []
+    windows = iter(vectors[len(drafts):])
+    return [StoredVectors(memory_id, vector, tuple(next(windows) for _ in draft.chunk_texts))
+            for (memory_id, _, _), draft, vector in zip(memories, drafts, vectors, strict=False)]
 
 
 def chunked(drafts: list[MemoryDraft], size: int) -> list[list[MemoryDraft]]:
@@ -213,11 +229,11 @@ class MemoryStore:
             pending = uow.memories.missing_embeddings(limit)
         if not pending:
             return 0
-        embedded = self._embedding.embed([embedding_text(c, s) for _, c, s in pending], self.write_timeout_s)
-        if embedded.vectors is None:
+        done = embed_stored(self._embedding.embedder, pending,
+                            lambda texts: self._embedding.embed(texts, self.write_timeout_s).vectors)
+        if not done:
             return 0
         with self._units() as uow:
-            done = [(memory_id, v) for (memory_id, _, _), v in zip(pending, embedded.vectors, strict=True)]
             uow.memories.set_embeddings(done, self._embedding.embedder.model)
             uow.commit()
-        return len(pending)
+        return len(done)

@@ -22,9 +22,9 @@ from typing import Any
 
 from chalicelib.contracts.memory_files import write_order
 from chalicelib.kernel.redaction import redact
-from chalicelib.memory.domain.memory_model import embedding_text
 from chalicelib.memory.domain.search_keys import contexts
 from chalicelib.memory.services.lifecycle_ports import LifecycleUnits
+from chalicelib.memory.services.memory_store import embed_stored
 from chalicelib.memory.services.ports import Embedder
 
 
@@ -129,18 +129,22 @@ class MemoryTransfer:
         return len(vectors)
 
     def _embed(self, memory_ids: list[str]) -> int:
+        """Embed the imported memories as a write does: each one's vector and a long one's windows."""
         with self._units() as uow:
             pending = uow.transfer.unembedded(memory_ids)
-        vectors = self._vectors([(i, embedding_text(c, s)) for i, c, s in pending])
+        try:
+            vectors = embed_stored(self._embedder, pending) if pending else []
+        except Exception:  # the embedder is down: `itachi memory check --fix` embeds them later
+            return 0
         if vectors:
             with self._units() as uow:
-                uow.integrity.set_vectors(vectors, self._embedder.model)
+                uow.memories.set_embeddings(vectors, self._embedder.model)
                 uow.commit()
         return len(vectors)
 
     def _vectors(self, texts: list[tuple[str, str]]) -> list[tuple[str, list[float]]]:
-        """(id, vector) of each (id, text); none while the embedder is down: the nodes are found by
-        name and words meanwhile, and `itachi memory check --fix` embeds the memories later."""
+        """(id, vector) of each graph node's (id, text); none while the embedder is down: the nodes
+        are found by name and words meanwhile."""
         if not texts:
             return []
         try:

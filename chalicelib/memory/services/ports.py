@@ -20,6 +20,7 @@ from chalicelib.memory.domain.memory_model import (
     SearchMode,
     SearchScope,
     SimilarMemory,
+    StoredVectors,
     StoreResult,
 )
 from chalicelib.memory.domain.provenance import Writer
@@ -168,7 +169,9 @@ class MemoryRepository(Protocol):
         """(id, content, summary) of memories stored without a vector, newest first."""
         ...
 
-    def set_embeddings(self, items: Sequence[tuple[str, Sequence[float]]], model: str) -> None: ...
+    def set_embeddings(self, items: Sequence[StoredVectors], model: str) -> None:
+        """Each stored memory's vector, and its long content's windows' in place of any it had."""
+        ...
 
 
 class SearchIndex(Protocol):

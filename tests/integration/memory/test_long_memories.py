@@ -90,3 +90,36 @@ def test_a_batch_of_long_memories_embeds_every_window_in_one_call_and_only_past_
         assert hits and hits[0].id == results[3].id
     finally:
         container.close()
+
+
+def test_a_long_memory_imported_or_embedded_again_is_still_found_by_its_best_window(
+        tmp_path: Path, database_url: str) -> None:
+    windows = windows_of(FixedEmbedder({}), MemoryDraft("w", "conversation", LONG)).chunk_texts
+    container = container_with(tmp_path, database_url,
+                               FixedEmbedder({LONG: basis(1), QUERY: basis(7), windows[-1]: basis(7)}))
+
+    def best() -> tuple[str, float]:
+        hit = container.memory.search(QUERY, "w", mode="vector", weights=SearchWeights(recency=0)).hits[0]
+        return hit.id, hit.score
+
+    try:
+        long = container.memory.remember(MemoryDraft("w", "conversation", LONG))
+        assert best() == (long.id, pytest.approx(1.0, abs=1e-4))
+        records = container.memory_transfer.export_page("w", None, 10)
+        with container.db.connection() as conn:  # a fresh store: `itachi import` of an export
+            conn.execute("DELETE FROM memories")
+
+        container.memory_transfer.import_batch(records)
+
+        assert stored_windows(container, long.id) == len(windows)
+        assert best() == (long.id, pytest.approx(1.0, abs=1e-4))
+        with container.db.connection() as conn:  # a vector lost (`itachi memory check --fix` embeds it)
+            conn.execute("UPDATE memories SET embedding = NULL")
+            conn.execute("DELETE FROM memory_chunks")
+
+        container.memory_integrity.fix("w")
+
+        assert stored_windows(container, long.id) == len(windows)
+        assert best() == (long.id, pytest.approx(1.0, abs=1e-4))
+    finally:
+        container.close()

@@ -10,7 +10,7 @@ import pytest
 
 from chalicelib.kernel.database import Database
 from chalicelib.memory.adapters.memory_unit_of_work import memory_units
-from chalicelib.memory.domain.memory_model import MemoryDraft, SearchScope, content_hash
+from chalicelib.memory.domain.memory_model import MemoryDraft, SearchScope, StoredVectors, content_hash
 from chalicelib.memory.domain.search_scoring import SearchWeights
 from chalicelib.memory.services.ports import DuplicateContent, MemoryUnits
 from tests.fakes.memory_fakes import in_memory_units
@@ -136,7 +136,7 @@ def test_indexed_chunks_and_missing_vectors_are_found_and_filled(units: MemoryUn
     with units() as uow:
         assert uow.memories.chunks_of("p", "a.md") == [(chunk, content_hash("fact", "chunk"), "h1")]
         assert uow.memories.missing_embeddings(10) == [(chunk, "chunk", "")]
-        uow.memories.set_embeddings([(chunk, axis(0, 1))], "m2")
+        uow.memories.set_embeddings([StoredVectors(chunk, axis(0, 1))], "m2")
         uow.commit()
     with units() as uow:
         assert uow.memories.missing_embeddings(10) == []

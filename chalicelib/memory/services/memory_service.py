@@ -32,7 +32,7 @@ from chalicelib.memory.domain.memory_model import (
 from chalicelib.memory.domain.provenance import Writer
 from chalicelib.memory.domain.search_scoring import SearchWeights
 from chalicelib.memory.services.deadline_embedding import DeadlineEmbedder
-from chalicelib.memory.services.memory_store import MemoryStore
+from chalicelib.memory.services.memory_store import MemoryStore, embed_stored
 from chalicelib.memory.services.ports import (
     DuplicateContent,
     Embedder,
@@ -225,12 +225,14 @@ class MemoryService:
         return memory
 
     def update_content(self, memory_id: str, content: str, summary: str | None = None) -> Memory:
-        """New wording for a memory (redacted, re-embedded); Conflict if it duplicates another."""
+        """New wording for a memory (redacted, re-embedded with its windows when long, as a write
+        embeds it); Conflict if it duplicates another."""
         current = self.get(memory_id, record_access=False)
         cleaned = clean(MemoryDraft(project=current.project, category=current.category,
                                     content=content, summary=summary or current.summary))
-        embedded = self._embedding.embed([cleaned.embedding_text], self.store.write_timeout_s)
-        vector = embedded.vectors[0] if embedded.vectors else None
+        vectors = embed_stored(self.embedder, [(memory_id, cleaned.content, cleaned.summary)],
+                               lambda texts: self._embedding.embed(texts, self.store.write_timeout_s).vectors)
+        vector = vectors[0].embedding if vectors else None
         with self._units() as uow:
             try:
                 uow.memories.update_content(memory_id, content=cleaned.content, summary=cleaned.summary,
@@ -239,6 +241,8 @@ class MemoryService:
             except DuplicateContent:
                 raise Conflict("another memory of this project and category already says that",
                                field="content") from None
+            if vectors and vectors[0].windows:
+                uow.memories.set_embeddings(vectors, self.embedder.model)
             return self._commit_and_get(uow, memory_id)
 
     def update_metadata(self, memory_id: str, metadata: dict[str, Any], *, merge: bool = True) -> Memory:

@@ -49,6 +49,8 @@ def test_a_fact_deep_inside_a_long_memory_is_found_by_its_best_window(
             left = conn.execute("SELECT count(*) AS n FROM memory_chunks WHERE memory_id = %s",
                                 (long.id,)).fetchone()
         assert left is not None and left["n"] == 0  # the old wording's windows went with it
+        container.memory.update_content(long.id, LONG.replace("Postgres 16", "Postgres 17"))
+        assert stored_windows(container, long.id) == len(windows)  # a long new wording: its own
     finally:
         container.close()
 

@@ -38,6 +38,8 @@ PARTS: tuple[Part, ...] = (
     Part("memory_access", "memory_access",
          "SELECT t.* FROM memory_access t JOIN memories m ON m.id = t.memory_id WHERE m.project = %(p)s",
          "SELECT 1"),  # cascades with the memories
+    Part("memory_chunks", "memory_chunks", "SELECT t.* FROM memory_chunks t WHERE t.project = %(p)s",
+         "SELECT 1"),  # a long memory's windows (`memory_store.windows_of`); cascade with the memories
     Part("graph_nodes", "graph_nodes", "SELECT t.* FROM graph_nodes t WHERE t.project = %(p)s",
          "DELETE FROM graph_nodes WHERE project = %(p)s"),
     Part("graph_edges", "graph_edges",

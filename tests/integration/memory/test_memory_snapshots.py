@@ -72,6 +72,30 @@ def test_a_snapshot_carries_the_projects_graph_nodes_and_edges(tmp_path: Path, d
     c.close()
 
 
+def test_a_snapshot_carries_a_long_memorys_windows(tmp_path: Path, database_url: str) -> None:
+    c = lifecycle_container(tmp_path, database_url)
+
+    def windows() -> int:
+        with c.db.connection() as conn:
+            row = conn.execute("SELECT count(*) AS n FROM memory_chunks WHERE project = 'w'").fetchone()
+        return int(row["n"]) if row else 0
+
+    with serving(c) as api:
+        text = " ".join(f"Step {i} of the migration moved table t{i} to the new cluster." for i in range(80))
+        call(api, "POST", "/api/memory", {"project": "w", "content": text})
+        stored = windows()
+        assert stored > 0  # a long memory is searched by its windows too
+        assert call(api, "POST", "/api/memory/snapshots", {"project": "w", "name": "long"})[0] == 201
+        with c.db.connection() as conn:
+            conn.execute("DELETE FROM memories WHERE project = 'w'")
+        assert windows() == 0
+        load = {"project": "w", "name": "long", "yes": True}
+        loaded = call(api, "POST", "/api/memory/snapshots/load", load)
+        assert loaded[0] == 200
+        assert windows() == stored
+    c.close()
+
+
 def test_the_noisy_large_profile_loads_twenty_thousand_items_and_unloads(
         tmp_path: Path, database_url: str) -> None:
     c = lifecycle_container(tmp_path, database_url)

@@ -34,8 +34,7 @@ def export_to(client: ApiClient, root: Path) -> int:
     """Every memory as its export file under `root`; how many."""
     after, count = None, 0
     while True:
-        page = client.call("GET", "/api/memory/export", after=after, limit=PAGE) if after else \
-            client.call("GET", "/api/memory/export", limit=PAGE)
+        page = client.call("GET", "/api/memory/export", after=after, limit=PAGE)
         for record in page["records"]:
             for path, text in export_files(root, record):
                 write_if_changed(path, text)

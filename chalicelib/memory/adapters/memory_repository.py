@@ -125,14 +125,18 @@ class PostgresMemoryRepository:
 
     def _insert_chunks(self, rows: Sequence[tuple[str, MemoryDraft]]) -> None:
         """The embedded windows of newly inserted long memories (`memory_chunks`)."""
-        flat = [(memory_id, d.project, n, v) for memory_id, d in rows
-                for n, v in enumerate(d.chunk_embeddings)]
-        if flat:
+        self._insert_windows([(memory_id, n, v) for memory_id, draft in rows
+                              for n, v in enumerate(draft.chunk_embeddings)])
+
+    def _insert_windows(self, windows: Sequence[tuple[str, int, Sequence[float]]]) -> None:
+        """(memory id, n, vector) rows of `memory_chunks`, each with its memory's project."""
+        if windows:
             self._conn.execute(
                 "INSERT INTO memory_chunks (memory_id, project, n, embedding)"
-                " SELECT * FROM unnest(%s::uuid[], %s::text[], %s::int[], %b::vector[])",
-                ([f[0] for f in flat], [f[1] for f in flat], [f[2] for f in flat],
-                 [vector(f[3]) for f in flat]), prepare=False)
+                " SELECT w.id, m.project, w.n, w.e FROM unnest(%s::uuid[], %s::int[], %b::vector[])"
+                " AS w(id, n, e) JOIN memories m ON m.id = w.id",
+                ([w[0] for w in windows], [w[1] for w in windows], [vector(w[2]) for w in windows]),
+                prepare=False)
 
     def nearest_many(self, project: str, category: str, embeddings: Sequence[Sequence[float]], *,
                      min_similarity: float, limit: int = 5) -> list[list[SimilarMemory]]:
@@ -370,11 +374,4 @@ class PostgresMemoryRepository:
                             [(vector(item.embedding), model, item.memory_id) for item in items])
         self._conn.execute("DELETE FROM memory_chunks WHERE memory_id = ANY(%s::uuid[])",
                            ([item.memory_id for item in items],))
-        windows = [(item.memory_id, n, w) for item in items for n, w in enumerate(item.windows)]
-        if windows:
-            self._conn.execute(
-                "INSERT INTO memory_chunks (memory_id, project, n, embedding)"
-                " SELECT w.id, m.project, w.n, w.e FROM unnest(%s::uuid[], %s::int[], %b::vector[])"
-                " AS w(id, n, e) JOIN memories m ON m.id = w.id",
-                ([w[0] for w in windows], [w[1] for w in windows], [vector(w[2]) for w in windows]),
-                prepare=False)
+        self._insert_windows([(item.memory_id, n, w) for item in items for n, w in enumerate(item.windows)])

@@ -49,6 +49,23 @@ _ARCHIVE = (
     " excluded.archived_at)")
 
 
+# A page by id; each row's `written` numbered within its project's memories of the same time, over
+# only the groups the page holds (a bulk-stored group is read once a page, not once a row).
+_EXPORT_PAGE = f"""
+WITH page AS (
+  SELECT m.id, m.project, m.created_at FROM memories m
+  WHERE (%(p)s::text IS NULL OR m.project = %(p)s) AND (%(after)s::uuid IS NULL OR m.id > %(after)s)
+  ORDER BY m.id LIMIT %(n)s),
+places AS (
+  SELECT o.id, row_number() OVER (PARTITION BY o.project, o.created_at ORDER BY o.seq) - 1 AS written
+  FROM memories o WHERE (o.project, o.created_at) IN (SELECT project, created_at FROM page))
+SELECT m.id, m.superseded_by, {', '.join('m.' + f for f in FIELDS)}, pl.written,
+  a.content AS a_content, a.summary AS a_summary, a.category AS a_category, a.archived_at AS a_archived_at
+FROM page pg JOIN memories m ON m.id = pg.id JOIN places pl ON pl.id = pg.id
+LEFT JOIN memory_archive a ON a.memory_id = m.id
+ORDER BY m.id"""
+
+
 def _params(record: dict[str, Any]) -> dict[str, Any]:
     """A record's statement parameters: its metadata as JSON, and the search key a write would give it
     (an imported memory is found by the same words as one written through the API); its context
@@ -66,16 +83,8 @@ class PostgresTransferRepository:
 
     def export_page(self, project: str | None, after: str | None, limit: int) -> list[dict[str, Any]]:
         """Rows (every exported field, `superseded_by`, and `archive` or None) by id after `after`."""
-        rows = self._conn.execute(
-            f"SELECT m.id, m.superseded_by, {', '.join('m.' + f for f in FIELDS)},"
-            " a.content AS a_content, a.summary AS a_summary, a.category AS a_category,"
-            " a.archived_at AS a_archived_at, (SELECT count(*) FROM memories o WHERE o.project = m.project"
-            "   AND o.created_at = m.created_at AND o.seq < m.seq) AS written"
-            " FROM memories m LEFT JOIN memory_archive a ON a.memory_id = m.id"
-            " WHERE (%(p)s::text IS NULL OR m.project = %(p)s)"
-            " AND (%(after)s::uuid IS NULL OR m.id > %(after)s)"
-            " ORDER BY m.id LIMIT %(n)s", {"p": project, "after": after, "n": limit},
-            prepare=False).fetchall()
+        rows = self._conn.execute(_EXPORT_PAGE, {"p": project, "after": after, "n": limit},
+                                  prepare=False).fetchall()
         out = []
         for r in rows:
             record = {f: r[f] for f in FIELDS}

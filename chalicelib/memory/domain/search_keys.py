@@ -32,7 +32,6 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Protocol
 
 from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.memory.domain.query_dates import relative_window
@@ -136,30 +135,20 @@ def search_context(before: str) -> str:
     return cut_at_word(" ".join(before.split()), CONTEXT_CHARS)
 
 
-class Written(Protocol):
-    """What the context of a memory depends on: where and when it was written, and its text."""
-
-    @property
-    def project(self) -> str: ...
-
-    @property
-    def session_id(self) -> str | None: ...
-
-    @property
-    def content(self) -> str: ...
+Written = tuple[str, str | None, str, datetime]  # a memory's project, session, content and time
 
 
-def contexts(memories: Sequence[Written], times: Sequence[datetime]) -> list[str]:
-    """Each memory's context, for memories in write order written at `times`: the start of the one
-    before it of the same project and session (or none), written within CONTEXT_WINDOW of it."""
+def contexts(memories: Sequence[Written]) -> list[str]:
+    """Each memory's context, for memories in write order: the start of the one before it of the
+    same project and session (or none), written within CONTEXT_WINDOW of it."""
     out: list[str] = []
     last: dict[tuple[str, str | None], tuple[str, datetime]] = {}  # (project, session) -> (text, time)
-    for memory, written in zip(memories, times, strict=True):
-        where = (memory.project, memory.session_id)
-        before = last.get(where)
+    for project, session, content, at in memories:
+        written = _aware(at)
+        before = last.get((project, session))
         out.append(search_context(before[0]) if before is not None and
-                   abs(before[1] - _aware(written)) <= CONTEXT_WINDOW else "")
-        last[where] = (memory.content, _aware(written))
+                   abs(before[1] - written) <= CONTEXT_WINDOW else "")
+        last[(project, session)] = (content, written)
     return out
 
 
@@ -167,5 +156,6 @@ def keyed(drafts: Sequence[MemoryDraft], now: datetime) -> list[MemoryDraft]:
     """The drafts of one write with their search keys and contexts (a draft without `created_at` is
     written `now`)."""
     times = [_aware(draft.created_at or now) for draft in drafts]
+    found = contexts([(d.project, d.session_id, d.content, at) for d, at in zip(drafts, times, strict=True)])
     return [dataclasses.replace(draft, search_key=search_key(draft.content, written), search_context=context)
-            for draft, written, context in zip(drafts, times, contexts(drafts, times), strict=True)]
+            for draft, written, context in zip(drafts, times, found, strict=True)]

@@ -34,6 +34,7 @@ from chalicelib.memory.domain.memory_model import (
     MemoryDraft,
     StoredVectors,
     StoreResult,
+    embedding_text,
     text_windows,
     word_spans,
 )
@@ -61,19 +62,24 @@ def _texts(drafts: Sequence[MemoryDraft], missing: Sequence[int]) -> list[str]:
     return [drafts[i].embedding_text for i in missing] + [t for i in missing for t in drafts[i].chunk_texts]
 
 
-def windows_of(embedder: Embedder, draft: MemoryDraft) -> MemoryDraft:
-    """`draft` with the windows its long content is also embedded in (`text_windows`): by the
-    model's tokens when the embedder counts them, else by words."""
+def window_texts(embedder: Embedder, content: str, summary: str) -> tuple[str, ...]:
+    """The windows a long `content` is also embedded in (`text_windows`): by the model's tokens
+    when the embedder counts them, else by words; none for a short one."""
     inner = getattr(embedder, "inner", None)  # under the embedding cache
     counter = next((e for e in (embedder, inner) if isinstance(e, TokenCounter)), None)
     if counter is None:
-        spans, size = word_spans(draft.content), WORD_WINDOW
-    elif len(draft.content) <= counter.max_tokens:  # a token covers at least one character
-        return draft
+        spans, size = word_spans(content), WORD_WINDOW
+    elif len(content) <= counter.max_tokens:  # a token covers at least one character
+        return ()
     else:
-        spans, size = counter.token_spans(draft.content), counter.max_tokens
-    windows = text_windows(draft.content, spans, size, from_start=bool(draft.summary))
-    return dataclasses.replace(draft, chunk_texts=tuple(windows)) if windows else draft
+        spans, size = counter.token_spans(content), counter.max_tokens
+    return tuple(text_windows(content, spans, size, from_start=bool(summary)))
+
+
+def windows_of(embedder: Embedder, draft: MemoryDraft) -> MemoryDraft:
+    """`draft` with the windows its long content is also embedded in (`window_texts`)."""
+    windows = window_texts(embedder, draft.content, draft.summary)
+    return dataclasses.replace(draft, chunk_texts=windows) if windows else draft
 
 
 def embed_stored(embedder: Embedder, memories: Sequence[tuple[str, str, str]],
@@ -81,15 +87,14 @@ def embed_stored(embedder: Embedder, memories: Sequence[tuple[str, str, str]],
     """The vectors a write gives stored memories (id, content, summary): each one's own, and its
     windows' when it is long (`windows_of`), in one model call (`embed`, the embedder's own by
     default; none when it answers None)."""
-    drafts = [windows_of(embedder, MemoryDraft("", "", content, summary=summary))
-              for _, content, summary in memories]
-    texts = [d.embedding_text for d in drafts] + [t for d in drafts for t in d.chunk_texts]
-    vectors = (embed or embedder.embed)(texts)
+    windows = [window_texts(embedder, content, summary) for _, content, summary in memories]
+    texts = [embedding_text(content, summary) for _, content, summary in memories]
+    vectors = (embed or embedder.embed)(texts + [t for own in windows for t in own])
     if vectors is None:
         return []
-    windows = iter(vectors[len(drafts):])
-    return [StoredVectors(memory_id, vector, tuple(next(windows) for _ in draft.chunk_texts))
-            for (memory_id, _, _), draft, vector in zip(memories, drafts, vectors, strict=False)]
+    own_vectors, rest = vectors[:len(memories)], iter(vectors[len(memories):])
+    return [StoredVectors(memory_id, vector, tuple(next(rest) for _ in own))
+            for (memory_id, _, _), own, vector in zip(memories, windows, own_vectors, strict=True)]
 
 
 def chunked(drafts: list[MemoryDraft], size: int) -> list[list[MemoryDraft]]:

@@ -154,17 +154,9 @@ class MemoryTransfer:
         return [(i, v) for (i, _), v in zip(texts, vectors, strict=True)]
 
 
-@dataclass(frozen=True)
-class _Written:
-    project: str
-    session_id: str | None
-    content: str
-
-
 def _with_contexts(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The records, in write order, each with the context a write would give it (`search_keys.contexts`)."""
-    found = contexts([_Written(r["project"], r.get("session_id"), r["content"]) for r in records],
-                     [r["created_at"] for r in records])
+    found = contexts([(r["project"], r.get("session_id"), r["content"], r["created_at"]) for r in records])
     return [{**r, "search_context": context} for r, context in zip(records, found, strict=True)]
 
 

@@ -95,7 +95,7 @@ class LocalStack:
 
         self.api = ApiServer(app, port=self.options.port, max_body_bytes=base.max_body_bytes)
         config = ensure_config(home, self.api.url)
-        wait_for_moto(endpoint)
+        self._moto, endpoint = wait_for_moto(self._moto, endpoint)
         settings = base.replace(
             home=home, database_url=url, sqs_endpoint_url=endpoint,
             api_keys=(config["api_key"], *base.api_keys),

@@ -75,3 +75,45 @@ def test_the_words_searched_for_come_from_sentences_that_state_a_value_changes_f
     assert words[0] == ["log", "retention", "dropped", "days", "save", "cost"]
     assert ["logs", "stay", "bucket", "days"] in words
     assert not any("refactor" in w for w in words)
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        # a time is one value: "01:00" is not the clause "01" and the clause "00"
+        ("We moved the cleanup job from 01:00 to 03:30 UTC.", "The cleanup job runs nightly at 01:00 UTC."),
+        # an identifier with dashes and digits is a value
+        ("The cache was migrated from cache-node-1 to cache-node-4.", "Our cache lives on cache-node-1."),
+        # a name opening a clause is still a name
+        ("Builds use Gradle; Maven was removed.", "Builds use Maven."),
+        # a name opening the earlier sentence, swapped for another with "now"
+        ("The release checklist is owned by Omar now.", "Ines owns the release checklist."),
+        # every word of the later sentence in the earlier one, a value swapped, "from now on"
+        ("Staging deploys: 3 approvals required from now on.", "Staging deploys require 2 senior approvals."),
+        # a change said with another verb, about the same thing
+        ("We shortened the session timeout to 15 minutes.", "The session timeout is 60 minutes."),
+        ("The weekly sync happens on Wednesdays these days.", "The weekly sync happens on Mondays."),
+        # the subject named by the same identifier, the value replaced
+        ("New v2 cutoff: May 30 instead of April 15.", "API v2 goes read-only on April 15."),
+    ],
+)
+def test_an_update_said_in_other_ways_is_found(new: str, old: str) -> None:
+    assert updates(new, old)
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("The deploy checklist is kept by Omar now.", "Ines keeps the release checklist."),
+        ("Mira reviews the billing code now.", "Ines keeps the release checklist."),
+        ("Batches hold 1,000 rows.", "Batches hold 1,000 rows and retry 3 times."),
+        ("The nightly report goes out at 03:30 UTC now.", "The cleanup job runs nightly at 01:00 UTC."),
+    ],
+)
+def test_another_subject_said_with_a_change_word_updates_nothing(new: str, old: str) -> None:
+    assert not updates(new, old)
+
+
+def test_a_name_opening_the_earlier_sentence_counts_only_when_the_later_one_names_it() -> None:
+    assert updates("Omar took over the release checklist from Ines.", "Ines owns the release checklist.")
+    assert not updates("Deploys now run a smoke test called Canary.", "Deploys run on Fridays.")

@@ -33,9 +33,12 @@ def _words(text: str) -> frozenset[str]:
 
 _FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\d])|\n+")
-_CLAUSE = re.compile(r"[,;:()]|\s(?:but|while|whereas|because|so)\s|\s[-\u2013\u2014]\s")
-_TOKEN = re.compile(r"`[^`]+`|https?://\S+|\d+(?:[.,:/-]\d+)*(?:[a-zA-Z%]+\b)?|[\w][\w'./@#+-]*[\w]|\w")
-_IDENTIFIER = re.compile(r"[\w-]+[._/@#][\w./@#-]*\w|\w*[a-z][A-Z]\w*|\w*\d\w*")
+# Clauses split at a semicolon or bracket, a comma or colon before a space ("01:00" and "1,000"
+# stay one value), a conjunction or a dash. A clause after a colon opens like a sentence ("Note:
+# Remember ..."); after the others a capitalised word is a name ("we use Gradle; Maven was removed").
+_CLAUSE = re.compile(r"(:)(?=\s|$)|[;()]|,(?=\s|$)|\s(?:but|while|whereas|because|so)\s|\s[-\u2013\u2014]\s")
+_TOKEN = re.compile(r"`[^`]+`|https?://\S*[^\s.,;:!?)]|\d+(?:[.,:/-]\d+)*(?:[a-zA-Z%]+\b)?|[\w][\w'./@#+-]*[\w]|\w")
+_IDENTIFIER = re.compile(r"[\w-]+[._/@#][\w./@#-]*\w|\w*[a-z][A-Z]\w*|\w*\d\w*|(?=[\w-]*\d)\w+(?:-\w+)+")
 _TERM = r"(?:the\s+|a\s+)?`?([\w./:@#+-]*\w)`?"
 _REPLACED = re.compile(rf"\b(?:from|out of)\s+{_TERM}\s+(?:to|into)\s+{_TERM}"
                        rf"|\b(?:instead of|rather than|not|no longer|replac\w*|formerly|previously|up from"
@@ -53,7 +56,12 @@ _NEGATIONS = {"not", "no", "never", "none", "nor", "cannot", "without", "dont", 
 _CHANGE = _words("now currently anymore longer instead rather moved moving switched switch changed change "
                  "replaced replace raised lowered dropped increased decreased reduced bumped upgraded "
                  "downgraded migrated went became updated renamed frozen deprecated capped formerly "
-                 "previously retired")
+                 "previously retired shifted shortened lengthened extended pushed postponed delayed "
+                 "advanced resized scaled grew shrank expanded halved doubled tightened relaxed loosened "
+                 "swapped removed deleted decommissioned nowadays")
+# Phrases saying the same as "now"; read as "now" so that their words are not taken for the subject.
+_NOW = re.compile(r"\b(?:these days|going forward|from now on|as of (?:today|this \w+|now)"
+                  r"|t(?:ook|aken) over)\b", re.I)
 _STOP = _words("a an the this that these those it its i we you he she they my our your his her their there "
             "here when where what which who why how if then so but and or also always please use using do "
             "does did make run runs add keep all any each every some most after before during until while "
@@ -81,6 +89,7 @@ class Sentence:
     replaced: tuple[tuple[str, str], ...]  # ("from X to Y", "Y instead of X", "not X"): (x, y or "")
     tokens: tuple[str, ...] = ()  # every token, lower case, in order; "|" between clauses
     value_tokens: frozenset[str] = frozenset()  # the tokens that are values, as written
+    opening: str = ""  # a capitalised word opening it, lower case: perhaps a name ("Ines keeps ...")
 
     @property
     def asserted(self) -> frozenset[tuple[str, str]]:
@@ -89,6 +98,11 @@ class Sentence:
     @property
     def named(self) -> frozenset[str]:
         return frozenset(v.text for v in self.values)
+
+    @property
+    def identifiers(self) -> frozenset[str]:
+        """The names that are identifiers ("v2", "eu-west-1", `billing.py`): a subject as much as a value."""
+        return frozenset(v.text for v in self.values if v.kind == "name" and _IDENTIFIER.fullmatch(v.text))
 
 
 def _stem(word: str) -> str:
@@ -100,12 +114,14 @@ def _stem(word: str) -> str:
     return word[:6]
 
 
-def _value(token: str, raw: str, sentence_start: bool) -> tuple[str, str] | None:
+def _value(token: str, raw: str, sentence_start: bool, dated: bool = False) -> tuple[str, str] | None:
+    """The value `token` is, if any; `dated`: a day of the month follows it ("May 30")."""
     lower = token.lower().replace("'", "")
     singular = lower[:-1] if lower.endswith("s") else lower
     if singular in _WEEKDAYS:
         return "day", _WEEKDAYS[singular]
-    if lower in _MONTHS or (lower in ("may", "march") and token[:1].isupper() and not sentence_start):
+    if lower in _MONTHS or (lower in ("may", "march") and token[:1].isupper()
+                            and (dated or not sentence_start)):
         return "month", lower[:3]
     if token[:1].isdigit() or lower in _NUMBER_WORDS:
         return "number", lower
@@ -117,42 +133,50 @@ def _value(token: str, raw: str, sentence_start: bool) -> tuple[str, str] | None
     return None
 
 
+_DAY_NEXT = re.compile(r"\s+\d{1,2}\b")
+
+
 def _sentence(text: str) -> Sentence:
     subject: set[str] = set()
     words: set[str] = set()
     tokens: list[str] = []
     values: list[Value] = []
     negated: set[str] = set()
-    change = False
     raw_values: set[str] = set()
-    for clause in _CLAUSE.split(text):
+    opening = ""
+    parts = _CLAUSE.split(_NOW.sub("now", text))
+    for n, clause in enumerate(parts[::2]):
+        if clause is None:
+            continue
+        opens = n == 0 or parts[2 * n - 1] == ":"  # a sentence's first clause, or one after a colon
         negating = target = False
         tokens.append("|")
         for match in _TOKEN.finditer(clause):
             raw = match.group(0)
             token = raw.strip("`")
             lower = token.lower().replace("'", "").replace("\u2019", "")
-            sentence_start = match.start() == len(clause) - len(clause.lstrip())  # "...: Sure, ..."
+            sentence_start = opens and match.start() == len(clause) - len(clause.lstrip())  # "...: Sure, ..."
             words.add(lower)
             tokens.append(lower)
-            change = change or lower in _CHANGE
             if lower in _NEGATIONS or (raw.lower().endswith(("n't", "n\u2019t"))):
                 negating = target = True
                 continue
-            found = _value(token, raw, sentence_start)
+            found = _value(token, raw, sentence_start, bool(_DAY_NEXT.match(clause, match.end())))
             if found is not None:
                 values.append(Value(found[0], found[1], negating))
                 raw_values.add(lower)
                 target = False
             elif lower.isalpha() and lower not in _STOP and lower not in _CHANGE and len(lower) > 2:
                 subject.add(_stem(lower))
+                if n == 0 and sentence_start and token[:1].isupper():
+                    opening = lower
                 if target:  # a negation applies to the first word it meets ("no longer squash")
                     negated.add(_stem(lower))
                     target = False
     replaced = tuple(((m.group(1) or m.group(3)).lower(), (m.group(2) or m.group(4) or "").lower())
                      for m in _REPLACED.finditer(text))
-    return Sentence(text, frozenset(subject), frozenset(words), tuple(values), frozenset(negated), change,
-                    replaced, tuple(tokens), frozenset(raw_values))
+    return Sentence(text, frozenset(subject), frozenset(words), tuple(values), frozenset(negated),
+                    bool(words & _CHANGE), replaced, tuple(tokens), frozenset(raw_values), opening)
 
 
 @lru_cache(maxsize=4096)
@@ -194,8 +218,11 @@ def _anchors(sentence: Sentence, value: str) -> set[str]:
 
 def _same_slot(new: Sentence, old: Sentence) -> bool:
     """A value only `new` asserts sits where a value of its kind only `old` asserts does: beside
-    the same name or unit ("Python 3.10" / "Python 3.11", "6 nodes" / "9 nodes")."""
+    the same name or unit ("Python 3.10" / "Python 3.11", "6 nodes" / "9 nodes"), in a sentence
+    at least half of whose words `old` shares."""
     new_only, old_only = new.asserted - old.asserted, old.asserted - new.asserted
+    if 2 * len(new.subject & old.subject) < len(new.subject):  # most of what it speaks of is not in `old`
+        return False
     if {k for k, _ in new_only} != {k for k, _ in old_only}:  # a value with no counterpart: another subject
         return False
     return any(kind == other and _anchors(new, text) & _anchors(old, was)
@@ -220,11 +247,23 @@ def _qualifier_swapped(new: Sentence, old: Sentence) -> bool:
                for w in new_before.keys() & old_before.keys())
 
 
+def _swapped(new: Sentence, old: Sentence, fresh: frozenset[tuple[str, str]]) -> bool:
+    """Every content word of `new` is in `old` (at least two), and for each kind of value `new`
+    asserts anew, `old` holds one `new` does not name: a name opening `old` ("Ines owns ...") may
+    be that value, where no other word tells a name from a capitalised first word."""
+    if len(new.subject) < 2 or not new.subject <= old.subject | {_stem(old.opening)}:
+        return False
+    held = {(k, t) for k, t in old.asserted if t not in new.named}
+    if old.opening and old.opening not in new.words:
+        held.add(("name", old.opening))
+    return {k for k, _ in fresh} <= {k for k, _ in held}
+
+
 def sentence_updates(new: Sentence, old: Sentence) -> bool:
     """Whether sentence `new` restates a fact of sentence `old` with another value (module doc)."""
     if new.text == old.text:
         return False
-    shared = new.subject & old.subject
+    shared = new.subject & old.subject | new.identifiers & old.identifiers  # "v2", "eu-west-1": a subject too
     if not shared:
         return False
     if len(new.named ^ old.named) > MAX_CHANGED or _qualifier_swapped(new, old):
@@ -241,10 +280,13 @@ def sentence_updates(new: Sentence, old: Sentence) -> bool:
     if not fresh:  # nothing new asserted: a rewording, or a statement saying less
         return False
     kinds = {k for k, _ in fresh}
-    if new.change and any(v.kind in kinds and v.text in new.named | new.words for v in old.values):
-        return True  # a change naming the earlier value of a kind it asserts anew
+    if new.change and (any(v.kind in kinds and v.text in new.named | new.words for v in old.values)
+                       or ("name" in kinds and old.opening in new.named)):
+        return True  # a change naming the earlier value of a kind it asserts anew ("took over from Aiko")
     if new.change and _same_slot(new, old):
         return True  # "the search cluster now has 9 nodes" / "we run 6 nodes in the search cluster"
+    if new.change and _swapped(new, old, fresh):
+        return True  # "the checklist is owned by Omar now" / "Ines owns the checklist"
     return _restated(new, old)
 
 

@@ -117,3 +117,8 @@ def test_another_subject_said_with_a_change_word_updates_nothing(new: str, old: 
 def test_a_name_opening_the_earlier_sentence_counts_only_when_the_later_one_names_it() -> None:
     assert updates("Omar took over the release checklist from Ines.", "Ines owns the release checklist.")
     assert not updates("Deploys now run a smoke test called Canary.", "Deploys run on Fridays.")
+
+
+def test_a_replacement_both_sentences_say_is_no_change() -> None:
+    assert not updates("Fixed the flaky test in test_upload.py by polling instead of sleeping.",
+                       "Fixed the flaky test in test_session.py by polling instead of sleeping.")

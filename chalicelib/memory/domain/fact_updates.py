@@ -189,18 +189,23 @@ def sentences(text: str) -> tuple[Sentence, ...]:
 def _restated(new: Sentence, old: Sentence) -> bool:
     """The same sentence but for its values (and small words): aligned token by token, every
     difference is a value, a stop word or a change word, and a value differs. A content word
-    differing ("the invoice cache" / "the session cache") makes it another subject."""
+    differing ("the invoice cache" / "the session cache") makes it another subject; so does a name
+    differing alone, unless `new` adds a change word: a name is more often what a sentence is about
+    ("fixed the flaky test in test_a.py" / "in test_b.py") than a value it states."""
     values = new.value_tokens | old.value_tokens
     loose = values | _STOP | _CHANGE | {"|"}
-    changed = False
+    changed: set[str] = set()
     for op, i1, i2, j1, j2 in SequenceMatcher(None, old.tokens, new.tokens, autojunk=False).get_opcodes():
         if op == "equal":
             continue
         differing = {*old.tokens[i1:i2], *new.tokens[j1:j2]}
         if not differing <= loose:
             return False
-        changed = changed or bool(differing & values)
-    return changed
+        changed |= differing & values
+    names = {v.text for v in (*new.values, *old.values) if v.kind == "name"}
+    if changed and {t.strip("`").replace("'", "") for t in changed} <= names:
+        return bool((new.words - old.words) & _CHANGE)
+    return bool(changed)
 
 
 def _anchors(sentence: Sentence, value: str) -> set[str]:
@@ -251,6 +256,8 @@ def _swapped(new: Sentence, old: Sentence, fresh: frozenset[tuple[str, str]]) ->
     """Every content word of `new` is in `old` (at least two), and for each kind of value `new`
     asserts anew, `old` holds one `new` does not name: a name opening `old` ("Ines owns ...") may
     be that value, where no other word tells a name from a capitalised first word."""
+    if not (new.words - old.words) & _CHANGE:  # "now" said anew, not "instead of X" said by both
+        return False
     if len(new.subject) < 2 or not new.subject <= old.subject | {_stem(old.opening)}:
         return False
     held = {(k, t) for k, t in old.asserted if t not in new.named}
@@ -273,7 +280,7 @@ def sentence_updates(new: Sentence, old: Sentence) -> bool:
         return True  # "we no longer squash merges"
     fresh = new.asserted - old.asserted
     old_terms = old.words | old.named
-    for x, y in new.replaced:  # "from X to Y" with X the earlier value and Y another
+    for x, y in set(new.replaced) - set(old.replaced):  # "from X to Y": X the earlier value, Y another
         if x not in _STOP and x in old_terms and ((y and y not in old_terms) or fresh) \
                 and shared - {_stem(x), _stem(y)}:
             return True
@@ -285,7 +292,7 @@ def sentence_updates(new: Sentence, old: Sentence) -> bool:
         return True  # a change naming the earlier value of a kind it asserts anew ("took over from Aiko")
     if new.change and _same_slot(new, old):
         return True  # "the search cluster now has 9 nodes" / "we run 6 nodes in the search cluster"
-    if new.change and _swapped(new, old, fresh):
+    if _swapped(new, old, fresh):
         return True  # "the checklist is owned by Omar now" / "Ines owns the checklist"
     return _restated(new, old)
 

@@ -3,7 +3,8 @@
     .venv/bin/python -m bench.knowledge_updates [--projects 10] [--seed 11] [--keyed]
 
 Generates the set (`bench/knowledge_update_data.py`: sixteen families of facts split by the seed
-into a tuning half and a held-out half), starts its own `itachi up` in a throwaway home (local
+into a tuning half and a held-out half, and twelve fresh ones, written by someone who had not read
+the update rule and never used to change it), starts its own `itachi up` in a throwaway home (local
 MiniLM embedder) and stores every project's notes in write order with `POST /api/memory/batch`,
 once with each note at its session's date (a minute apart within it) and once all at one time
 (a bulk import). Each question is asked with `GET /api/memory/search` (hybrid, limit 20).
@@ -116,7 +117,7 @@ def main() -> int:
     parser.add_argument("--projects", type=int, default=10, help="projects per half")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--keyed", action="store_true", help="also run with a key (the fake OpenAI server)")
-    parser.add_argument("--halves", default="tuning,held-out")
+    parser.add_argument("--halves", default="tuning,held-out,fresh")
     args = parser.parse_args()
     data = generate(args.projects, args.seed)
     data["halves"] = {h: p for h, p in data["halves"].items() if h in args.halves.split(",")}

@@ -32,10 +32,16 @@ def label(setting: Setting) -> str:
 def sweep(url: str, chosen: Chosen, settings: list[Setting], limit: int = 20
           ) -> Iterator[tuple[Setting, dict[str, list[str]]]]:
     """For each setting, question id -> ranked memory ids, as the API would answer in hybrid mode
-    without the re-rankings (`SearchWeights` neighbours and dates off)."""
+    with these weights and the deployment's re-rankings (neighbours and dates at `Settings`'
+    defaults, as `itachi up` runs)."""
+    from chalicelib.kernel.settings import Settings
     from chalicelib.memory.domain.search_scoring import SearchWeights
 
-    yield from zip(settings, rankings(url, chosen, [SearchWeights(*s) for s in settings], limit), strict=True)
+    fields = Settings.model_fields
+    deployed = {"neighbours": fields["search_neighbours_weight"].default,
+                "dates": fields["search_dates_weight"].default}
+    weights = [SearchWeights(*s, **deployed) for s in settings]
+    yield from zip(settings, rankings(url, chosen, weights, limit), strict=True)
 
 
 def rankings(url: str, chosen: Chosen, settings: list[SearchWeights], limit: int = 20

@@ -122,3 +122,8 @@ def test_a_name_opening_the_earlier_sentence_counts_only_when_the_later_one_name
 def test_a_replacement_both_sentences_say_is_no_change() -> None:
     assert not updates("Fixed the flaky test in test_upload.py by polling instead of sleeping.",
                        "Fixed the flaky test in test_session.py by polling instead of sleeping.")
+
+
+def test_without_is_no_denial_of_an_earlier_statement() -> None:
+    assert not updates("The report importer skips rows without an email address.",
+                       "The nightly report email goes out at 02:30 UTC.")

@@ -2,15 +2,17 @@
 
 Read sentence by sentence (code blocks skipped), so that one fact restated inside a long memory (a
 conversation turn, a session summary) is found as well as a one-line note. A sentence is parsed
-into its subject (stems of its plain words) and its values: numbers, versions, weekdays, months,
-identifiers (paths, dotted or `quoted` names) and capitalised names, each marked negated when a
+into its subject (stems of its plain words) and its values: numbers, versions, times, weekdays,
+months, identifiers (paths, dotted, dashed with a digit or `quoted` names) and capitalised names
+(a capitalised word opening a sentence is kept apart as its opening), each marked negated when a
 negation precedes it in its clause ("..., not Fridays"). A later sentence updates an earlier one
-when, about the same subject (shared stems):
+when, about the same subject (shared stems or identifiers):
 - it names one of the earlier sentence's values beside a change ("from 15 to 16", "now ...
   instead of 5", "Thursdays, not Fridays", "moved out of X into Y") and asserts a value the
   earlier lacks; or
 - it swaps values one for one, kind for kind (a number for a number, a name for a name), with
-  most of the subject shared or a change word ("now", "moved", ...) beside a shared stem; or
+  most of the subject shared or a change word ("now", "moved", ...) beside a shared stem, or
+  with a change word the earlier lacks and all its words in the earlier; or
 - it negates what the earlier one asserted ("we no longer squash merges").
 Never an update: the same values reworded, a statement saying less, a value the later sentence
 negates ("staging will not move to Postgres 16"), another subject (a value or name of the earlier
@@ -50,7 +52,7 @@ _MONTHS = {m: m[:3] for m in _words("january february march april june july augu
 _NUMBER_WORDS = _words("zero one two three four five six seven eight nine ten eleven twelve fifteen twenty "
                     "thirty forty fifty sixty hundred thousand million billion once twice half dozen "
                     "double triple")
-_NEGATIONS = {"not", "no", "never", "none", "nor", "cannot", "without", "dont", "doesnt", "didnt", "isnt",
+_NEGATIONS = {"not", "no", "never", "none", "nor", "cannot", "dont", "doesnt", "didnt", "isnt",
               "arent", "wasnt", "werent", "wont", "cant", "shouldnt", "stop", "stopped"}
 # Words that say a value changed: general English, not any one phrasing.
 _CHANGE = _words("now currently anymore longer instead rather moved moving switched switch changed change "

@@ -39,7 +39,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\d])|\n+")
 # stay one value), a conjunction or a dash. A clause after a colon opens like a sentence ("Note:
 # Remember ..."); after the others a capitalised word is a name ("we use Gradle; Maven was removed").
 _CLAUSE = re.compile(r"(:)(?=\s|$)|[;()]|,(?=\s|$)|\s(?:but|while|whereas|because|so)\s|\s[-\u2013\u2014]\s")
-_TOKEN = re.compile(r"`[^`]+`|https?://\S*[^\s.,;:!?)]|\d+(?:[.,:/-]\d+)*(?:[a-zA-Z%]+\b)?|[\w][\w'./@#+-]*[\w]|\w")
+_TOKEN = re.compile(r"`[^`]+`|https?://\S*[^\s.,;:!?)]|[#@]\w[\w.-]*\w|\d+(?:[.,:/-]\d+)*(?:[a-zA-Z%]+\b)?|[\w][\w'./@#+-]*[\w]|\w")
 _IDENTIFIER = re.compile(r"[\w-]+[._/@#][\w./@#-]*\w|\w*[a-z][A-Z]\w*|\w*\d\w*|(?=[\w-]*\d)\w+(?:-\w+)+")
 _TERM = r"(?:the\s+|a\s+)?`?([\w./:@#+-]*\w)`?"
 _REPLACED = re.compile(rf"\b(?:from|out of)\s+{_TERM}\s+(?:to|into)\s+{_TERM}"
@@ -92,6 +92,7 @@ class Sentence:
     tokens: tuple[str, ...] = ()  # every token, lower case, in order; "|" between clauses
     value_tokens: frozenset[str] = frozenset()  # the tokens that are values, as written
     opening: str = ""  # a capitalised word opening it, lower case: perhaps a name ("Ines keeps ...")
+    label: frozenset[str] = frozenset()  # a note of one value under a label: the label's stems
 
     @property
     def asserted(self) -> frozenset[tuple[str, str]]:
@@ -127,7 +128,7 @@ def _value(token: str, raw: str, sentence_start: bool, dated: bool = False) -> t
         return "month", lower[:3]
     if token[:1].isdigit() or lower in _NUMBER_WORDS:
         return "number", lower
-    if raw.startswith(("`", "http")) or _IDENTIFIER.fullmatch(token):
+    if raw.startswith(("`", "http", "#", "@")) or _IDENTIFIER.fullmatch(token):
         return "name", lower
     if len(token) > 1 and lower not in _STOP and token[:1].isupper() \
             and (not sentence_start or token.isupper()):
@@ -136,6 +137,9 @@ def _value(token: str, raw: str, sentence_start: bool, dated: bool = False) -> t
 
 
 _DAY_NEXT = re.compile(r"\s+\d{1,2}\b")
+# A note of one value under a label: "Log retention: 30 days.", "Incident channel: #incidents."
+_LABEL_NOTE = re.compile(r"\s*([^:]{2,60}?):\s+(\S+(?:\s+\S+){0,3}?)\s*[.!]?\s*")
+LABEL_WORDS = 6  # a label longer than this is a sentence's first clause
 
 
 def _sentence(text: str) -> Sentence:
@@ -146,6 +150,9 @@ def _sentence(text: str) -> Sentence:
     negated: set[str] = set()
     raw_values: set[str] = set()
     opening = ""
+    note = _LABEL_NOTE.fullmatch(text)
+    labelled = note is not None and len(_TOKEN.findall(note.group(1))) <= LABEL_WORDS
+    label: set[str] = set()
     parts = _CLAUSE.split(_NOW.sub("now", text))
     for n, clause in enumerate(parts[::2]):
         if clause is None:
@@ -163,6 +170,9 @@ def _sentence(text: str) -> Sentence:
             if lower in _NEGATIONS or (raw.lower().endswith(("n't", "n\u2019t"))):
                 negating = target = True
                 continue
+            if labelled and n == 0:  # the label's words are what the note is about, not values
+                label.update(_stem(w) for w in re.split(r"[-_]", lower) if w.isalpha() and w not in _STOP)
+                continue
             found = _value(token, raw, sentence_start, bool(_DAY_NEXT.match(clause, match.end())))
             if found is not None:
                 values.append(Value(found[0], found[1], negating))
@@ -177,8 +187,11 @@ def _sentence(text: str) -> Sentence:
                     target = False
     replaced = tuple(((m.group(1) or m.group(3)).lower(), (m.group(2) or m.group(4) or "").lower())
                      for m in _REPLACED.finditer(text))
-    return Sentence(text, frozenset(subject), frozenset(words), tuple(values), frozenset(negated),
-                    bool(words & _CHANGE), replaced, tuple(tokens), frozenset(raw_values), opening)
+    if labelled and not values:
+        label.clear()
+    return Sentence(text, frozenset(subject | label), frozenset(words), tuple(values), frozenset(negated),
+                    bool(words & _CHANGE), replaced, tuple(tokens), frozenset(raw_values), opening,
+                    frozenset(label))
 
 
 @lru_cache(maxsize=4096)
@@ -268,6 +281,18 @@ def _swapped(new: Sentence, old: Sentence, fresh: frozenset[tuple[str, str]]) ->
     return {k for k, _ in fresh} <= {k for k, _ in held}
 
 
+def _relabelled(new: Sentence, old: Sentence, fresh: frozenset[tuple[str, str]]) -> bool:
+    """`new` notes one value under a label ("Container registry: ghcr.io/acme."): two of the
+    label's words at least, and half of them, are in `old`, which holds a value of each kind `new`
+    notes anew that `new` does not name. A one-word label ("Namespace: web-v2.") says too little
+    of what it is about."""
+    shared = new.label & (old.subject | {_stem(t) for t in old.named})
+    if len(shared) < 2 or 2 * len(shared) < len(new.label):
+        return False
+    held = {k for k, t in old.asserted if t not in new.named}
+    return bool(fresh) and {k for k, _ in fresh} <= held
+
+
 def sentence_updates(new: Sentence, old: Sentence) -> bool:
     """Whether sentence `new` restates a fact of sentence `old` with another value (module doc)."""
     if new.text == old.text:
@@ -294,6 +319,8 @@ def sentence_updates(new: Sentence, old: Sentence) -> bool:
         return True  # a change naming the earlier value of a kind it asserts anew ("took over from Aiko")
     if new.change and _same_slot(new, old):
         return True  # "the search cluster now has 9 nodes" / "we run 6 nodes in the search cluster"
+    if new.label and _relabelled(new, old, fresh):
+        return True  # "Log retention: 30 days." / "We keep application logs for 7 days."
     if _swapped(new, old, fresh):
         return True  # "the checklist is owned by Omar now" / "Ines owns the checklist"
     return _restated(new, old)

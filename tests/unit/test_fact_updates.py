@@ -142,3 +142,9 @@ def test_without_is_no_denial_of_an_earlier_statement() -> None:
 def test_a_note_of_one_value_under_a_label_updates_what_its_label_names(new: str, old: str,
                                                                         expected: bool) -> None:
     assert updates(new, old) is expected
+
+
+def test_a_version_both_name_is_a_shared_subject() -> None:
+    earlier = "The frontend pipeline runs Node 20.11.0."
+    assert updates("We moved the web app to Node 22.3.0, off 20.11.0.", earlier)
+    assert not updates("The docs site builds with Node 22.3.0 now.", earlier)

@@ -104,8 +104,12 @@ class Sentence:
 
     @property
     def identifiers(self) -> frozenset[str]:
-        """The names that are identifiers ("v2", "eu-west-1", `billing.py`): a subject as much as a value."""
-        return frozenset(v.text for v in self.values if v.kind == "name" and _IDENTIFIER.fullmatch(v.text))
+        """The values that say what a sentence is about as much as a value: identifiers ("v2",
+        "eu-west-1", `billing.py`), and versions and times ("18.19.1", "01:00"), which two
+        sentences share by chance no more than a name."""
+        return frozenset(v.text for v in self.values
+                         if (v.kind == "name" and _IDENTIFIER.fullmatch(v.text))
+                         or (v.kind == "number" and re.search(r"\d[.:]\d", v.text)))
 
 
 def _stem(word: str) -> str:
@@ -297,7 +301,7 @@ def sentence_updates(new: Sentence, old: Sentence) -> bool:
     """Whether sentence `new` restates a fact of sentence `old` with another value (module doc)."""
     if new.text == old.text:
         return False
-    shared = new.subject & old.subject | new.identifiers & old.identifiers  # "v2", "eu-west-1": a subject too
+    shared = new.subject & old.subject | new.identifiers & old.identifiers  # "v2", "18.19.1": a subject too
     if not shared:
         return False
     if len(new.named ^ old.named) > MAX_CHANGED or _qualifier_swapped(new, old):

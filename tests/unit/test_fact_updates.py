@@ -148,3 +148,9 @@ def test_a_version_both_name_is_a_shared_subject() -> None:
     earlier = "The frontend pipeline runs Node 20.11.0."
     assert updates("We moved the web app to Node 22.3.0, off 20.11.0.", earlier)
     assert not updates("The docs site builds with Node 22.3.0 now.", earlier)
+
+
+def test_a_plain_word_put_in_another_s_place_updates() -> None:
+    later = "Open pull requests against staging instead of develop."
+    assert updates(later, "Open pull requests against develop.")
+    assert not updates(later, "Open issues against develop.")

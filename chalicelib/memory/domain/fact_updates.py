@@ -46,6 +46,8 @@ _REPLACED = re.compile(rf"\b(?:from|out of)\s+{_TERM}\s+(?:to|into)\s+{_TERM}"
                        rf"|\b(?:instead of|rather than|not|no longer|replac\w*|formerly|previously|up from"
                        rf"|down from|used to be|was)\s+{_TERM}"
                        rf"(?:\s+(?:with|by)\s+{_TERM})?", re.I)
+# "Y instead of X", "Y rather than X": the value put in X's place (X alone is in `_REPLACED`).
+_INSTEAD = re.compile(rf"`?([\w./:@#+-]*\w)`?\s+(?:instead of|rather than)\s+{_TERM}", re.I)
 _WEEKDAYS = {w: w[:3] for w in _words("monday tuesday wednesday thursday friday saturday sunday")}
 _MONTHS = {m: m[:3] for m in _words("january february march april june july august september october "
                                    "november december")}
@@ -97,6 +99,11 @@ class Sentence:
     @property
     def asserted(self) -> frozenset[tuple[str, str]]:
         return frozenset((v.kind, v.text) for v in self.values if not v.negated)
+
+    @property
+    def swapped(self) -> bool:
+        """Whether it puts one term in another's place ("from X to Y", "Y instead of X")."""
+        return any(y for _, y in self.replaced)
 
     @property
     def named(self) -> frozenset[str]:
@@ -190,7 +197,9 @@ def _sentence(text: str) -> Sentence:
                     negated.add(_stem(lower))
                     target = False
     replaced = tuple(((m.group(1) or m.group(3)).lower(), (m.group(2) or m.group(4) or "").lower())
-                     for m in _REPLACED.finditer(text))
+                     for m in _REPLACED.finditer(text)) + tuple(
+        (m.group(2).lower(), m.group(1).lower()) for m in _INSTEAD.finditer(text)
+        if m.group(1).lower() not in _STOP)
     if labelled and not values:
         label.clear()
     return Sentence(text, frozenset(subject | label), frozenset(words), tuple(values), frozenset(negated),
@@ -338,7 +347,7 @@ def updated(new: str, earlier: Sequence[str]) -> list[int]:
     """The indices of the `earlier` texts that `new` updates. Each sentence of `new` updates only
     the earlier sentences it updates sharing the most subject with it ("we raised the upload
     limit to 100 MB" updates "uploads are limited to 50 MB", not "avatars are limited to 50 MB")."""
-    later = [s for s in _statements(new) if s.values or s.negated]
+    later = [s for s in _statements(new) if s.values or s.negated or s.swapped]
     olds = [(i, e) for i, text in enumerate(earlier) for e in _statements(text)]
     out: set[int] = set()
     for sentence in later:
@@ -350,7 +359,7 @@ def updated(new: str, earlier: Sequence[str]) -> list[int]:
 
 def updated_sentences(new: str, old: str) -> list[str]:
     """The sentences of `old` that a sentence of `new` updates (empty: `new` updates nothing)."""
-    later = [s for s in _statements(new) if s.values or s.negated]
+    later = [s for s in _statements(new) if s.values or s.negated or s.swapped]
     return [e.text for e in _statements(old) if any(sentence_updates(s, e) for s in later)]
 
 
@@ -365,7 +374,7 @@ def search_words(text: str, limit: int = 6) -> list[list[str]]:
     (a change word, "from X to Y", a negation), then those holding a value; at most `limit`."""
     def words(s: Sentence) -> list[str]:
         return list(dict.fromkeys(t for t in s.tokens if t.isalpha() and t not in _STOP and len(t) > 2))
-    facts = [s for s in _statements(text) if s.values or s.negated]
+    facts = [s for s in _statements(text) if s.values or s.negated or s.swapped]
     changing = [s for s in facts if s.change or s.replaced or s.negated]
     chosen = (changing + [s for s in facts if s not in changing])[:limit]
     return [w for w in (words(s) for s in chosen) if w]

@@ -154,3 +154,8 @@ def test_a_plain_word_put_in_another_s_place_updates() -> None:
     later = "Open pull requests against staging instead of develop."
     assert updates(later, "Open pull requests against develop.")
     assert not updates(later, "Open issues against develop.")
+
+
+def test_a_terse_restatement_with_a_change_word_updates() -> None:
+    assert updates("Standups moved to Wednesday.", "Standups happen on Monday at 10.")
+    assert not updates("Standups moved to Wednesday.", "Demos happen on Monday.")

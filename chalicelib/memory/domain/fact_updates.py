@@ -286,7 +286,7 @@ def _swapped(new: Sentence, old: Sentence, fresh: frozenset[tuple[str, str]]) ->
     be that value, where no other word tells a name from a capitalised first word."""
     if not (new.words - old.words) & _CHANGE:  # "now" said anew, not "instead of X" said by both
         return False
-    if len(new.subject) < 2 or not new.subject <= old.subject | {_stem(old.opening)}:
+    if not new.subject or not new.subject <= old.subject | {_stem(old.opening)}:
         return False
     held = {(k, t) for k, t in old.asserted if t not in new.named}
     if old.opening and old.opening not in new.words:

@@ -3,18 +3,18 @@
     .venv/bin/python -m bench.knowledge_updates [--projects 10] [--seed 11] [--keyed]
 
 Generates the set (`bench/knowledge_update_data.py`: sixteen families of facts split by the seed
-into a tuning half and a held-out half, and twelve fresh ones, written by someone who had not read
-the update rule and never used to change it), starts its own `itachi up` in a throwaway home (local
-MiniLM embedder) and stores every project's notes in write order with `POST /api/memory/batch`,
-once with each note at its session's date (a minute apart within it) and once all at one time
-(a bulk import). Each question is asked with `GET /api/memory/search` (hybrid, limit 20).
-Reported per half and dating: how often the current statement ranks above every outdated one
-(an outdated one missing from the top 20 is below; a current one missing loses), how often
-the current statement is first, how often each outdated statement names a later statement of
-its fact as `updated_by` (`GET /api/memory/{id}`), and the wrong pointers: notes, traps (the
-same wording about another subject, a negated proposal) or statements of another fact that
-carry `updated_by`, or point to a memory of another fact. BM25 over words ranks the same notes
-beside.
+into a tuning half and a held-out half; twelve fresh ones and twelve unseen ones, each written by
+someone who had not read the update rule, the unseen never read by its author), starts its own
+`itachi up` in a throwaway home (local MiniLM embedder) and stores every project's notes in write
+order with `POST /api/memory/batch`, once with each note at its session's date (a minute apart
+within it) and once all at one time (a bulk import). Each question is asked with `GET
+/api/memory/search` (hybrid, limit 20). Reported per half and dating: how often the current
+statement ranks above every outdated one (an outdated one missing from the top 20 is below; a
+current one missing loses), how often the current statement is first, how often each outdated
+statement names a later statement of its fact as `updated_by` (`GET /api/memory/{id}`), and the
+wrong pointers: notes, traps (the same wording about another subject, a negated proposal) or
+statements of another fact that carry `updated_by`, or point to a memory of another fact. BM25
+over words ranks the same notes beside.
 
 `--keyed` repeats the run with an OpenAI key set: no real key is used here, the key and base URL
 point at the local fake OpenAI server (`tests/fakes/fake_openai.py`) and the embedder stays the
@@ -117,7 +117,7 @@ def main() -> int:
     parser.add_argument("--projects", type=int, default=10, help="projects per half")
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--keyed", action="store_true", help="also run with a key (the fake OpenAI server)")
-    parser.add_argument("--halves", default="tuning,held-out,fresh")
+    parser.add_argument("--halves", default="tuning,held-out,fresh,unseen")
     args = parser.parse_args()
     data = generate(args.projects, args.seed)
     data["halves"] = {h: p for h, p in data["halves"].items() if h in args.halves.split(",")}

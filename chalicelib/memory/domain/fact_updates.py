@@ -39,15 +39,13 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\d])|\n+")
 # stay one value), a conjunction or a dash. A clause after a colon opens like a sentence ("Note:
 # Remember ..."); after the others a capitalised word is a name ("we use Gradle; Maven was removed").
 _CLAUSE = re.compile(r"(:)(?=\s|$)|[;()]|,(?=\s|$)|\s(?:but|while|whereas|because|so)\s|\s[-\u2013\u2014]\s")
-_TOKEN = re.compile(r"`[^`]+`|https?://\S*[^\s.,;:!?)]|[#@]\w[\w.-]*\w|\d+(?:[.,:/-]\d+)*(?:[a-zA-Z%]+\b)?|[\w][\w'./@#+-]*[\w]|\w")
+_TOKEN = re.compile(r"`[^`]+`|https?://\S*[^\s.,;:!?)]|\d+(?:[.,:/-]\d+)*(?:[a-zA-Z%]+\b)?|[\w][\w'./@#+-]*[\w]|\w")
 _IDENTIFIER = re.compile(r"[\w-]+[._/@#][\w./@#-]*\w|\w*[a-z][A-Z]\w*|\w*\d\w*|(?=[\w-]*\d)\w+(?:-\w+)+")
 _TERM = r"(?:the\s+|a\s+)?`?([\w./:@#+-]*\w)`?"
 _REPLACED = re.compile(rf"\b(?:from|out of)\s+{_TERM}\s+(?:to|into)\s+{_TERM}"
                        rf"|\b(?:instead of|rather than|not|no longer|replac\w*|formerly|previously|up from"
                        rf"|down from|used to be|was)\s+{_TERM}"
                        rf"(?:\s+(?:with|by)\s+{_TERM})?", re.I)
-# "Y instead of X", "Y rather than X": the value put in X's place (X alone is in `_REPLACED`).
-_INSTEAD = re.compile(rf"`?([\w./:@#+-]*\w)`?\s+(?:instead of|rather than)\s+{_TERM}", re.I)
 _WEEKDAYS = {w: w[:3] for w in _words("monday tuesday wednesday thursday friday saturday sunday")}
 _MONTHS = {m: m[:3] for m in _words("january february march april june july august september october "
                                    "november december")}
@@ -94,16 +92,10 @@ class Sentence:
     tokens: tuple[str, ...] = ()  # every token, lower case, in order; "|" between clauses
     value_tokens: frozenset[str] = frozenset()  # the tokens that are values, as written
     opening: str = ""  # a capitalised word opening it, lower case: perhaps a name ("Ines keeps ...")
-    label: frozenset[str] = frozenset()  # a note of one value under a label: the label's stems
 
     @property
     def asserted(self) -> frozenset[tuple[str, str]]:
         return frozenset((v.kind, v.text) for v in self.values if not v.negated)
-
-    @property
-    def swapped(self) -> bool:
-        """Whether it puts one term in another's place ("from X to Y", "Y instead of X")."""
-        return any(y for _, y in self.replaced)
 
     @property
     def named(self) -> frozenset[str]:
@@ -111,12 +103,8 @@ class Sentence:
 
     @property
     def identifiers(self) -> frozenset[str]:
-        """The values that say what a sentence is about as much as a value: identifiers ("v2",
-        "eu-west-1", `billing.py`), and versions and times ("18.19.1", "01:00"), which two
-        sentences share by chance no more than a name."""
-        return frozenset(v.text for v in self.values
-                         if (v.kind == "name" and _IDENTIFIER.fullmatch(v.text))
-                         or (v.kind == "number" and re.search(r"\d[.:]\d", v.text)))
+        """The names that are identifiers ("v2", "eu-west-1", `billing.py`): a subject as much as a value."""
+        return frozenset(v.text for v in self.values if v.kind == "name" and _IDENTIFIER.fullmatch(v.text))
 
 
 def _stem(word: str) -> str:
@@ -139,7 +127,7 @@ def _value(token: str, raw: str, sentence_start: bool, dated: bool = False) -> t
         return "month", lower[:3]
     if token[:1].isdigit() or lower in _NUMBER_WORDS:
         return "number", lower
-    if raw.startswith(("`", "http", "#", "@")) or _IDENTIFIER.fullmatch(token):
+    if raw.startswith(("`", "http")) or _IDENTIFIER.fullmatch(token):
         return "name", lower
     if len(token) > 1 and lower not in _STOP and token[:1].isupper() \
             and (not sentence_start or token.isupper()):
@@ -148,9 +136,6 @@ def _value(token: str, raw: str, sentence_start: bool, dated: bool = False) -> t
 
 
 _DAY_NEXT = re.compile(r"\s+\d{1,2}\b")
-# A note of one value under a label: "Log retention: 30 days.", "Incident channel: #incidents."
-_LABEL_NOTE = re.compile(r"\s*([^:]{2,60}?):\s+(\S+(?:\s+\S+){0,3}?)\s*[.!]?\s*")
-LABEL_WORDS = 6  # a label longer than this is a sentence's first clause
 
 
 def _sentence(text: str) -> Sentence:
@@ -161,9 +146,6 @@ def _sentence(text: str) -> Sentence:
     negated: set[str] = set()
     raw_values: set[str] = set()
     opening = ""
-    note = _LABEL_NOTE.fullmatch(text)
-    labelled = note is not None and len(_TOKEN.findall(note.group(1))) <= LABEL_WORDS
-    label: set[str] = set()
     parts = _CLAUSE.split(_NOW.sub("now", text))
     for n, clause in enumerate(parts[::2]):
         if clause is None:
@@ -181,9 +163,6 @@ def _sentence(text: str) -> Sentence:
             if lower in _NEGATIONS or (raw.lower().endswith(("n't", "n\u2019t"))):
                 negating = target = True
                 continue
-            if labelled and n == 0:  # the label's words are what the note is about, not values
-                label.update(_stem(w) for w in re.split(r"[-_]", lower) if w.isalpha() and w not in _STOP)
-                continue
             found = _value(token, raw, sentence_start, bool(_DAY_NEXT.match(clause, match.end())))
             if found is not None:
                 values.append(Value(found[0], found[1], negating))
@@ -197,14 +176,9 @@ def _sentence(text: str) -> Sentence:
                     negated.add(_stem(lower))
                     target = False
     replaced = tuple(((m.group(1) or m.group(3)).lower(), (m.group(2) or m.group(4) or "").lower())
-                     for m in _REPLACED.finditer(text)) + tuple(
-        (m.group(2).lower(), m.group(1).lower()) for m in _INSTEAD.finditer(text)
-        if m.group(1).lower() not in _STOP)
-    if labelled and not values:
-        label.clear()
-    return Sentence(text, frozenset(subject | label), frozenset(words), tuple(values), frozenset(negated),
-                    bool(words & _CHANGE), replaced, tuple(tokens), frozenset(raw_values), opening,
-                    frozenset(label))
+                     for m in _REPLACED.finditer(text))
+    return Sentence(text, frozenset(subject), frozenset(words), tuple(values), frozenset(negated),
+                    bool(words & _CHANGE), replaced, tuple(tokens), frozenset(raw_values), opening)
 
 
 @lru_cache(maxsize=4096)
@@ -286,7 +260,7 @@ def _swapped(new: Sentence, old: Sentence, fresh: frozenset[tuple[str, str]]) ->
     be that value, where no other word tells a name from a capitalised first word."""
     if not (new.words - old.words) & _CHANGE:  # "now" said anew, not "instead of X" said by both
         return False
-    if not new.subject or not new.subject <= old.subject | {_stem(old.opening)}:
+    if len(new.subject) < 2 or not new.subject <= old.subject | {_stem(old.opening)}:
         return False
     held = {(k, t) for k, t in old.asserted if t not in new.named}
     if old.opening and old.opening not in new.words:
@@ -294,23 +268,11 @@ def _swapped(new: Sentence, old: Sentence, fresh: frozenset[tuple[str, str]]) ->
     return {k for k, _ in fresh} <= {k for k, _ in held}
 
 
-def _relabelled(new: Sentence, old: Sentence, fresh: frozenset[tuple[str, str]]) -> bool:
-    """`new` notes one value under a label ("Container registry: ghcr.io/acme."): two of the
-    label's words at least, and half of them, are in `old`, which holds a value of each kind `new`
-    notes anew that `new` does not name. A one-word label ("Namespace: web-v2.") says too little
-    of what it is about."""
-    shared = new.label & (old.subject | {_stem(t) for t in old.named})
-    if len(shared) < 2 or 2 * len(shared) < len(new.label):
-        return False
-    held = {k for k, t in old.asserted if t not in new.named}
-    return bool(fresh) and {k for k, _ in fresh} <= held
-
-
 def sentence_updates(new: Sentence, old: Sentence) -> bool:
     """Whether sentence `new` restates a fact of sentence `old` with another value (module doc)."""
     if new.text == old.text:
         return False
-    shared = new.subject & old.subject | new.identifiers & old.identifiers  # "v2", "18.19.1": a subject too
+    shared = new.subject & old.subject | new.identifiers & old.identifiers  # "v2", "eu-west-1": a subject too
     if not shared:
         return False
     if len(new.named ^ old.named) > MAX_CHANGED or _qualifier_swapped(new, old):
@@ -332,8 +294,6 @@ def sentence_updates(new: Sentence, old: Sentence) -> bool:
         return True  # a change naming the earlier value of a kind it asserts anew ("took over from Aiko")
     if new.change and _same_slot(new, old):
         return True  # "the search cluster now has 9 nodes" / "we run 6 nodes in the search cluster"
-    if new.label and _relabelled(new, old, fresh):
-        return True  # "Log retention: 30 days." / "We keep application logs for 7 days."
     if _swapped(new, old, fresh):
         return True  # "the checklist is owned by Omar now" / "Ines owns the checklist"
     return _restated(new, old)
@@ -347,7 +307,7 @@ def updated(new: str, earlier: Sequence[str]) -> list[int]:
     """The indices of the `earlier` texts that `new` updates. Each sentence of `new` updates only
     the earlier sentences it updates sharing the most subject with it ("we raised the upload
     limit to 100 MB" updates "uploads are limited to 50 MB", not "avatars are limited to 50 MB")."""
-    later = [s for s in _statements(new) if s.values or s.negated or s.swapped]
+    later = [s for s in _statements(new) if s.values or s.negated]
     olds = [(i, e) for i, text in enumerate(earlier) for e in _statements(text)]
     out: set[int] = set()
     for sentence in later:
@@ -359,7 +319,7 @@ def updated(new: str, earlier: Sequence[str]) -> list[int]:
 
 def updated_sentences(new: str, old: str) -> list[str]:
     """The sentences of `old` that a sentence of `new` updates (empty: `new` updates nothing)."""
-    later = [s for s in _statements(new) if s.values or s.negated or s.swapped]
+    later = [s for s in _statements(new) if s.values or s.negated]
     return [e.text for e in _statements(old) if any(sentence_updates(s, e) for s in later)]
 
 
@@ -374,7 +334,7 @@ def search_words(text: str, limit: int = 6) -> list[list[str]]:
     (a change word, "from X to Y", a negation), then those holding a value; at most `limit`."""
     def words(s: Sentence) -> list[str]:
         return list(dict.fromkeys(t for t in s.tokens if t.isalpha() and t not in _STOP and len(t) > 2))
-    facts = [s for s in _statements(text) if s.values or s.negated or s.swapped]
+    facts = [s for s in _statements(text) if s.values or s.negated]
     changing = [s for s in facts if s.change or s.replaced or s.negated]
     chosen = (changing + [s for s in facts if s not in changing])[:limit]
     return [w for w in (words(s) for s in chosen) if w]

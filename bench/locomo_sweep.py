@@ -32,15 +32,15 @@ def label(setting: Setting) -> str:
 def sweep(url: str, chosen: Chosen, settings: list[Setting], limit: int = 20
           ) -> Iterator[tuple[Setting, dict[str, list[str]]]]:
     """For each setting, question id -> ranked memory ids, as the API would answer in hybrid mode
-    with these weights and the deployment's re-rankings (neighbours and dates at `Settings`'
-    defaults, as `itachi up` runs)."""
-    from chalicelib.kernel.settings import Settings
-    from chalicelib.memory.domain.search_scoring import SearchWeights
+    with these weights and the deployment's re-rankings (`wiring.memory.search_weights`, as `itachi
+    up` runs)."""
+    from dataclasses import replace
 
-    fields = Settings.model_fields
-    deployed = {"neighbours": fields["search_neighbours_weight"].default,
-                "dates": fields["search_dates_weight"].default}
-    weights = [SearchWeights(*s, **deployed) for s in settings]
+    from chalicelib.kernel.settings import Settings
+    from chalicelib.wiring.memory import search_weights
+
+    deployed = search_weights(Settings.model_validate({"database_url": url}))
+    weights = [replace(deployed, vector=v, text=t, recency=r) for v, t, r in settings]
     yield from zip(settings, rankings(url, chosen, weights, limit), strict=True)
 
 

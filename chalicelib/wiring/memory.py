@@ -9,17 +9,22 @@ from chalicelib.wiring.provide import ImportedOnUse, provide
 
 if TYPE_CHECKING:
     from chalicelib.bootstrap import Container
+    from chalicelib.kernel.settings import Settings
     from chalicelib.wiring.kits import memory as kit
 else:
     kit = ImportedOnUse("chalicelib.wiring.kits.memory")
 
 
+def search_weights(s: Settings) -> kit.SearchWeights:
+    """The hybrid search's weights and re-rankings as the deployment's settings give them."""
+    return kit.SearchWeights(s.search_vector_weight, s.search_text_weight, s.search_recency_weight,
+                             s.search_recency_half_life_days, s.search_neighbours_weight,
+                             s.search_dates_weight)
+
+
 def _memory(c: Container) -> kit.MemoryService:
     s = c.settings
-    weights = kit.SearchWeights(s.search_vector_weight, s.search_text_weight, s.search_recency_weight,
-                                s.search_recency_half_life_days, s.search_neighbours_weight,
-                                s.search_dates_weight)
-    return kit.MemoryService(c.memory_units, c.embedder, weights=weights,
+    return kit.MemoryService(c.memory_units, c.embedder, weights=search_weights(s),
                              query_timeout_s=s.embedding_timeout_s,
                              instructions=lambda: c.project_rules, namespaces=c.namespaces.scopes_of)
 

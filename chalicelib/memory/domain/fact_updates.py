@@ -148,8 +148,6 @@ def _sentence(text: str) -> Sentence:
     opening = ""
     parts = _CLAUSE.split(_NOW.sub("now", text))
     for n, clause in enumerate(parts[::2]):
-        if clause is None:
-            continue
         opens = n == 0 or parts[2 * n - 1] == ":"  # a sentence's first clause, or one after a colon
         negating = target = False
         tokens.append("|")
@@ -188,6 +186,11 @@ def sentences(text: str) -> tuple[Sentence, ...]:
     return tuple(_sentence(s.strip()) for s in _SENTENCE.split(prose) if len(s.strip()) > 3)
 
 
+def _change_added(new: Sentence, old: Sentence) -> bool:
+    """`new` says a change word `old` does not ("now" said anew, not "instead of X" said by both)."""
+    return bool((new.words - old.words) & _CHANGE)
+
+
 def _restated(new: Sentence, old: Sentence) -> bool:
     """The same sentence but for its values (and small words): aligned token by token, every
     difference is a value, a stop word or a change word, and a value differs. A content word
@@ -206,7 +209,7 @@ def _restated(new: Sentence, old: Sentence) -> bool:
         changed |= differing & values
     names = {v.text for v in (*new.values, *old.values) if v.kind == "name"}
     if changed and {t.strip("`").replace("'", "") for t in changed} <= names:
-        return bool((new.words - old.words) & _CHANGE)
+        return _change_added(new, old)
     return bool(changed)
 
 
@@ -258,7 +261,7 @@ def _swapped(new: Sentence, old: Sentence, fresh: frozenset[tuple[str, str]]) ->
     """Every content word of `new` is in `old` (at least two), and for each kind of value `new`
     asserts anew, `old` holds one `new` does not name: a name opening `old` ("Ines owns ...") may
     be that value, where no other word tells a name from a capitalised first word."""
-    if not (new.words - old.words) & _CHANGE:  # "now" said anew, not "instead of X" said by both
+    if not _change_added(new, old):
         return False
     if len(new.subject) < 2 or not new.subject <= old.subject | {_stem(old.opening)}:
         return False

@@ -47,3 +47,23 @@ def test_a_lexeme_is_quoted_with_its_backslashes_and_quotes_escaped_and_shares_n
     assert quoted("it's") == "'it''s'" and quoted("a\\b") == "'a\\\\b'"
     stats = TermStatistics.from_pg_stats(["zero"], [0.0], 50)
     assert stats.shares == {"zero": MIN_SHARE} and stats.unlisted == MIN_SHARE
+
+
+def test_words_next_to_each_other_in_the_query_form_pairs_weighed_by_the_commoner_words_idf() -> None:
+    # lexemes in the query's order ("caroline research adoption agency", a word repeated);
+    # each pair matches the two words next to each other in a memory, in either order
+    stats = TermStatistics.from_pg_stats(["research", "caroline"], [0.2, 0.1, 0.1, 0.2, 0.0], 1_000)
+    params = term_parameters(["caroline", "research", "adopt", "agenc", "adopt"], stats)
+    idf = dict(zip((tq.strip("'") for tq in params["term_tqs"]), params["term_idfs"], strict=True))
+    assert params["pair_tqs"] == ["'caroline' <-> 'research' | 'research' <-> 'caroline'",
+                                  "'research' <-> 'adopt' | 'adopt' <-> 'research'",
+                                  "'adopt' <-> 'agenc' | 'agenc' <-> 'adopt'"]
+    assert params["pair_idfs"] == [idf["research"], idf["research"], min(idf["adopt"], idf["agenc"])]
+    assert idf["research"] < idf["caroline"]
+
+
+def test_a_query_of_one_word_or_one_word_repeated_has_no_pairs() -> None:
+    stats = TermStatistics.from_pg_stats(None, None, 0)
+    for lexemes in ([], ["deploy"], ["deploy", "deploy"]):
+        params = term_parameters(lexemes, stats)
+        assert params["pair_tqs"] == [] and params["pair_idfs"] == []

@@ -42,15 +42,23 @@ from chalicelib.memory.domain.search_scoring import SearchWeights, candidate_poo
 CONTEXT_SHARE = 0.5  # chosen on LoCoMo 1-5
 _MATCHED = ("(SELECT sum(t.idf * CASE WHEN m.search_tsv @@ t.own THEN 1 ELSE %(context_share)s END)"
             " FROM terms t WHERE m.search_tsv @@ t.tq)")
+# Two words next to each other in the query found next to each other in a memory (`query_terms`:
+# either order, anywhere in its text, key or context) add PAIR_SHARE of the commoner one's idf:
+# "adoption agency" said as such weighs more than the two words apart.
+PAIR_SHARE = 0.3  # chosen on LoCoMo 1-5
+_PAIRED = "(SELECT sum(p.idf) FROM pairs p WHERE m.search_tsv @@ p.tq)"
 # Every side of the search reads one project at a time (project first): a branch per project of
 # the scope (the project and `_global`), each with its own LIMIT, so each is planned with that
 # project's own size (a small project's rows through its btree, a large one's through GIN or
 # HNSW) and never ranks another project's rows. Their union is a superset of the scope's best.
-# The query's terms and their total idf: the first CTEs of the search and of its neighbours' statement.
+# The query's terms, its pairs of words and the terms' total idf: the first CTEs of the search and of
+# its neighbours' statement.
 _TERMS = """
 terms AS (
   SELECT t.tq::tsquery AS tq, t.own::tsquery AS own, t.idf
   FROM unnest(%(term_tqs)s::text[], %(term_own_tqs)s::text[], %(term_idfs)s::float8[]) AS t(tq, own, idf)),
+pairs AS (
+  SELECT p.tq::tsquery AS tq, p.idf FROM unnest(%(pair_tqs)s::text[], %(pair_idfs)s::float8[]) AS p(tq, idf)),
 query AS (SELECT %(total_idf)s::float8 AS total_idf)"""
 _TEXT_HIT = """(
   SELECT m.id FROM memories m
@@ -168,8 +176,8 @@ _COSINE = ("greatest(0.0, least(1.0, 1 - least(coalesce(m.embedding <=> %(vector
 LENGTH_WEIGHT = 0.25  # chosen on LoCoMo 1-5
 _LENGTH = ("power(least(1.0, coalesce(%(average_lexemes)s::float8 / greatest(1, length(m.search_tsv)), 1.0)),"
            " %(length_weight)s)")
-_COVERAGE = (f"CASE WHEN q.total_idf > 0 THEN least(1.0, coalesce({_MATCHED}, 0) / q.total_idf) * {_LENGTH}"
-             " ELSE 0 END")
+_COVERAGE = (f"CASE WHEN q.total_idf > 0 THEN least(1.0, (coalesce({_MATCHED}, 0)"
+             f" + %(pair_share)s * coalesce({_PAIRED}, 0)) / q.total_idf) * {_LENGTH} ELSE 0 END")
 
 
 _NOT_ON_REQUEST = "m.category NOT IN (" + ", ".join(f"'{c}'" for c in ON_REQUEST_CATEGORIES) + ")"
@@ -298,7 +306,8 @@ class PostgresMemorySearch:
             "metadata": Jsonb(scope.metadata) if scope.metadata else None,
             "tag": scope.tag, "pool": pool, "limit": limit, "wide": 4 * pool, "sample": SAMPLE_ROWS,
             "w_vector": weights.vector, "w_text": weights.text, "w_recency": weights.recency,
-            "context_share": CONTEXT_SHARE, "length_weight": LENGTH_WEIGHT, "average_lexemes": None,
+            "context_share": CONTEXT_SHARE, "pair_share": PAIR_SHARE, "pair_tqs": [], "pair_idfs": [],
+            "length_weight": LENGTH_WEIGHT, "average_lexemes": None,
             "half_life": weights.half_life_days, "max_half_lives": MAX_HALF_LIVES,
             "earliest": EARLIEST, "latest": LATEST,
             **{f"project_{n}": p for n, p in enumerate(scope.projects)},

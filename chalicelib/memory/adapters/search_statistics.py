@@ -43,7 +43,8 @@ SAMPLED_ROWS = 2_000
 _AVERAGE_LEXEMES = ("SELECT avg(length(search_tsv))::float8 AS lexemes"
                     " FROM memories TABLESAMPLE SYSTEM (%(percent)s)")
 _OPEN = f"""
-SELECT tsvector_to_array(to_tsvector('english'::regconfig, %(query)s)) AS lexemes, {_ANALYZED} AS analyzed,
+SELECT ARRAY(SELECT v.lexeme FROM unnest(to_tsvector('english'::regconfig, %(query)s)) v,
+  unnest(v.positions) AS p ORDER BY p) AS lexemes, {_ANALYZED} AS analyzed,
   set_config('max_parallel_workers_per_gather', '0', true) AS parallel,
   set_config('hnsw.ef_search', %(ef)s, true) AS ef,
   CASE WHEN %(iterative)s THEN set_config('hnsw.iterative_scan', 'relaxed_order', true) END AS iterative

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any
 
 CANDIDATE_TERMS = 8  # at most this many of the rarest query terms pick text candidates...
@@ -58,10 +59,26 @@ def quoted(lexeme: str) -> str:
     return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
+def _pairs(lexemes: Sequence[str], idf: dict[str, float]) -> tuple[list[str], list[float]]:
+    """Each two different lexemes next to each other in the query (stop words left out) as a
+    tsquery matching them next to each other in a memory, in either order, with the smaller of
+    their idfs; each pair once."""
+    tqs, idfs, seen = [], [], set()
+    for first, second in pairwise(lexemes):
+        if first == second or frozenset((first, second)) in seen:
+            continue
+        seen.add(frozenset((first, second)))
+        a, b = quoted(first), quoted(second)
+        tqs.append(f"{a} <-> {b} | {b} <-> {a}")
+        idfs.append(min(idf[first], idf[second]))
+    return tqs, idfs
+
+
 def term_parameters(lexemes: Sequence[str], stats: TermStatistics) -> dict[str, Any]:
     """The search statement's term parameters: each term's tsquery, the same restricted to a
     memory's own words and key (`term_own_tqs`) and its idf, their sum, the selective terms'
-    tsquery (`tq`, None when none is selective) and any term's (`tq_all`).
+    tsquery (`tq`, None when none is selective), any term's (`tq_all`) and the query's pairs of
+    words (`pair_tqs`, `pair_idfs`: `_pairs`). `lexemes` come in the query's order.
 
     Terms are ranked rarest first (ties by lexeme); the first CANDIDATE_TERMS are selective while
     the rows they are expected to match stay under TEXT_BUDGET, or the rarest alone when at most
@@ -80,6 +97,7 @@ def term_parameters(lexemes: Sequence[str], stats: TermStatistics) -> dict[str, 
         if rarity <= CANDIDATE_TERMS and (share is None or expected <= TEXT_BUDGET
                                           or (rarity == 1 and share <= MAX_SHARE)):
             selective.append(tq)
+    pair_tqs, pair_idfs = _pairs(lexemes, dict(zip((lexeme for lexeme, _ in ranked), idfs, strict=True)))
     return {"term_tqs": tqs, "term_own_tqs": [f"{tq}:{OWN_WEIGHTS}" for tq in tqs],
-            "term_idfs": idfs, "total_idf": float(sum(idfs)),
+            "term_idfs": idfs, "total_idf": float(sum(idfs)), "pair_tqs": pair_tqs, "pair_idfs": pair_idfs,
             "tq": " | ".join(selective) or None, "tq_all": " | ".join(listed) or None}

@@ -5,7 +5,10 @@ and tested there on crafted rows (tests/integration/memory/test_search_ranking.p
 
     relevance = w_v * clamp(cosine, 0, 1) + w_t * coverage          (hybrid; weights sum to 1)
     cosine    = the memory's own vector's, or its best window's (a long memory) when closer
-    coverage  = sum(idf(t) for query terms t in the memory) / sum(idf(t) for all query terms)
+    coverage  = min(1, (sum(idf(t) for query terms t in the memory)
+                       + 0.3 * sum(min idf of each two words next to each other in the query
+                                   and next to each other in the memory))
+                    / sum(idf(t) for all query terms))
                 * min(1, average length / its length) ** 0.25   (lengths in distinct lexemes)
     idf(t)    = ln(1 / f(t)), f = the share of memories holding the term (planner statistics)
     score     = relevance * (1 - w_r + w_r * 0.5 ** (age_days / half_life_days))

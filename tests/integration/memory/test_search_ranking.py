@@ -16,6 +16,8 @@ import pytest
 
 from chalicelib.bootstrap import Container
 from chalicelib.memory.adapters.memory_bulk_load import bulk_load
+from chalicelib.memory.adapters.memory_search import PAIR_SHARE
+from chalicelib.memory.adapters.search_statistics import SearchStatistics
 from chalicelib.memory.domain.memory_model import MemoryDraft
 from chalicelib.memory.domain.search_scoring import SearchWeights
 from tests.fakes.memory_embedders import FixedEmbedder
@@ -243,3 +245,27 @@ def test_a_memory_longer_than_the_average_keeps_less_of_its_text_score_by_the_le
     assert short.content == "The quartz lantern" and short.score == pytest.approx(1.0, abs=1e-6)
     lexemes = 2 + 120  # "quartz", "lantern" and the filler ("the", "and", "then" are stop words)
     assert long.score == pytest.approx((average / lexemes) ** 0.25, abs=1e-3)
+
+
+def test_two_query_words_next_to_each_other_in_a_memory_add_the_pair_share_of_the_commoner_ones_idf(
+        searcher: Container) -> None:
+    load(searcher, [
+        MemoryDraft("p", "fact", "A red lantern hangs by the door", embedding=basis(1), created_at=NOW),
+        MemoryDraft("p", "fact", "The lantern hangs by the red door", embedding=basis(2), created_at=NOW),
+        *(MemoryDraft("p", "fact", f"note {n}: a red door", embedding=basis(3 + n), created_at=NOW)
+          for n in range(6)),
+    ])
+    query = "red lantern for sale"
+    with searcher.db.connection() as conn:  # the statement's own term parameters for this query
+        terms = SearchStatistics().open_search(conn, query, ("p",), 40, vector=False)
+    idf = dict(zip(terms["term_tqs"], terms["term_idfs"], strict=True))
+    assert terms["pair_tqs"][0] == "'red' <-> 'lantern' | 'lantern' <-> 'red'"
+
+    hits = {h.content: h.score for h in searcher.memory.search(query, "p", mode="text",
+                                                                 weights=SearchWeights(recency=0)).hits}
+
+    together, apart = hits["A red lantern hangs by the door"], hits["The lantern hangs by the red door"]
+    held = idf["'red'"] + idf["'lantern'"]
+    assert apart == pytest.approx(held / terms["total_idf"], abs=1e-4)  # both words, not next to each other
+    assert together == pytest.approx((held + PAIR_SHARE * min(idf["'red'"], idf["'lantern'"]))
+                                     / terms["total_idf"], abs=1e-4)

@@ -21,7 +21,9 @@ import random
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bench.knowledge_update_families import FAMILIES, FRESH, UNSEEN, Family
+from bench.knowledge_update_families import FAMILIES, Family
+from bench.knowledge_update_fresh import FRESH
+from bench.knowledge_update_unseen import UNSEEN
 
 NOTES = (
     "Fixed the flaky test in test_{w}.py by waiting for the queue to drain instead of sleeping.",

@@ -86,18 +86,20 @@ def term_parameters(lexemes: Sequence[str], stats: TermStatistics) -> dict[str, 
     known = stats.shares
     shares = {lex: (None if known is None else known.get(lex, stats.unlisted)) for lex in set(lexemes)}
     ranked = sorted(shares.items(), key=lambda item: (item[1] is not None, item[1] or 0.0, item[0]))
-    tqs, idfs, selective, listed, expected = [], [], [], [], 0.0
+    idf: dict[str, float] = {}
+    tqs, selective, listed, expected = [], [], [], 0.0
     for rarity, (lexeme, share) in enumerate(ranked, start=1):
         tq = quoted(lexeme)
         tqs.append(tq)
-        idfs.append(math.log(1.0 / share) if share is not None else 1.0)
+        idf[lexeme] = math.log(1.0 / share) if share is not None else 1.0
         expected += (share or 0.0) * stats.rows
         if rarity <= ALL_TERMS:
             listed.append(tq)
         if rarity <= CANDIDATE_TERMS and (share is None or expected <= TEXT_BUDGET
                                           or (rarity == 1 and share <= MAX_SHARE)):
             selective.append(tq)
-    pair_tqs, pair_idfs = _pairs(lexemes, dict(zip((lexeme for lexeme, _ in ranked), idfs, strict=True)))
+    idfs = list(idf.values())  # in rarity order, as the terms
+    pair_tqs, pair_idfs = _pairs(lexemes, idf)
     return {"term_tqs": tqs, "term_own_tqs": [f"{tq}:{OWN_WEIGHTS}" for tq in tqs],
             "term_idfs": idfs, "total_idf": float(sum(idfs)), "pair_tqs": pair_tqs, "pair_idfs": pair_idfs,
             "tq": " | ".join(selective) or None, "tq_all": " | ".join(listed) or None}

@@ -232,17 +232,15 @@ class MemoryService:
                                     content=content, summary=summary or current.summary))
         vectors = embed_stored(self.embedder, [(memory_id, cleaned.content, cleaned.summary)],
                                lambda texts: self._embedding.embed(texts, self.store.write_timeout_s).vectors)
-        vector = vectors[0].embedding if vectors else None
         with self._units() as uow:
-            try:
+            try:  # the vectors follow through the one writer of a stored memory's vectors
                 uow.memories.update_content(memory_id, content=cleaned.content, summary=cleaned.summary,
-                                            content_hash=cleaned.content_hash, embedding=vector,
-                                            embedding_model=self.embedder.model if vector else None)
+                                            content_hash=cleaned.content_hash, embedding=None,
+                                            embedding_model=None)
             except DuplicateContent:
                 raise Conflict("another memory of this project and category already says that",
                                field="content") from None
-            if vectors and vectors[0].windows:
-                uow.memories.set_embeddings(vectors, self.embedder.model)
+            uow.memories.set_embeddings(vectors, self.embedder.model)  # none: embedded when it answers
             return self._commit_and_get(uow, memory_id)
 
     def update_metadata(self, memory_id: str, metadata: dict[str, Any], *, merge: bool = True) -> Memory:

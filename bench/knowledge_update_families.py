@@ -5,7 +5,7 @@ value and two traps (the same wording about another subject, a negated proposal)
 `FAMILIES` were written first and split by a seed into a tuning and a held-out half. The sets
 written later by people who had not read the update rule are kept apart, one module each, by
 who may read them: `knowledge_update_fresh` (read after it was measured) and
-`knowledge_update_unseen` (never read by the rule's author).
+`knowledge_update_unseen` (not read by the rule's author before it was measured; see its note).
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ about other work. Nothing here was written with Itachi's rule in view. The rule 
 with both halves' wordings read (2026-11-28). `FRESH`: twelve more families written afterwards by
 someone who had not read the rule; measured once, then read and used to change the rule (a
 development set). `UNSEEN`: twelve more, written by another who had not read the rule either,
-never read by the rule's author: the held-out set.
+and not read by the rule's author before it was measured: the held-out set (its note says which
+families have been read since).
 """
 
 from __future__ import annotations

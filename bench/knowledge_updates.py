@@ -4,7 +4,7 @@
 
 Generates the set (`bench/knowledge_update_data.py`: sixteen families of facts split by the seed
 into a tuning half and a held-out half; twelve fresh ones and twelve unseen ones, each written by
-someone who had not read the update rule, the unseen never read by its author), starts its own
+someone who had not read the update rule, the unseen not read by its author when measured), starts its own
 `itachi up` in a throwaway home (local MiniLM embedder) and stores every project's notes in write
 order with `POST /api/memory/batch`, once with each note at its session's date (a minute apart
 within it) and once all at one time (a bulk import). Each question is asked with `GET

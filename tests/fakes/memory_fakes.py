@@ -186,8 +186,7 @@ class InMemoryMemoryRepository:
     def delete(self, memory_ids: Sequence[str]) -> int:
         return sum(self._t.rows.pop(memory_id, None) is not None for memory_id in memory_ids)
 
-    def update_content(self, memory_id: str, *, content: str, summary: str | None, content_hash: str,
-                       embedding: Sequence[float] | None, embedding_model: str | None) -> bool:
+    def update_content(self, memory_id: str, *, content: str, summary: str | None, content_hash: str) -> bool:
         row = self._t.rows.get(memory_id)
         if row is None:
             return False
@@ -195,9 +194,9 @@ class InMemoryMemoryRepository:
         if other is not None and other is not row:
             raise DuplicateContent(content_hash)
         row.content_hash = content_hash
-        row.embedding = list(embedding) if embedding is not None else None
+        row.embedding = None
         self._t.update(memory_id, content=content, summary=row.memory.summary if summary is None else summary,
-                       embedding_model=embedding_model, updated_at=self._t.clock())
+                       embedding_model=None, updated_at=self._t.clock())
         return True
 
     def update_fields(self, memory_id: str, *, metadata: dict[str, Any] | None = None, merge: bool = True,

@@ -223,3 +223,20 @@ def test_a_project_without_lessons_is_enriched_without_embedding_the_prompt(stac
     stack.enricher().enrich("Do the thing", "empty")
 
     assert stack.embedder.calls == 0
+
+
+def test_a_more_specific_wording_of_a_rule_rewords_it_and_its_vector_is_the_new_wordings(
+        db: Database, stack: LearningStack) -> None:
+    rules = stack.rules()
+    first = rules.teach("web", "Format the code before committing")
+    precise = "Format the code with black --line-length 100 before committing"
+    stack.embedder.same_as(precise, "Format the code before committing")  # one rule, said more precisely
+
+    again = rules.teach("web", precise)
+
+    assert (again["outcome"], again["id"]) == ("reinforced", first["id"])
+    (row,) = rows(db, "SELECT content, embedding::text AS vector, embedding_model FROM memories"
+                      " WHERE id = %s", first["id"])
+    (wanted,) = stack.embedder.embed([precise])
+    assert row["content"] == precise and row["embedding_model"] == stack.embedder.model
+    assert [float(x) for x in row["vector"].strip("[]").split(",")] == pytest.approx(wanted, abs=1e-6)

@@ -48,7 +48,7 @@ from chalicelib.learning.services.ports import (
     TextEmbedder,
 )
 from chalicelib.learning.services.rule_clashes import RuleClash
-from chalicelib.memory.domain.memory_model import MemoryDraft, StoreResult, content_hash
+from chalicelib.memory.domain.memory_model import MemoryDraft, StoredVectors, StoreResult, content_hash
 from chalicelib.memory.domain.provenance import Writer, is_trusted, trusted_on_write
 
 CANDIDATES = 6
@@ -156,8 +156,8 @@ class ProjectRules:
         uow.memories.update_fields(old.id, confidence=max(old.confidence, rule.candidate.confidence))
         if reword:
             uow.memories.update_content(old.id, content=text, summary=None,
-                                        content_hash=content_hash(rule.category, text),
-                                        embedding=rule.embedding, embedding_model=self._embedder.model)
+                                        content_hash=content_hash(rule.category, text))
+            uow.memories.set_embeddings([StoredVectors(old.id, rule.embedding)], self._embedder.model)
         return Absorbed(old.id, "reinforced")
 
     def _store(self, uow: LearningUnitOfWork, rule: _Pending, contradicts: str | None,

@@ -268,20 +268,19 @@ class PostgresMemoryRepository:
             newest=max((r["newest"] for r in rows), default=None),
         )
 
-    def update_content(self, memory_id: str, *, content: str, summary: str | None, content_hash: str,
-                       embedding: Sequence[float] | None, embedding_model: str | None) -> bool:
-        """New wording (and its vector); raise DuplicateContent if it duplicates another row."""
+    def update_content(self, memory_id: str, *, content: str, summary: str | None, content_hash: str) -> bool:
+        """New wording; raise DuplicateContent if it duplicates another row."""
         try:
             with savepoint(self._conn):  # the caller's transaction survives the refusal
-                # The windows of the old wording go; the new one is searched by its own vector, and
-                # its key waits for the model's facts about it (`search_facts`).
+                # The old wording's vectors go (the new ones follow through `set_embeddings`, or
+                # `embed_pending` when the embedder did not answer), and its key waits for the
+                # model's facts about it (`search_facts`).
                 return self._conn.execute(
                     "WITH stale AS (DELETE FROM memory_chunks WHERE memory_id = %s)"
                     " UPDATE memories SET content = %s, summary = coalesce(%s, summary), content_hash = %s,"
-                    " embedding = %s, embedding_model = %s, search_facts_at = NULL, search_facts_tries = 0,"
-                    " updated_at = now() WHERE id = %s",
-                    (memory_id, content, summary, content_hash, vector(embedding), embedding_model,
-                     memory_id),
+                    " embedding = NULL, embedding_model = NULL, search_facts_at = NULL,"
+                    " search_facts_tries = 0, updated_at = now() WHERE id = %s",
+                    (memory_id, content, summary, content_hash, memory_id),
                 ).rowcount == 1
         except psycopg.errors.UniqueViolation:
             raise DuplicateContent(content_hash) from None

@@ -233,14 +233,13 @@ class MemoryService:
         vectors = embed_stored(self.embedder, [(memory_id, cleaned.content, cleaned.summary)],
                                lambda texts: self._embedding.embed(texts, self.store.write_timeout_s).vectors)
         with self._units() as uow:
-            try:  # the vectors follow through the one writer of a stored memory's vectors
+            try:
                 uow.memories.update_content(memory_id, content=cleaned.content, summary=cleaned.summary,
-                                            content_hash=cleaned.content_hash, embedding=None,
-                                            embedding_model=None)
+                                            content_hash=cleaned.content_hash)
             except DuplicateContent:
                 raise Conflict("another memory of this project and category already says that",
                                field="content") from None
-            uow.memories.set_embeddings(vectors, self.embedder.model)  # none: embedded when it answers
+            uow.memories.set_embeddings(vectors, self.embedder.model)  # none while the embedder is down
             return self._commit_and_get(uow, memory_id)
 
     def update_metadata(self, memory_id: str, metadata: dict[str, Any], *, merge: bool = True) -> Memory:

@@ -137,9 +137,9 @@ class MemoryRepository(Protocol):
 
     def delete(self, memory_ids: Sequence[str]) -> int: ...
 
-    def update_content(self, memory_id: str, *, content: str, summary: str | None, content_hash: str,
-                       embedding: Sequence[float] | None, embedding_model: str | None) -> bool:
-        """New wording and its vector; raise DuplicateContent if another memory says the same."""
+    def update_content(self, memory_id: str, *, content: str, summary: str | None, content_hash: str) -> bool:
+        """New wording, its old vectors gone (the new ones through `set_embeddings`); raise
+        DuplicateContent if another memory says the same."""
         ...
 
     def update_fields(self, memory_id: str, *, metadata: dict[str, Any] | None = None, merge: bool = True,

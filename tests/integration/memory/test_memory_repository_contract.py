@@ -104,11 +104,9 @@ def test_new_wording_that_repeats_another_memory_is_refused_and_the_unit_goes_on
     with units() as uow:
         with pytest.raises(DuplicateContent):
             uow.memories.update_content(second, content="use UV.", summary=None,
-                                        content_hash=content_hash("fact", "use UV."), embedding=None,
-                                        embedding_model=None)
+                                        content_hash=content_hash("fact", "use UV."))
         assert uow.memories.update_content(second, content="Use poetry.", summary="tooling",
-                                           content_hash=content_hash("fact", "Use poetry."),
-                                           embedding=axis(1), embedding_model="m")
+                                           content_hash=content_hash("fact", "Use poetry."))
         uow.commit()
     with units() as uow:
         memory = uow.memories.get(second)
